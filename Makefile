@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# oot-rdma: the single entry point.  `make help` lists the targets.
+#
+# The target kernel: KDIR (a kbuild tree) and KVER (its release).  KDIR
+# defaults to the running kernel's build tree when it has one, else to the
+# newest Debian amd64 headers installed; KVER follows from KDIR.
+
+ifeq ($(KDIR),)
+  ifneq ($(KVER),)
+    KDIR := /lib/modules/$(KVER)/build
+  else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+    KDIR := /lib/modules/$(shell uname -r)/build
+  else
+    KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+  endif
+endif
+ifeq ($(KVER),)
+  # Debian's include/config/kernel.release holds the upstream version;
+  # the release modules are built for is UTS_RELEASE.
+  KVER := $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+	    $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
+export KDIR KVER
+
+VERSION := $(shell cat VERSION)
+MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
+KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
+
+.PHONY: all modules clean install uninstall deps check demo vm sparse \
+	checkpatch help kdir
+
+all: modules
+
+kdir:
+	@test -f "$(KDIR)/Makefile" || { \
+	  echo "error: no kernel build tree at KDIR='$(KDIR)'; run 'make deps'" >&2; \
+	  exit 1; }
+
+modules: kdir
+	$(KBUILD) W=1 modules
+
+clean:
+	@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
+	$(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
+
+# Our modules go to updates/, which depmod searches before kernel/, so
+# they replace the in-tree ones of the same name without touching them.
+install: modules
+	@for ko in $$(sed -e 's|^$(CURDIR)/||' -e 's/\.o$$/.ko/' modules.order); do \
+	  echo "  INSTALL $(MODDIR)/$$ko"; \
+	  install -D -m 644 $$ko $(MODDIR)/$$ko || exit 1; \
+	done
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+uninstall:
+	@for ko in $$(sed -e 's|^$(CURDIR)/||' -e 's/\.o$$/.ko/' modules.order 2>/dev/null); do \
+	  rm -fv $(MODDIR)/$$ko; \
+	done
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+deps:
+	scripts/setup
+
+sparse: kdir
+	scripts/sparse-check
+
+checkpatch:
+	scripts/checkpatch-all
+
+# Build, static checks, harness self-test and the VM selftests; one closing
+# line `N passed, N failed, N skipped`.  STOCK=1 runs the VM selftests on
+# the in-tree stack instead of ours, for comparison.
+check: deps
+	scripts/check
+
+demo: deps modules
+	scripts/vm --timeout 600 -- scripts/demo-guest
+
+# An interactive shell in the guest, our modules installed (STOCK=1: not).
+vm: deps modules
+	scripts/vm --shell
+
+help:
+	@echo 'make [modules]   build the modules (KDIR=, KVER= to choose the kernel)'
+	@echo 'make deps        install build and test dependencies (Debian packages)'
+	@echo 'make check       build, sparse, checkpatch and the VM selftests'
+	@echo 'make demo        boot the VM and show what works'
+	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
+	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
+	@echo 'make sparse      sparse (C=2) over our sources'
+	@echo 'make checkpatch  checkpatch.pl over our sources'
