@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the scripts in scripts/.  Sourced, never run.
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# The cache holds what is downloaded or built once per machine (the guest
+# kernel, initramfs).  It survives fresh clones of the repository.
+oot_cache() {
+	local d=${OOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oot-rdma}
+	mkdir -p "$d" && echo "$d"
+}
+
+# The target kernel release: $KVER if set, else the newest installed
+# Debian amd64 headers (the host's own kernel is not the target).
+oot_kver() {
+	if [ -n "${KVER:-}" ]; then echo "$KVER"; return; fi
+	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' |
+		sort -V | tail -n 1
+}
+
+# The modules the last build made, as absolute .ko paths, in build order.
+# modules.order names them relative (older kbuild, .o) or absolute (.ko).
+oot_built_modules() {
+	local repo=$1 m
+	[ -f "$repo/modules.order" ] || return 1
+	while read -r m; do
+		m=${m%.o}
+		m=${m%.ko}
+		case "$m" in
+		/*) echo "$m.ko" ;;
+		*) echo "$repo/$m.ko" ;;
+		esac
+	done <"$repo/modules.order"
+}
