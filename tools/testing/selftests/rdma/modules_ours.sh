@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The modules modprobe picks are ours: found under updates/ (depmod's
+# search order puts it before kernel/), versioned, GPL, carrying the
+# in-tree aliases that autoloading relies on.  On the stock stack the same
+# test asserts the opposite: the in-tree modules are the ones found.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+mods=$(oot_module_names)
+ktap_print_header
+ktap_set_plan $(( $(echo "$mods" | wc -w) + 2 ))
+
+check_module() {
+	local m=$1 path
+	path=$(modinfo -n "$m") || return 1
+	if ! ours; then
+		case "$path" in
+		/lib/modules/"$OOT_KVER"/kernel/*) return 0 ;;
+		*) echo "$m: $path is not the in-tree module"; return 1 ;;
+		esac
+	fi
+	case "$path" in
+	/lib/modules/"$OOT_KVER"/updates/*) ;;
+	*) echo "$m: modinfo -n gives $path, not updates/"; return 1 ;;
+	esac
+	expect_eq "$m version" "$(modinfo -F version "$m")" "$OOT_VERSION" &&
+	expect_eq "$m license" "$(modinfo -F license "$m")" "GPL"
+}
+
+where=updates
+ours || where=kernel
+for m in $mods; do
+	ktap_test_result "$m is found under $where/" check_module "$m"
+done
+
+check_aliases() {
+	local a aliases
+	aliases=$(modinfo -F alias ib_core)
+	for a in net-pf-16-proto-20 rdma-netlink-subsys-5; do
+		echo "$aliases" | grep -qx "$a" || { echo "no alias $a"; return 1; }
+	done
+}
+ktap_test_result "ib_core carries the NETLINK_RDMA autoload aliases" check_aliases
+
+check_loaded() {
+	rdma_unload_all || return 1
+	modprobe ib_core || return 1
+	if ours; then
+		expect_eq "loaded version" "$(cat /sys/module/ib_core/version)" \
+			"$OOT_VERSION" &&
+		grep -q O /sys/module/ib_core/taint
+	else
+		! grep -q O /sys/module/ib_core/taint
+	fi
+}
+ktap_test_result "the loaded ib_core is the expected one" check_loaded
+
+rdma_unload_all
+ktap_finished

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run selftests and print one KTAP document: each test's own KTAP output
+# as "# " diagnostics, then "ok N name" / "not ok N name" / "# SKIP", and
+# a closing line "selftests: N passed, N failed, N skipped".
+#
+#	run_tests.sh [TEST...]     default: TEST_PROGS of the Makefile
+#
+# A test is killed after the timeout of ./settings (kselftest's format).
+# With OOT_TESTS set (a space-separated list of names or shell patterns),
+# only the matching tests run.
+cd "$(dirname "$0")" || exit 1
+
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || mapfile -t tests < <(make -s list)
+
+if [ -n "${OOT_TESTS:-}" ]; then
+	sel=()
+	for t in "${tests[@]}"; do
+		for p in $OOT_TESTS; do
+			# shellcheck disable=SC2053
+			if [[ $t == $p || ${t%.sh} == $p ]]; then
+				sel+=("$t")
+				break
+			fi
+		done
+	done
+	tests=("${sel[@]}")
+fi
+
+if [ ${#tests[@]} = 0 ]; then
+	echo "run_tests.sh: no test selected" >&2
+	exit 1
+fi
+
+timeout=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
+timeout=${timeout:-300}
+
+echo "TAP version 13"
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+n=0 pass=0 fail=0 skip=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	name=${t%.sh}
+	echo "# selftests: rdma: $name"
+	rc=0
+	timeout -k 5 "$timeout" "./$t" 2>&1 | sed -u 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) pass=$((pass + 1)); echo "ok $n selftests: rdma: $name" ;;
+	4) skip=$((skip + 1)); echo "ok $n selftests: rdma: $name # SKIP" ;;
+	124) fail=$((fail + 1)); echo "not ok $n selftests: rdma: $name # TIMEOUT ${timeout}s" ;;
+	*) fail=$((fail + 1)); echo "not ok $n selftests: rdma: $name # exit=$rc" ;;
+	esac
+done
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+echo "selftests: $pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
