@@ -1,19 +1,163 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Declarations private to ib_core: shared between its files, never seen by
- * other modules.  What other modules see is the kernel's include/rdma/.
+ * Declarations private to ib_core: the contracts between its files, never
+ * seen by other modules.  What other modules see is the kernel's
+ * include/rdma/, which we implement and never edit.
+ *
+ * Who owns what:
+ *	main.c		module init/exit order
+ *	netlink.c	NETLINK_RDMA sockets and client dispatch
+ *	device.c	device registry, lifecycle, clients, netdev binding,
+ *			events, port queries, netns visibility
+ *	cache.c		GID tables and P_Key/port-state caches
+ *	roce_gid_mgmt.c	RoCE GIDs from netdev/inet/inet6 notifiers
+ *	restrack.c	resource tracking (rdma_restrack_*)
+ *	counters.c	hw_stats allocation helpers
+ *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry
+ *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
  */
 #ifndef OOT_RDMA_CORE_PRIV_H
 #define OOT_RDMA_CORE_PRIV_H
 
 #include <linux/init.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
 
-/* netlink.c: the NETLINK_RDMA family, one kernel socket per netns. */
+struct netlink_callback;
+
+/* ---------------------------------------------------------------- */
+/* netlink.c: the NETLINK_RDMA family, one kernel socket per netns.   */
+
 int __init rdma_nl_init(void);
 void rdma_nl_exit(void);
 
-/* nldev.c: the RDMA_NL_NLDEV client ("rdma" tool, libibverbs). */
+/* ---------------------------------------------------------------- */
+/* device.c                                                           */
+
+int __init ib_devices_init(void);
+void ib_devices_exit(void);
+
+/*
+ * Device class "infiniband"; every registered ib_device is a member
+ * (device->dev.class).  Registered by ib_devices_init().
+ */
+extern struct class ib_class;
+
+/*
+ * Lookups for nldev and sysfs.  Each returns the device with a
+ * registration reference (ib_device_try_get()), which the caller drops
+ * with ib_device_put(); NULL when there is no such registered device or
+ * it is not visible from @net (rdma_dev_access_netns()).
+ */
+struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
+
+/*
+ * Iterator for dumps: the registered device visible from @net with the
+ * lowest index >= *index, referenced as above; *index is set to its
+ * index.  Resume with *index + 1.  NULL at the end.
+ */
+struct ib_device *ib_device_get_next(const struct net *net,
+				     unsigned long *index);
+
+/*
+ * Rename a registered device.  -EINVAL for an invalid name (empty, too
+ * long, contains '%' or '/'), -EEXIST when the name is taken; clients'
+ * rename callbacks run after the change.  Takes the registry locks.
+ */
+int ib_device_rename(struct ib_device *ibdev, const char *name);
+
+/* nldev SET DEV_DIM: ibdev->use_cq_dim, for devices that support it. */
+int ib_device_set_dim(struct ib_device *ibdev, u8 use_dim);
+
+/*
+ * GET_CHARDEV: ask the client named @client_name for its char device on
+ * @ibdev (per-device clients, .get_nl_info), or globally when @ibdev is
+ * NULL (.get_global_nl_info).  Loads "rdma-client-<name>" on demand.
+ * -EOPNOTSUPP when no such client answers.
+ */
+int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
+			  struct ib_client_nl_info *res);
+
+/*
+ * Network-namespace mode of "rdma system": true (default, module param
+ * netns_mode=1) = devices are visible from every netns; false =
+ * exclusive, each device only in its own netns.  Changing it is
+ * rdma_compatdev_set(); -EBUSY while net namespaces other than
+ * init_net exist.
+ */
+extern bool ib_devices_shared_netns;
+int rdma_compatdev_set(u8 enable);
+
+/* ---------------------------------------------------------------- */
+/* cache.c and roce_gid_mgmt.c                                        */
+
+/*
+ * Called by ib_register_device() after port_data and immutables are set
+ * up and before the device is visible: allocates every port's GID table
+ * and P_Key cache and fills the caches from the driver (port state, LMC,
+ * subnet prefix, P_Keys; for non-RoCE ports also GIDs).  Registers the
+ * cache's event handler.  Undone by ib_cache_release_one().
+ */
+int ib_cache_setup_one(struct ib_device *device);
+
+/*
+ * Called by unregistration once no client uses the device: removes every
+ * GID (dropping their netdev references; gid_attrs still held by users
+ * stay valid until put) and unregisters the event handler.
+ */
+void ib_cache_cleanup_one(struct ib_device *device);
+
+/* Called from the device release: frees the tables. */
+void ib_cache_release_one(struct ib_device *device);
+
+/*
+ * RoCE GIDs of a newly registered device: called by device.c once the
+ * device is registered and findable (ib_device_get_by_netdev()).
+ * Installs the default GID and one GID per IP address of each port's
+ * netdev.  Same as the exported rdma_roce_rescan_device().
+ */
+void roce_rescan_device(struct ib_device *ib_dev);
+
+int __init roce_gid_mgmt_init(void);
+void roce_gid_mgmt_exit(void);
+
+/* ---------------------------------------------------------------- */
+/* restrack.c                                                         */
+
+/* From _ib_alloc_device() / the device release. */
+int rdma_restrack_init(struct ib_device *dev);
+void rdma_restrack_clean(struct ib_device *dev);
+
+/* ---------------------------------------------------------------- */
+/* nldev.c                                                            */
+
 void __init nldev_init(void);
 void nldev_exit(void);
+
+/* ---------------------------------------------------------------- */
+/* sysfs.c                                                            */
+
+/*
+ * Device attributes (node_type, node_guid, sys_image_guid, fw_ver,
+ * node_desc): device.c puts it in device->groups[0] before device_add().
+ */
+extern const struct attribute_group ib_dev_attr_group;
+
+/*
+ * hw_counters/ of the device: called before device_add() when the
+ * driver has ops.alloc_hw_device_stats; sets device->groups[2] (or the
+ * first free slot after the driver's device_group) and
+ * device->hw_stats_attr_index.  Freed by ib_device_release_hw_stats().
+ */
+int ib_setup_device_attrs(struct ib_device *device);
+void ib_device_release_hw_stats(struct ib_device *device);
+
+/*
+ * ports/<N>/ with every attribute, gids/, gid_attrs/, pkeys/,
+ * hw_counters/ and the driver's port_groups: after device_add(), before
+ * clients are added; removed before device_del().
+ */
+int ib_setup_port_attrs(struct ib_core_device *coredev);
+void ib_free_port_attrs(struct ib_core_device *coredev);
 
 #endif /* OOT_RDMA_CORE_PRIV_H */

@@ -2,6 +2,11 @@
 /*
  * ib_core module entry: brings the core's parts up in dependency order and
  * takes them down in reverse.
+ *
+ *	netlink		the NETLINK_RDMA sockets everything else answers on
+ *	devices		class "infiniband", registry, work queues, notifiers
+ *	roce_gid_mgmt	netdev/inet/inet6 notifiers feeding the GID tables
+ *	nldev		the nldev client: from here on, tools reach us
  */
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
@@ -16,14 +21,29 @@ static int __init ib_core_init(void)
 	if (ret)
 		return ret;
 
-	/* Clients register last: from here on, messages reach them. */
+	ret = ib_devices_init();
+	if (ret)
+		goto err_nl;
+
+	ret = roce_gid_mgmt_init();
+	if (ret)
+		goto err_devices;
+
 	nldev_init();
 	return 0;
+
+err_devices:
+	ib_devices_exit();
+err_nl:
+	rdma_nl_exit();
+	return ret;
 }
 
 static void __exit ib_core_exit(void)
 {
 	nldev_exit();
+	roce_gid_mgmt_exit();
+	ib_devices_exit();
 	rdma_nl_exit();
 }
 
