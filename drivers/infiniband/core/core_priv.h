@@ -160,4 +160,17 @@ void ib_device_release_hw_stats(struct ib_device *device);
 int ib_setup_port_attrs(struct ib_core_device *coredev);
 void ib_free_port_attrs(struct ib_core_device *coredev);
 
+/*
+ * Hardware counters of a port (@port_num >= 1) or of the device
+ * (@port_num == 0), as sysfs hw_counters/ shows them and nldev STAT_GET
+ * reports them: refreshes them from the driver (ops.get_hw_stats) and
+ * calls @fn with them, under the lock that serialises readers (so @fn
+ * must not sleep long and must not call back into this).  Returns @fn's
+ * result; -EOPNOTSUPP when there are no such counters.  The storage is
+ * sysfs.c's, allocated with the port/device attributes.
+ */
+int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
+		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
+		     void *arg);
+
 #endif /* OOT_RDMA_CORE_PRIV_H */
