@@ -61,3 +61,40 @@ expect_eq() {
 		return 1
 	fi
 }
+
+# A veth pair with a fixed MAC on the first end, both ends up, and the
+# addresses the GID tests expect: the node GUID of an rxe on it is then
+# 0011:22ff:fe33:4455 on any stack.
+VETH=veth0
+VETH_PEER=veth1
+VETH_MAC=02:11:22:33:44:55
+VETH_GUID=0011:22ff:fe33:4455
+veth_setup() {
+	ip link del "$VETH" 2>/dev/null
+	ip link add "$VETH" type veth peer name "$VETH_PEER" &&
+	ip link set "$VETH" address "$VETH_MAC" &&
+	ip link set "$VETH" up &&
+	ip link set "$VETH_PEER" up
+}
+
+veth_teardown() {
+	ip link del "$VETH" 2>/dev/null
+	true
+}
+
+# Device index numbers depend on what was created before: tool output is
+# compared with the index replaced by N.
+rdma_norm() {
+	sed -E 's/^[0-9]+: /N: /; s/"ifindex":[0-9]+/"ifindex":N/g'
+}
+
+# rdma_errno CMD...: run an rdma command expected to fail; print its
+# error message (the strerror of the kernel's errno, or the tool's own).
+rdma_error() {
+	"$@" 2>&1 >/dev/null | sed -n 's/^error: //p; s/^Error: //p' | head -n 1
+}
+
+# The rxe devices that exist, by name, sorted.
+rxe_devices() {
+	ls /sys/class/infiniband 2>/dev/null | sort | tr '\n' ' '
+}
