@@ -7,7 +7,9 @@ rdma tool: bad client or op numbers, dumps, permissions.
 
     nlrdma.py [--uid UID] [--dump] [--ack] CLIENT OP [ATTR...]
 
-ATTR is TYPE:u8:N, TYPE:u32:N, TYPE:u64:N or TYPE:str:TEXT (NUL added).
+ATTR is TYPE:u8:N, TYPE:u32:N, TYPE:u64:N or TYPE:str:TEXT (NUL added);
+TYPE is a number or one of the RDMA_NLDEV_ATTR_* names in NLDEV_ATTRS,
+lower case without the prefix (dev_index, dev_name, ndev_name, ...).
 Output, one line:
     error ENAME        the kernel answered with an error
     ack                the kernel acknowledged (error 0)
@@ -28,9 +30,22 @@ NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 HDR = struct.Struct("=IHHII")
 
+# enum rdma_nldev_attr values of include/uapi/rdma/rdma_netlink.h (6.1)
+# that the tests use.
+NLDEV_ATTRS = {
+    "dev_index": 1,
+    "dev_name": 2,
+    "port_index": 3,
+    "ndev_index": 50,
+    "ndev_name": 51,
+    "link_type": 65,
+    "chardev_type": 69,
+}
+
 
 def attr(spec):
     atype, kind, val = spec.split(":", 2)
+    atype = NLDEV_ATTRS.get(atype, atype)
     if kind == "str":
         data = val.encode() + b"\0"
     else:
