@@ -78,6 +78,22 @@ int ib_device_set_dim(struct ib_device *ibdev, u8 use_dim);
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 
+/**
+ * struct ib_client_nl_info - a client's answer to GET_CHARDEV
+ * @nl_msg: the reply being built; the client may add attributes to it
+ *	(uverbs adds RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID)
+ * @cdev: set by the client: its char device; referenced by
+ *	ib_get_client_nl_info() on success, the caller put_device()s it
+ * @port: the port asked about, or -1 for the whole device
+ * @abi: set by the client: the ABI version of its interface
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	u32 port;
+	u64 abi;
+};
+
 /*
  * Network-namespace mode of "rdma system": true (default, module param
  * netns_mode=1) = devices are visible from every netns; false =
@@ -128,11 +144,37 @@ void roce_gid_mgmt_exit(void);
 int rdma_restrack_init(struct ib_device *dev);
 void rdma_restrack_clean(struct ib_device *dev);
 
+/*
+ * Tracking an object (exported for ib_uverbs and rdma_cm): new() when the
+ * object is allocated, set_name() or parent_name() for its owner, add()
+ * once it is fully created (it becomes visible then), del() before it is
+ * destroyed (unpublishes it and waits for readers).  CM_ID entries cannot
+ * be tracked until rdma_cm exists (their device is in its private struct).
+ */
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
+			       const struct rdma_restrack_entry *parent);
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/* For nldev: names ("pd", "qp", ...), visibility and iteration. */
+const char *rdma_restrack_type_name(enum rdma_restrack_type type);
+bool rdma_is_visible_in_pid_ns(const struct rdma_restrack_entry *res);
+struct rdma_restrack_entry *
+rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
+		       unsigned long *id);
+
 /* ---------------------------------------------------------------- */
 /* nldev.c                                                            */
 
 void __init nldev_init(void);
 void nldev_exit(void);
+
+/* SYS_SET PRIVILEGED_QKEY_MODE, for ib_uverbs (exported). */
+bool rdma_nl_get_privileged_qkey(void);
 
 /* ---------------------------------------------------------------- */
 /* sysfs.c                                                            */
