@@ -30,9 +30,10 @@
 struct rxe_port {
 	/*
 	 * Protects attr against concurrent readers (query_port) while the
-	 * netdev notifier, modify_port or setup change it.  Once the device
-	 * is registered, state and MTU are only written with RTNL held, so that their updates and the
-	 * port events they raise happen in netdev event order.
+	 * netdev notifier or modify_port change it.  Once the device is
+	 * registered, state and MTU are only written with RTNL held, so
+	 * that they and the port events they raise follow netdev events
+	 * in order.
 	 */
 	spinlock_t		lock;
 	struct ib_port_attr	attr;
