@@ -173,4 +173,14 @@ int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
 		     void *arg);
 
+/*
+ * Files of a client (ib_cm's counters) in ports/<N>/ of a registered
+ * device: from its add() callback, removed from its remove() callback.
+ * The files are struct ib_port_attribute.  Exported.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
+
 #endif /* OOT_RDMA_CORE_PRIV_H */
