@@ -275,7 +275,7 @@ static ssize_t lifespan_emit(const struct hw_stats_file *file, char *buf)
 	return sysfs_emit(buf, "%u\n", msecs);
 }
 
-static ssize_t lifespan_parse(const struct hw_stats_file *file,
+static ssize_t lifespan_set(const struct hw_stats_file *file,
 			      const char *buf, size_t count)
 {
 	struct rdma_hw_stats *stats = file->data->stats;
@@ -317,7 +317,7 @@ static ssize_t dev_lifespan_store(struct device *device,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	return lifespan_parse(to_dev_hw_stats_file(attr), buf, count);
+	return lifespan_set(to_dev_hw_stats_file(attr), buf, count);
 }
 
 static struct hw_stats_file *to_port_hw_stats_file(struct ib_port_attribute *a)
@@ -341,7 +341,7 @@ static ssize_t port_lifespan_store(struct ib_device *ibdev, u32 port_num,
 				   struct ib_port_attribute *attr,
 				   const char *buf, size_t count)
 {
-	return lifespan_parse(to_port_hw_stats_file(attr), buf, count);
+	return lifespan_set(to_port_hw_stats_file(attr), buf, count);
 }
 
 static void hw_stats_data_free(struct hw_stats_device_data *data)
