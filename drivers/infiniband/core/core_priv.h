@@ -98,22 +98,6 @@ struct ib_client_nl_info {
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 
-/**
- * struct ib_client_nl_info - a client's answer to GET_CHARDEV
- * @nl_msg: the reply being built; the client may add attributes to it
- *	(uverbs adds RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID)
- * @cdev: set by the client: its char device; referenced by
- *	ib_get_client_nl_info() on success, the caller put_device()s it
- * @port: the port asked about, or -1 for the whole device
- * @abi: set by the client: the ABI version of its interface
- */
-struct ib_client_nl_info {
-	struct sk_buff *nl_msg;
-	struct device *cdev;
-	u32 port;
-	u64 abi;
-};
-
 /*
  * Network-namespace mode of "rdma system": true (default, module param
  * netns_mode=1) = devices are visible from every netns; false =

@@ -513,34 +513,6 @@ static int nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 /* ---------------------------------------------------------------- */
 /* PORT_GET                                                         */
 
-/*
- * The netdev of a port, referenced; NULL when it has none or it is on
- * its way out.
- */
-static struct net_device *nldev_port_netdev(struct ib_device *device,
-					    u32 port)
-{
-	struct ib_port_data *pdata = &device->port_data[port];
-	struct net_device *ndev;
-	unsigned long flags;
-
-	if (device->ops.get_netdev) {
-		ndev = device->ops.get_netdev(device, port);
-	} else {
-		spin_lock_irqsave(&pdata->netdev_lock, flags);
-		ndev = rcu_dereference_protected(pdata->netdev,
-						 lockdep_is_held(&pdata->netdev_lock));
-		dev_hold(ndev);
-		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
-	}
-
-	if (ndev && ndev->reg_state != NETREG_REGISTERED) {
-		dev_put(ndev);
-		return NULL;
-	}
-	return ndev;
-}
-
 /* The netdev is shown only to callers in its namespace. */
 static int nldev_fill_port_netdev(struct sk_buff *msg,
 				  struct ib_device *device, u32 port,
@@ -549,7 +521,7 @@ static int nldev_fill_port_netdev(struct sk_buff *msg,
 	struct net_device *ndev;
 	int ret = 0;
 
-	ndev = nldev_port_netdev(device, port);
+	ndev = ib_device_get_netdev(device, port);
 	if (!ndev)
 		return 0;
 
