@@ -55,7 +55,9 @@ EXPORT_SYMBOL_GPL(ib_wq);
 
 /* CQ polling contexts IB_POLL_WORKQUEUE and IB_POLL_UNBOUND_WORKQUEUE. */
 struct workqueue_struct *ib_comp_wq;
+EXPORT_SYMBOL_GPL(ib_comp_wq);
 struct workqueue_struct *ib_comp_unbound_wq;
+EXPORT_SYMBOL_GPL(ib_comp_unbound_wq);
 
 /* Runs ib_unregister_device_queued() requests. */
 static struct workqueue_struct *ib_unreg_wq;
@@ -120,6 +122,16 @@ static void free_netdevs(struct ib_device *ib_dev);
 /* ------------------------------------------------------------------ */
 /* Printing                                                            */
 
+/* printk() whose first argument is the KERN_<LEVEL> prefix. */
+static __printf(1, 2) void printk_level_arg(const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vprintk(format, args);
+	va_end(args);
+}
+
 /*
  * "infiniband rxe0: ..." for devices of their own, "<driver> <parent>
  * mlx5_0: ..." for devices with a parent, as the stock stack prints.
@@ -136,9 +148,9 @@ static void ibdev_vprintk(const char *level, const struct ib_device *ibdev,
 	else if (name)
 		dev_printk(level, &ibdev->dev, "%pV", &vaf);
 	else	/* no ib_device, or one not named yet (early registration) */
-		dev_printk(level, NULL, "%s: %pV",
-			   ibdev ? "(unnamed ib_device)" : "(NULL ib_device)",
-			   &vaf);
+		printk_level_arg("%s%s: %pV", level,
+				 ibdev ? "(unnamed ib_device)" : "(NULL ib_device)",
+				 &vaf);
 }
 
 void ibdev_printk(const char *level, const struct ib_device *ibdev,
@@ -294,10 +306,9 @@ static void ib_device_release(struct device *dev)
 	/* Unregistration released them; this covers never-registered ones. */
 	free_netdevs(device);
 
-	if (device->ops.alloc_hw_device_stats)
-		ib_device_release_hw_stats(device);
-	if (device->port_data)
-		ib_cache_release_one(device);
+	/* Each copes with what registration did not get to set up. */
+	ib_device_release_hw_stats(device);
+	ib_cache_release_one(device);
 	rdma_restrack_clean(device);
 
 	xa_destroy(&device->compat_devs);
@@ -603,10 +614,13 @@ static int alloc_port_data(struct ib_device *device)
 	if (device->port_data)
 		return 0;
 
-	/* phys_port_cnt is u32; port numbers must fit the u32 iterator. */
-	if (WARN_ON(!device->phys_port_cnt && !device->is_switch) ||
-	    WARN_ON(device->phys_port_cnt == U32_MAX))
+	/* Port numbers must also fit rdma_for_each_port()'s u32 iterator. */
+	if (!device->is_switch &&
+	    (!device->phys_port_cnt || device->phys_port_cnt == U32_MAX)) {
+		ibdev_warn(device, "invalid port count %u\n",
+			   device->phys_port_cnt);
 		return -EINVAL;
+	}
 
 	pdata = kcalloc(rdma_end_port(device) + 1, sizeof(*pdata), GFP_KERNEL);
 	if (!pdata)
@@ -1670,8 +1684,6 @@ static int setup_dma_device(struct ib_device *device,
 	}
 
 	device->dma_device = dma_device;
-	if (!device->dev.dma_parms)
-		device->dev.dma_parms = dma_device->dma_parms;
 	return 0;
 }
 
