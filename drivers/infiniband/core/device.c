@@ -44,6 +44,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -786,6 +787,42 @@ int ib_find_pkey(struct ib_device *device, u32 port_num, u16 pkey, u16 *index)
 	return 0;
 }
 EXPORT_SYMBOL(ib_find_pkey);
+
+/**
+ * ib_find_gid - find a GID on the InfiniBand ports of a device
+ * @device: the device
+ * @gid: the GID
+ * @port_num: set to the port it is on
+ * @index: set to its index in the port's table (optional)
+ *
+ * RoCE GIDs are only meaningful with their type and net_device: look them
+ * up with rdma_find_gid() instead.
+ */
+int ib_find_gid(struct ib_device *device, union ib_gid *gid, u32 *port_num,
+		u16 *index)
+{
+	union ib_gid entry;
+	u32 port;
+	int i;
+
+	rdma_for_each_port(device, port) {
+		if (!rdma_protocol_ib(device, port))
+			continue;
+
+		for (i = 0; i < device->port_data[port].immutable.gid_tbl_len;
+		     i++) {
+			if (rdma_query_gid(device, port, i, &entry) ||
+			    memcmp(&entry, gid, sizeof(entry)))
+				continue;
+			*port_num = port;
+			if (index)
+				*index = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+EXPORT_SYMBOL(ib_find_gid);
 
 int ib_modify_device(struct ib_device *device, int device_modify_mask,
 		     struct ib_device_modify *device_modify)
