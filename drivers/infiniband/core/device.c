@@ -112,11 +112,13 @@ static u32 next_client_id;
 /*
  * ndev_hash: ports bound to a net_device (port_data[].netdev non-NULL),
  * hashed by that net_device, for ib_device_get_by_netdev().  Readers walk
- * it under RCU; writers hold ndev_hash_lock (nested inside the port's
- * netdev_lock).
+ * it under RCU.  ndev_hash_mutex serialises every binding change: it
+ * protects the hash and port_data[].netdev (also written under the
+ * port's netdev_lock, for readers that prefer it to RCU).  Binding
+ * changes may sleep (they wait for RCU readers).
  */
 static DEFINE_HASHTABLE(ndev_hash, 5);
-static DEFINE_SPINLOCK(ndev_hash_lock);
+static DEFINE_MUTEX(ndev_hash_mutex);
 
 static void free_netdevs(struct ib_device *ib_dev);
 
@@ -304,9 +306,6 @@ static void ib_device_release(struct device *dev)
 {
 	struct ib_device *device = container_of(dev, struct ib_device, dev);
 
-	/* Unregistration released them; this covers never-registered ones. */
-	free_netdevs(device);
-
 	/* Each copes with what registration did not get to set up. */
 	ib_device_release_hw_stats(device);
 	ib_cache_release_one(device);
@@ -403,7 +402,10 @@ void ib_dealloc_device(struct ib_device *device)
 	if (device->ops.dealloc_driver)
 		device->ops.dealloc_driver(device);
 
-	/* Do not let a late release keep net_devices from going away. */
+	/*
+	 * Never-registered devices may still hold net_devices: do not let a
+	 * late release (sysfs users) keep them from going away.
+	 */
 	free_netdevs(device);
 	put_device(&device->dev);
 }
@@ -978,17 +980,54 @@ EXPORT_SYMBOL(ib_dispatch_event);
 /* ------------------------------------------------------------------ */
 /* Netdev binding                                                      */
 
-static void ndev_hash_update(struct ib_port_data *pdata,
-			     struct net_device *ndev)
+/*
+ * Change the net_device bound to a port, keeping ndev_hash in step.
+ * Returns the previous one, whose reference now belongs to the caller.
+ */
+static struct net_device *rebind_port(struct ib_port_data *pdata,
+				      struct net_device *ndev)
 {
-	lockdep_assert_held(&pdata->netdev_lock);
+	struct hlist_node *link = &pdata->ndev_hash_link;
+	struct net_device *old;
 
-	spin_lock(&ndev_hash_lock);
-	hlist_del_init_rcu(&pdata->ndev_hash_link);
+	lockdep_assert_held(&ndev_hash_mutex);
+
+	old = rcu_dereference_protected(pdata->netdev,
+					lockdep_is_held(&ndev_hash_mutex));
+	if (old == ndev)
+		return NULL;
+
 	if (ndev)
-		hash_add_rcu(ndev_hash, &pdata->ndev_hash_link,
-			     (uintptr_t)ndev);
-	spin_unlock(&ndev_hash_lock);
+		dev_hold(ndev);
+	hlist_del_init_rcu(link);
+	spin_lock(&pdata->netdev_lock);
+	rcu_assign_pointer(pdata->netdev, ndev);
+	spin_unlock(&pdata->netdev_lock);
+	if (!ndev)
+		return old;
+
+	/*
+	 * A reader still on this node in its former chain would be carried
+	 * into the new one and miss the rest of the former: let it finish.
+	 * (A node that was last in its chain, or never hashed, has no next.)
+	 */
+	if (link->next)
+		synchronize_rcu();
+	hash_add_rcu(ndev_hash, link, (uintptr_t)ndev);
+	return old;
+}
+
+/*
+ * Drop the reference a port held on @old once no RCU reader can still
+ * take one of its own from port_data[].netdev: the net_device may be
+ * waiting for its last reference to go away.
+ */
+static void put_unbound_netdev(struct net_device *old)
+{
+	if (!old)
+		return;
+	synchronize_rcu();
+	dev_put(old);
 }
 
 /**
@@ -1003,7 +1042,6 @@ static void ndev_hash_update(struct ib_port_data *pdata,
 int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 			 unsigned int port)
 {
-	struct ib_port_data *pdata;
 	struct net_device *old;
 	int ret;
 
@@ -1014,51 +1052,33 @@ int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 	if (ret)
 		return ret;
 
-	pdata = &ib_dev->port_data[port];
-	spin_lock(&pdata->netdev_lock);
-	old = rcu_dereference_protected(pdata->netdev,
-					lockdep_is_held(&pdata->netdev_lock));
-	if (old == ndev) {
-		spin_unlock(&pdata->netdev_lock);
-		return 0;
-	}
-	if (ndev)
-		dev_hold(ndev);
-	rcu_assign_pointer(pdata->netdev, ndev);
-	ndev_hash_update(pdata, ndev);
-	spin_unlock(&pdata->netdev_lock);
+	mutex_lock(&ndev_hash_mutex);
+	old = rebind_port(&ib_dev->port_data[port], ndev);
+	mutex_unlock(&ndev_hash_mutex);
 
-	/* RCU readers of @old take their own reference before using it. */
-	if (old)
-		dev_put(old);
+	put_unbound_netdev(old);
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_set_netdev);
 
-/* Drop every port's net_device reference: unregistration and release. */
+/*
+ * Drop every port's net_device reference: unregistration, and
+ * ib_dealloc_device() for devices that never got that far.
+ */
 static void free_netdevs(struct ib_device *ib_dev)
 {
-	struct ib_port_data *pdata;
-	struct net_device *ndev;
+	struct net_device *old;
 	u32 port;
 
 	if (!ib_dev->port_data)
 		return;
 
 	rdma_for_each_port(ib_dev, port) {
-		pdata = &ib_dev->port_data[port];
+		mutex_lock(&ndev_hash_mutex);
+		old = rebind_port(&ib_dev->port_data[port], NULL);
+		mutex_unlock(&ndev_hash_mutex);
 
-		spin_lock(&pdata->netdev_lock);
-		ndev = rcu_dereference_protected(pdata->netdev,
-						 lockdep_is_held(&pdata->netdev_lock));
-		if (ndev) {
-			RCU_INIT_POINTER(pdata->netdev, NULL);
-			ndev_hash_update(pdata, NULL);
-		}
-		spin_unlock(&pdata->netdev_lock);
-
-		if (ndev)
-			dev_put(ndev);
+		put_unbound_netdev(old);
 	}
 }
 
@@ -1889,12 +1909,18 @@ int ib_register_device(struct ib_device *device, const char *name,
 		dev_set_uevent_suppress(&device->dev, false);
 		return ret;
 	}
+	/*
+	 * Once unlocked, a concurrent unregistration may start: our own
+	 * reference makes it wait until we are done below.
+	 */
+	refcount_inc(&device->refcount);
 	mutex_unlock(&device->unregistration_lock);
 
 	dev_set_uevent_suppress(&device->dev, false);
 	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
 
 	roce_rescan_device(device);
+	ib_device_put(device);
 	return 0;
 
 err_del:
