@@ -164,9 +164,8 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
 
-/* For nldev: names ("pd", "qp", ...), visibility and iteration. */
+/* For nldev: names ("pd", "qp", ...) and iteration. */
 const char *rdma_restrack_type_name(enum rdma_restrack_type type);
-bool rdma_is_visible_in_pid_ns(const struct rdma_restrack_entry *res);
 struct rdma_restrack_entry *
 rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
 		       unsigned long *id);

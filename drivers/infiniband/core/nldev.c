@@ -88,15 +88,15 @@ EXPORT_SYMBOL(rdma_link_unregister);
 /* Requests and replies                                             */
 
 /*
- * What a request may carry.  Names are refused when they do not fit
- * their buffer with the terminating NUL, rather than silently cut.
- * Reply-only attributes are listed too, so that nothing the uapi defines
- * reaches a handler unvalidated.
+ * What a request may carry.  Name lengths are the stock stack's: a name
+ * one byte too long for its buffer passes and is cut by nla_strscpy(),
+ * longer ones fail validation.  Reply-only attributes are listed too, so
+ * that nothing the uapi defines reaches a handler unvalidated.
  */
 static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
-				       .len = IB_DEVICE_NAME_MAX - 1 },
+				       .len = IB_DEVICE_NAME_MAX },
 	[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_CAP_FLAGS] = { .type = NLA_U64 },
 	[RDMA_NLDEV_ATTR_FW_VERSION] = { .type = NLA_NUL_STRING,
@@ -151,7 +151,7 @@ static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_RES_UNSAFE_GLOBAL_RKEY] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_NDEV_INDEX] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_NDEV_NAME] = { .type = NLA_NUL_STRING,
-					.len = IFNAMSIZ - 1 },
+					.len = IFNAMSIZ },
 	[RDMA_NLDEV_ATTR_DRIVER] = { .type = NLA_NESTED },
 	[RDMA_NLDEV_ATTR_DRIVER_ENTRY] = { .type = NLA_NESTED },
 	[RDMA_NLDEV_ATTR_DRIVER_STRING] = { .type = NLA_NUL_STRING,
@@ -167,14 +167,14 @@ static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_RES_CM_IDN] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_RES_CTXN] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_LINK_TYPE] = { .type = NLA_NUL_STRING,
-					.len = IFNAMSIZ - 1 },
+					.len = IFNAMSIZ },
 	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { .type = NLA_U8 },
 	[RDMA_NLDEV_ATTR_DEV_PROTOCOL] = { .type = NLA_NUL_STRING,
 					   .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
 	[RDMA_NLDEV_NET_NS_FD] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_CHARDEV_TYPE] = {
 		.type = NLA_NUL_STRING,
-		.len = RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE - 1 },
+		.len = RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE },
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = { .type = NLA_NUL_STRING,
 					   .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
 	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = { .type = NLA_U64 },
@@ -404,6 +404,24 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				  NULL);
 }
 
+/*
+ * Moving a device to another network namespace needs the device model to
+ * re-create it there, which it cannot do yet: a valid namespace is
+ * answered -EOPNOTSUPP.
+ */
+static int nldev_set_netns(u32 ns_fd, struct netlink_ext_ack *extack)
+{
+	struct net *net;
+
+	net = get_net_ns_by_fd(ns_fd);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
+	put_net(net);
+
+	NL_SET_ERR_MSG(extack, "Moving a device to a netns is not supported");
+	return -EOPNOTSUPP;
+}
+
 static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack)
 {
@@ -424,8 +442,8 @@ static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		nla_strscpy(name, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(name));
 		ret = ib_device_rename(device, name);
 	} else if (tb[RDMA_NLDEV_NET_NS_FD]) {
-		NL_SET_ERR_MSG(extack, "Moving a device to a netns is not supported");
-		ret = -EOPNOTSUPP;
+		ret = nldev_set_netns(nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]),
+				      extack);
 	} else if (tb[RDMA_NLDEV_ATTR_DEV_DIM]) {
 		ret = ib_device_set_dim(device,
 					nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_DIM]));
@@ -734,11 +752,10 @@ static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 /* ---------------------------------------------------------------- */
 /* GET_CHARDEV                                                      */
 
-static int nldev_fill_chardev(struct sk_buff *msg, struct ib_device *ibdev,
+/* After what the client put: the reply has no device handle. */
+static int nldev_fill_chardev(struct sk_buff *msg,
 			      const struct ib_client_nl_info *info)
 {
-	if (ibdev && nldev_put_handle(msg, ibdev))
-		return -EMSGSIZE;
 	if (nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV,
 			      huge_encode_dev(info->cdev->devt),
 			      RDMA_NLDEV_ATTR_PAD) ||
@@ -796,7 +813,7 @@ static int nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (ret)
 		goto out_free;
 
-	ret = nldev_fill_chardev(msg, ibdev, &info);
+	ret = nldev_fill_chardev(msg, &info);
 	put_device(info.cdev);
 	if (ret)
 		goto out_free;
@@ -1354,11 +1371,6 @@ static int nldev_res_object_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		ret = PTR_ERR(res);
 		goto out_put;
 	}
-	if (!rdma_is_visible_in_pid_ns(res)) {
-		ret = -ENOENT;
-		goto out_res;
-	}
-
 	msg = nldev_reply_new(skb, nlh, kind->cmd, &rnlh);
 	if (!msg) {
 		ret = -ENOMEM;
@@ -1545,13 +1557,38 @@ static int nldev_put_hwcounters(const struct rdma_hw_stats *stats, void *arg)
 	return 0;
 }
 
-/* ib_hw_stats_read() callback: the optional counters and their state. */
-static int nldev_put_optional_counters(const struct rdma_hw_stats *stats,
-				       void *arg)
+/*
+ * ib_hw_stats_read() callback: every counter by name and index, and for
+ * the optional ones whether they are enabled.
+ */
+static int nldev_put_counter_status(struct sk_buff *msg,
+				    const struct rdma_hw_stats *stats, int i)
+{
+	bool optional = stats->descs[i].flags & IB_STAT_FLAG_OPTIONAL;
+	bool enabled = !stats->is_disabled || !test_bit(i, stats->is_disabled);
+	struct nlattr *entry;
+
+	entry = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+	if (!entry)
+		return -EMSGSIZE;
+
+	if (nla_put_string(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
+			   stats->descs[i].name) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, i) ||
+	    (optional &&
+	     nla_put_u8(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC, enabled))) {
+		nla_nest_cancel(msg, entry);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, entry);
+	return 0;
+}
+
+static int nldev_put_counters_status(const struct rdma_hw_stats *stats,
+				     void *arg)
 {
 	struct sk_buff *msg = arg;
-	struct nlattr *table, *entry;
-	bool enabled;
+	struct nlattr *table;
 	int i;
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
@@ -1559,22 +1596,10 @@ static int nldev_put_optional_counters(const struct rdma_hw_stats *stats,
 		return -EMSGSIZE;
 
 	for (i = 0; i < stats->num_counters; i++) {
-		if (!(stats->descs[i].flags & IB_STAT_FLAG_OPTIONAL))
-			continue;
-		enabled = !stats->is_disabled ||
-			  !test_bit(i, stats->is_disabled);
-		entry = nla_nest_start(msg,
-				       RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
-		if (!entry ||
-		    nla_put_string(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
-				   stats->descs[i].name) ||
-		    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, i) ||
-		    nla_put_u8(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC,
-			       enabled)) {
+		if (nldev_put_counter_status(msg, stats, i)) {
 			nla_nest_cancel(msg, table);
 			return -EMSGSIZE;
 		}
-		nla_nest_end(msg, entry);
 	}
 	nla_nest_end(msg, table);
 	return 0;
@@ -1680,6 +1705,11 @@ static int nldev_stat_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 	switch (nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_RES])) {
 	case RDMA_NLDEV_ATTR_RES_QP:
+		if (tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID])
+			return nldev_res_object_doit(skb, nlh, extack,
+						     &nldev_stat_counters);
+		if (!tb[RDMA_NLDEV_ATTR_STAT_MODE])
+			return -EINVAL;
 		return nldev_stat_qp_mode(skb, nlh, tb);
 	case RDMA_NLDEV_ATTR_RES_MR:
 		return nldev_res_object_doit(skb, nlh, extack, &nldev_stat_mrs);
@@ -1722,7 +1752,7 @@ static int nldev_stat_get_status_doit(struct sk_buff *skb,
 		return ret;
 
 	return nldev_stat_reply(skb, nlh, tb, RDMA_NLDEV_CMD_STAT_GET_STATUS,
-				nldev_put_optional_counters);
+				nldev_put_counters_status);
 }
 
 /*
@@ -1763,12 +1793,30 @@ out_put:
 	return ret;
 }
 
+/* Unbinding needs a counter, and none can exist yet: -ENOENT. */
+static int nldev_stat_del_counter(struct ib_device *device, u32 port,
+				  u32 counter_id,
+				  struct netlink_ext_ack *extack)
+{
+	struct rdma_restrack_entry *res;
+
+	if (!rdma_is_port_valid(device, port))
+		return -EINVAL;
+
+	res = rdma_restrack_get_byid(device, RDMA_RESTRACK_COUNTER, counter_id);
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	rdma_restrack_put(res);
+
+	NL_SET_ERR_MSG(extack, "Counter binding is not supported");
+	return -EOPNOTSUPP;
+}
+
 static int nldev_stat_del_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			       struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct ib_device *device;
-	u32 port;
 	int ret;
 
 	ret = nldev_parse(nlh, tb, extack);
@@ -1784,12 +1832,11 @@ static int nldev_stat_del_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	device = nldev_get_device(skb, tb);
 	if (!device)
 		return -EINVAL;
-	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	ret = -EINVAL;
-	if (rdma_is_port_valid(device, port)) {
-		NL_SET_ERR_MSG(extack, "Counter binding is not supported");
-		ret = -EOPNOTSUPP;
-	}
+
+	ret = nldev_stat_del_counter(device,
+				     nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]),
+				     nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]),
+				     extack);
 	ib_device_put(device);
 	return ret;
 }

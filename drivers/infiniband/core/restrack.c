@@ -17,7 +17,6 @@
  * object may be freed.
  */
 #include <linux/module.h>
-#include <linux/pid_namespace.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -140,20 +139,6 @@ static struct ib_device *rdma_restrack_dev(struct rdma_restrack_entry *res)
 	default:
 		return NULL;
 	}
-}
-
-/**
- * rdma_is_visible_in_pid_ns() - may the current task see this entry?
- * @res: a published entry, pinned or under its table's lock
- *
- * Kernel objects belong to the initial PID namespace; user objects to the
- * namespace of the task that created them.
- */
-bool rdma_is_visible_in_pid_ns(const struct rdma_restrack_entry *res)
-{
-	if (rdma_is_kernel_res(res))
-		return task_active_pid_ns(current) == &init_pid_ns;
-	return task_active_pid_ns(current) == task_active_pid_ns(res->task);
 }
 
 /**
@@ -417,8 +402,12 @@ EXPORT_SYMBOL(rdma_restrack_get_byid);
  * @type: the object type
  * @id: in: the lowest id wanted; out: the id of the entry returned
  *
- * Return: the pinned entry with the lowest id >= *@id that the current
- * task may see (rdma_is_visible_in_pid_ns()), or NULL at the end.
+ * Every object is listed, whichever PID namespace its owner is in: the
+ * objects belong to a device and a file, not to a task, and would vanish
+ * from view when the task that created them exits (the stock stack
+ * dropped PID namespace filtering for that reason).
+ *
+ * Return: the pinned entry with the lowest id >= *@id, or NULL at the end.
  */
 struct rdma_restrack_entry *
 rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
@@ -430,7 +419,7 @@ rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
 
 	xa_lock(&rt->xa);
 	xa_for_each_start(&rt->xa, index, res, *id) {
-		if (rdma_is_visible_in_pid_ns(res) && rdma_restrack_get(res)) {
+		if (rdma_restrack_get(res)) {
 			found = res;
 			*id = index;
 			break;
