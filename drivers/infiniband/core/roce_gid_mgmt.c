@@ -2,8 +2,9 @@
 /*
  * RoCE GIDs, managed by ib_core from the network stack.
  *
- * The GIDs of a RoCE port are derived from its netdev P (port_data's
- * netdev) and P's upper devices (VLANs, bridges, bonds stacked on P):
+ * The GIDs of a RoCE port are derived from its netdev P
+ * (ib_device_get_netdev()) and the devices stacked on P (VLANs, bridges,
+ * bonds):
  *	- the default GID of P: fe80::/64 + the EUI-64 of P's MAC,
  *	- for P, then each upper device: one GID per IPv4 address
  *	  (::ffff:a.b.c.d) in the order of the address list, then one per
@@ -245,18 +246,6 @@ static bool roce_gid_any(const struct ib_gid_attr *attr, void *ctx)
 	return true;
 }
 
-/* The port's netdev, referenced, or NULL. */
-static struct net_device *roce_port_netdev(struct ib_device *device, u32 port)
-{
-	struct net_device *ndev;
-
-	rcu_read_lock();
-	ndev = rcu_dereference(device->port_data[port].netdev);
-	dev_hold(ndev);
-	rcu_read_unlock();
-	return ndev;
-}
-
 /*
  * Brings the GIDs of one RoCE port in line with its netdev.  @rebuild
  * empties the table first, so that every GID takes its index anew.
@@ -300,13 +289,22 @@ void roce_rescan_device(struct ib_device *ib_dev)
 	struct net_device *ndev;
 	u32 port;
 
+	/*
+	 * The registration reference keeps a concurrent unregistration
+	 * from emptying the tables (ib_cache_cleanup_one()) before we are
+	 * done filling them.
+	 */
+	if (!ib_device_try_get(ib_dev))
+		return;
+
 	rdma_for_each_port(ib_dev, port) {
 		if (!rdma_protocol_roce(ib_dev, port))
 			continue;
-		ndev = roce_port_netdev(ib_dev, port);
+		ndev = ib_device_get_netdev(ib_dev, port);
 		roce_sync_port(ib_dev, port, ndev, false);
 		dev_put(ndev);
 	}
+	ib_device_put(ib_dev);
 }
 
 /**
@@ -337,7 +335,7 @@ static void roce_sync_device(struct ib_device *device,
 	rdma_for_each_port(device, port) {
 		if (!rdma_protocol_roce(device, port))
 			continue;
-		ndev = roce_port_netdev(device, port);
+		ndev = ib_device_get_netdev(device, port);
 		concerned = !event_ndev || ndev == event_ndev;
 		if (!concerned && ndev) {
 			rcu_read_lock();
