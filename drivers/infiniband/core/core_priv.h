@@ -141,6 +141,30 @@ void roce_rescan_device(struct ib_device *ib_dev);
 int __init roce_gid_mgmt_init(void);
 void roce_gid_mgmt_exit(void);
 
+/*
+ * RoCE GID table updates, for roce_gid_mgmt.c.  Both take the port's
+ * table lock (so they sleep) and dispatch IB_EVENT_GID_CHANGE when the
+ * table changed.
+ *
+ * ib_cache_gid_add(): adds @gid of @gid_type on @ndev (referenced while
+ * in the table) at the lowest free index, unless that exact GID is
+ * already there (then 0).  -EINVAL for a port without table, -ENOSPC
+ * when full, or the driver's add_gid() error.
+ *
+ * ib_cache_gid_del_if(): deletes every GID of the port for which @del
+ * returns true; @del runs under the table lock and must not sleep long.
+ *
+ * ib_cache_gid_uses_ndev(): whether a GID of the port belongs to @ndev.
+ */
+int ib_cache_gid_add(struct ib_device *device, u32 port,
+		     const union ib_gid *gid, enum ib_gid_type gid_type,
+		     struct net_device *ndev);
+void ib_cache_gid_del_if(struct ib_device *device, u32 port,
+			 bool (*del)(const struct ib_gid_attr *attr, void *ctx),
+			 void *ctx);
+bool ib_cache_gid_uses_ndev(struct ib_device *device, u32 port,
+			    const struct net_device *ndev);
+
 /* ---------------------------------------------------------------- */
 /* restrack.c                                                         */
 
