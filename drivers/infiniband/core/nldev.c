@@ -31,11 +31,17 @@
 /* System settings                                                  */
 
 /*
- * Whether only CAP_NET_RAW may use the privileged Q_Keys (the top bit
- * set); read by ib_uverbs when a user sets a QP's Q_Key.
+ * Whether users without CAP_NET_RAW may give their QPs a privileged Q_Key
+ * (top bit set); off by default.  ib_uverbs asks when a Q_Key is set.
  */
 static bool privileged_qkey;
 
+/**
+ * rdma_nl_get_privileged_qkey() - "rdma system set privileged-qkey" state
+ *
+ * Return: true when any user may set a privileged Q_Key, false when
+ * that takes CAP_NET_RAW.
+ */
 bool rdma_nl_get_privileged_qkey(void)
 {
 	return READ_ONCE(privileged_qkey);
@@ -65,6 +71,11 @@ static const struct rdma_link_ops *link_ops_find(const char *type)
 	return NULL;
 }
 
+/**
+ * rdma_link_register() - let "rdma link add ... type @ops->type" create
+ *	devices through @ops->newlink
+ * @ops: the driver's link operations; registered once per type
+ */
 void rdma_link_register(struct rdma_link_ops *ops)
 {
 	down_write(&link_ops_rwsem);
@@ -76,6 +87,12 @@ out:
 }
 EXPORT_SYMBOL(rdma_link_register);
 
+/**
+ * rdma_link_unregister() - undo rdma_link_register()
+ * @ops: the driver's link operations
+ *
+ * Returns once no NEWLINK runs @ops->newlink any more.
+ */
 void rdma_link_unregister(struct rdma_link_ops *ops)
 {
 	down_write(&link_ops_rwsem);
@@ -690,9 +707,9 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 
 	/*
-	 * Copy-on-fork: pinned user memory stays with the parent on fork()
-	 * (the kernel has done so since 5.12), so libraries need no
-	 * madvise(MADV_DONTFORK) workaround.
+	 * Copy-on-fork: fork() gives the child copies of pinned pages
+	 * instead of breaking the parent's registrations (mm does so since
+	 * 5.12), so libraries need no madvise(MADV_DONTFORK) workaround.
 	 */
 	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
 		       READ_ONCE(ib_devices_shared_netns)) ||
