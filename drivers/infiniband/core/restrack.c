@@ -146,6 +146,8 @@ static struct ib_device *rdma_restrack_dev(struct rdma_restrack_entry *res)
  * @dev: the device
  * @type: which objects
  * @show_details: also count driver-internal objects (marked RESTRACK_DD)
+ *
+ * Return: the number of published objects.
  */
 int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type,
 			bool show_details)
@@ -511,6 +513,8 @@ EXPORT_SYMBOL(rdma_nl_put_driver_string);
  * @msg: the message, inside RDMA_NLDEV_ATTR_STAT_HWCOUNTERS
  * @name: the counter's name
  * @value: its value
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int rdma_nl_stat_hwcounter_entry(struct sk_buff *msg, const char *name,
 				 u64 value)
