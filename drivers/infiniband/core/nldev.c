@@ -1217,6 +1217,80 @@ static int nldev_fill_ctx(struct sk_buff *msg, bool admin,
 	return nldev_fill_res_owner(msg, res);
 }
 
+/* One entry of an SRQ's QP list: a QP number or a range of them. */
+static int nldev_put_qpn_range(struct sk_buff *msg, u32 first, u32 last)
+{
+	struct nlattr *entry;
+
+	entry = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+	if (!entry)
+		return -EMSGSIZE;
+
+	if (first == last) {
+		if (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, first))
+			goto err;
+	} else if (nla_put_u32(msg, RDMA_NLDEV_ATTR_MIN_RANGE, first) ||
+		   nla_put_u32(msg, RDMA_NLDEV_ATTR_MAX_RANGE, last)) {
+		goto err;
+	}
+	nla_nest_end(msg, entry);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, entry);
+	return -EMSGSIZE;
+}
+
+/*
+ * The QPs receiving from @srq, as ranges of consecutive QP numbers; QPs
+ * are tracked by QP number, so they come in ascending order.
+ */
+static int nldev_fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
+{
+	struct rdma_restrack_entry *res;
+	u32 qpn, first = 0, last = 0;
+	unsigned long id = 0;
+	struct nlattr *table;
+	bool uses_srq, any = false;
+
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_QP);
+	if (!table)
+		return -EMSGSIZE;
+
+	while ((res = rdma_restrack_get_next(srq->device, RDMA_RESTRACK_QP,
+					     &id))) {
+		uses_srq = container_of(res, struct ib_qp, res)->srq == srq;
+		qpn = container_of(res, struct ib_qp, res)->qp_num;
+		rdma_restrack_put(res);
+		id++;
+
+		if (!uses_srq)
+			continue;
+		if (any && qpn == last + 1) {
+			last = qpn;
+			continue;
+		}
+		if (any && nldev_put_qpn_range(msg, first, last))
+			goto err;
+		first = qpn;
+		last = qpn;
+		any = true;
+	}
+
+	if (!any) {
+		nla_nest_cancel(msg, table);
+		return 0;
+	}
+	if (nldev_put_qpn_range(msg, first, last))
+		goto err;
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+
 static int nldev_fill_srq(struct sk_buff *msg, bool admin,
 			  struct rdma_restrack_entry *res, u32 port)
 {
@@ -1229,6 +1303,9 @@ static int nldev_fill_srq(struct sk_buff *msg, bool admin,
 
 	if (ib_srq_has_cq(srq->srq_type) &&
 	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CQN, srq->ext.cq->res.id))
+		return -EMSGSIZE;
+
+	if (nldev_fill_srq_qps(msg, srq))
 		return -EMSGSIZE;
 
 	return nldev_fill_res_owner(msg, res);
