@@ -70,6 +70,26 @@ int ib_device_rename(struct ib_device *ibdev, const char *name);
 int ib_device_set_dim(struct ib_device *ibdev, u8 use_dim);
 
 /*
+ * The net_device bound to @port (ops.get_netdev or ib_device_set_netdev()),
+ * with a reference the caller drops with dev_put(); NULL when there is
+ * none or it is being unregistered.
+ */
+struct net_device *ib_device_get_netdev(struct ib_device *ib_dev, u32 port);
+
+/*
+ * What a client reports for GET_CHARDEV: its char device @cdev (which
+ * ib_get_client_nl_info() returns with a reference held: put_device() it),
+ * the ABI version @abi, and @port when the answer is per port.  @nl_msg is
+ * the reply being built, for clients that add attributes of their own.
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	unsigned int port;
+	u64 abi;
+};
+
+/*
  * GET_CHARDEV: ask the client named @client_name for its char device on
  * @ibdev (per-device clients, .get_nl_info), or globally when @ibdev is
  * NULL (.get_global_nl_info).  Loads "rdma-client-<name>" on demand.
@@ -172,5 +192,15 @@ void ib_free_port_attrs(struct ib_core_device *coredev);
 int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
 		     void *arg);
+
+/*
+ * Files of a client (ib_cm's counters) in ports/<N>/ of a registered
+ * device: from its add() callback, removed from its remove() callback.
+ * The files are struct ib_port_attribute.  Exported.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
 
 #endif /* OOT_RDMA_CORE_PRIV_H */
