@@ -120,59 +120,107 @@ static void free_netdevs(struct ib_device *ib_dev);
 /* ------------------------------------------------------------------ */
 /* Printing                                                            */
 
-static void __ibdev_printk(const char *level, const struct ib_device *ibdev,
-			   struct va_format *vaf)
+/*
+ * "infiniband rxe0: ..." for devices of their own, "<driver> <parent>
+ * mlx5_0: ..." for devices with a parent, as the stock stack prints.
+ */
+static void ibdev_vprintk(const char *level, const struct ib_device *ibdev,
+			  const char *format, va_list *args)
 {
-	const char *name;
+	const char *name = ibdev ? dev_name(&ibdev->dev) : NULL;
+	struct va_format vaf = { .fmt = format, .va = args };
 
-	if (!ibdev) {
-		printk("%s(NULL ib_device): %pV", level, vaf);
-		return;
-	}
-
-	/* Before registration the device has no name yet. */
-	name = dev_name(&ibdev->dev) ?: "(unnamed ib_device)";
-	if (ibdev->dev.parent)
-		dev_printk(level, ibdev->dev.parent, "%s: %pV", name, vaf);
-	else
-		printk("%s%s: %pV", level, name, vaf);
+	if (ibdev && ibdev->dev.parent)
+		dev_printk(level, ibdev->dev.parent, "%s: %pV",
+			   name ?: "(unnamed ib_device)", &vaf);
+	else if (name)
+		dev_printk(level, &ibdev->dev, "%pV", &vaf);
+	else	/* no ib_device, or one not named yet (early registration) */
+		dev_printk(level, NULL, "%s: %pV",
+			   ibdev ? "(unnamed ib_device)" : "(NULL ib_device)",
+			   &vaf);
 }
 
 void ibdev_printk(const char *level, const struct ib_device *ibdev,
 		  const char *format, ...)
 {
-	struct va_format vaf;
 	va_list args;
 
 	va_start(args, format);
-	vaf.fmt = format;
-	vaf.va = &args;
-	__ibdev_printk(level, ibdev, &vaf);
+	ibdev_vprintk(level, ibdev, format, &args);
 	va_end(args);
 }
 EXPORT_SYMBOL(ibdev_printk);
 
-#define DEFINE_IBDEV_PRINTK_LEVEL(func, level)				\
-void func(const struct ib_device *ibdev, const char *fmt, ...)		\
-{									\
-	struct va_format vaf;						\
-	va_list args;							\
-									\
-	va_start(args, fmt);						\
-	vaf.fmt = fmt;							\
-	vaf.va = &args;							\
-	__ibdev_printk(level, ibdev, &vaf);				\
-	va_end(args);							\
-}									\
-EXPORT_SYMBOL(func)
+void ibdev_emerg(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
 
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_emerg, KERN_EMERG);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_alert, KERN_ALERT);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_crit, KERN_CRIT);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_err, KERN_ERR);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_warn, KERN_WARNING);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_notice, KERN_NOTICE);
-DEFINE_IBDEV_PRINTK_LEVEL(ibdev_info, KERN_INFO);
+	va_start(args, format);
+	ibdev_vprintk(KERN_EMERG, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_emerg);
+
+void ibdev_alert(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_ALERT, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_alert);
+
+void ibdev_crit(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_CRIT, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_crit);
+
+void ibdev_err(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_ERR, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_err);
+
+void ibdev_warn(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_WARNING, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_warn);
+
+void ibdev_notice(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_NOTICE, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_notice);
+
+void ibdev_info(const struct ib_device *ibdev, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	ibdev_vprintk(KERN_INFO, ibdev, format, &args);
+	va_end(args);
+}
+EXPORT_SYMBOL(ibdev_info);
 
 /* ------------------------------------------------------------------ */
 /* Network namespaces                                                  */
@@ -349,6 +397,156 @@ void ib_dealloc_device(struct ib_device *device)
 }
 EXPORT_SYMBOL(ib_dealloc_device);
 
+/*
+ * Everything in struct ib_device_ops that ib_set_device_ops() copies
+ * when unset, as offsets in struct ib_device: pointers (function
+ * pointers, the owner, the attribute groups), then object sizes.
+ */
+#define OPS_SLOT(member) offsetof(struct ib_device, ops.member)
+static const size_t ib_ops_pointer_slots[] = {
+	OPS_SLOT(owner),
+	OPS_SLOT(device_group),
+	OPS_SLOT(port_groups),
+	OPS_SLOT(add_gid),
+	OPS_SLOT(advise_mr),
+	OPS_SLOT(alloc_dm),
+	OPS_SLOT(alloc_hw_device_stats),
+	OPS_SLOT(alloc_hw_port_stats),
+	OPS_SLOT(alloc_mr),
+	OPS_SLOT(alloc_mr_integrity),
+	OPS_SLOT(alloc_mw),
+	OPS_SLOT(alloc_pd),
+	OPS_SLOT(alloc_rdma_netdev),
+	OPS_SLOT(alloc_ucontext),
+	OPS_SLOT(alloc_xrcd),
+	OPS_SLOT(attach_mcast),
+	OPS_SLOT(check_mr_status),
+	OPS_SLOT(counter_alloc_stats),
+	OPS_SLOT(counter_bind_qp),
+	OPS_SLOT(counter_dealloc),
+	OPS_SLOT(counter_unbind_qp),
+	OPS_SLOT(counter_update_stats),
+	OPS_SLOT(create_ah),
+	OPS_SLOT(create_counters),
+	OPS_SLOT(create_cq),
+	OPS_SLOT(create_flow),
+	OPS_SLOT(create_qp),
+	OPS_SLOT(create_rwq_ind_table),
+	OPS_SLOT(create_srq),
+	OPS_SLOT(create_user_ah),
+	OPS_SLOT(create_wq),
+	OPS_SLOT(dealloc_dm),
+	OPS_SLOT(dealloc_driver),
+	OPS_SLOT(dealloc_mw),
+	OPS_SLOT(dealloc_pd),
+	OPS_SLOT(dealloc_ucontext),
+	OPS_SLOT(dealloc_xrcd),
+	OPS_SLOT(del_gid),
+	OPS_SLOT(dereg_mr),
+	OPS_SLOT(destroy_ah),
+	OPS_SLOT(destroy_counters),
+	OPS_SLOT(destroy_cq),
+	OPS_SLOT(destroy_flow),
+	OPS_SLOT(destroy_flow_action),
+	OPS_SLOT(destroy_qp),
+	OPS_SLOT(destroy_rwq_ind_table),
+	OPS_SLOT(destroy_srq),
+	OPS_SLOT(destroy_wq),
+	OPS_SLOT(detach_mcast),
+	OPS_SLOT(disassociate_ucontext),
+	OPS_SLOT(drain_rq),
+	OPS_SLOT(drain_sq),
+	OPS_SLOT(enable_driver),
+	OPS_SLOT(fill_res_cm_id_entry),
+	OPS_SLOT(fill_res_cq_entry),
+	OPS_SLOT(fill_res_cq_entry_raw),
+	OPS_SLOT(fill_res_mr_entry),
+	OPS_SLOT(fill_res_mr_entry_raw),
+	OPS_SLOT(fill_res_qp_entry),
+	OPS_SLOT(fill_res_qp_entry_raw),
+	OPS_SLOT(fill_stat_mr_entry),
+	OPS_SLOT(get_dev_fw_str),
+	OPS_SLOT(get_dma_mr),
+	OPS_SLOT(get_hw_stats),
+	OPS_SLOT(get_link_layer),
+	OPS_SLOT(get_netdev),
+	OPS_SLOT(get_numa_node),
+	OPS_SLOT(get_port_immutable),
+	OPS_SLOT(get_vector_affinity),
+	OPS_SLOT(get_vf_config),
+	OPS_SLOT(get_vf_guid),
+	OPS_SLOT(get_vf_stats),
+	OPS_SLOT(iw_accept),
+	OPS_SLOT(iw_add_ref),
+	OPS_SLOT(iw_connect),
+	OPS_SLOT(iw_create_listen),
+	OPS_SLOT(iw_destroy_listen),
+	OPS_SLOT(iw_get_qp),
+	OPS_SLOT(iw_reject),
+	OPS_SLOT(iw_rem_ref),
+	OPS_SLOT(map_mr_sg),
+	OPS_SLOT(map_mr_sg_pi),
+	OPS_SLOT(mmap),
+	OPS_SLOT(mmap_free),
+	OPS_SLOT(modify_ah),
+	OPS_SLOT(modify_cq),
+	OPS_SLOT(modify_device),
+	OPS_SLOT(modify_hw_stat),
+	OPS_SLOT(modify_port),
+	OPS_SLOT(modify_qp),
+	OPS_SLOT(modify_srq),
+	OPS_SLOT(modify_wq),
+	OPS_SLOT(peek_cq),
+	OPS_SLOT(poll_cq),
+	OPS_SLOT(post_destroy_cq),
+	OPS_SLOT(post_recv),
+	OPS_SLOT(post_send),
+	OPS_SLOT(post_srq_recv),
+	OPS_SLOT(pre_destroy_cq),
+	OPS_SLOT(process_mad),
+	OPS_SLOT(query_ah),
+	OPS_SLOT(query_device),
+	OPS_SLOT(query_gid),
+	OPS_SLOT(query_pkey),
+	OPS_SLOT(query_port),
+	OPS_SLOT(query_qp),
+	OPS_SLOT(query_srq),
+	OPS_SLOT(query_ucontext),
+	OPS_SLOT(rdma_netdev_get_params),
+	OPS_SLOT(read_counters),
+	OPS_SLOT(reg_dm_mr),
+	OPS_SLOT(reg_user_mr),
+	OPS_SLOT(reg_user_mr_dmabuf),
+	OPS_SLOT(req_notify_cq),
+	OPS_SLOT(rereg_user_mr),
+	OPS_SLOT(resize_cq),
+	OPS_SLOT(set_vf_guid),
+	OPS_SLOT(set_vf_link_state),
+};
+
+#define OPS_SIZE_SLOT(ib_struct) OPS_SLOT(size_##ib_struct)
+static const size_t ib_ops_size_slots[] = {
+	OPS_SIZE_SLOT(ib_ah),
+	OPS_SIZE_SLOT(ib_counters),
+	OPS_SIZE_SLOT(ib_cq),
+	OPS_SIZE_SLOT(ib_mw),
+	OPS_SIZE_SLOT(ib_pd),
+	OPS_SIZE_SLOT(ib_qp),
+	OPS_SIZE_SLOT(ib_rwq_ind_table),
+	OPS_SIZE_SLOT(ib_srq),
+	OPS_SIZE_SLOT(ib_ucontext),
+	OPS_SIZE_SLOT(ib_xrcd),
+};
+
+#undef OPS_SIZE_SLOT
+#undef OPS_SLOT
+
+/* The same member of a driver's ops table as @slot in struct ib_device. */
+static const void *ops_member(const struct ib_device_ops *ops, size_t slot)
+{
+	return (const void *)ops + slot - offsetof(struct ib_device, ops);
+}
+
 /**
  * ib_set_device_ops - install a driver's operations
  * @dev: the device
@@ -357,156 +555,34 @@ EXPORT_SYMBOL(ib_dealloc_device);
  */
 void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 {
-	struct ib_device_ops *dev_ops = &dev->ops;
-
-#define SET_OP(name)					\
-	do {						\
-		if (ops->name && !dev_ops->name)	\
-			dev_ops->name = ops->name;	\
-	} while (0)
-#define SET_OBJ_SIZE(ib_struct) SET_OP(size_##ib_struct)
+	unsigned int i;
 
 	if (ops->driver_id != RDMA_DRIVER_UNKNOWN) {
-		WARN_ON(dev_ops->driver_id != RDMA_DRIVER_UNKNOWN &&
-			dev_ops->driver_id != ops->driver_id);
-		dev_ops->driver_id = ops->driver_id;
+		/* A device belongs to one driver. */
+		WARN_ON(dev->ops.driver_id != RDMA_DRIVER_UNKNOWN &&
+			dev->ops.driver_id != ops->driver_id);
+		dev->ops.driver_id = ops->driver_id;
 	}
-	SET_OP(owner);
-	SET_OP(uverbs_abi_ver);
+	if (ops->uverbs_abi_ver && !dev->ops.uverbs_abi_ver)
+		dev->ops.uverbs_abi_ver = ops->uverbs_abi_ver;
 	if (ops->uverbs_no_driver_id_binding)
-		dev_ops->uverbs_no_driver_id_binding = 1;
-	SET_OP(device_group);
-	SET_OP(port_groups);
+		dev->ops.uverbs_no_driver_id_binding = 1;
 
-	SET_OP(add_gid);
-	SET_OP(advise_mr);
-	SET_OP(alloc_dm);
-	SET_OP(alloc_hw_device_stats);
-	SET_OP(alloc_hw_port_stats);
-	SET_OP(alloc_mr);
-	SET_OP(alloc_mr_integrity);
-	SET_OP(alloc_mw);
-	SET_OP(alloc_pd);
-	SET_OP(alloc_rdma_netdev);
-	SET_OP(alloc_ucontext);
-	SET_OP(alloc_xrcd);
-	SET_OP(attach_mcast);
-	SET_OP(check_mr_status);
-	SET_OP(counter_alloc_stats);
-	SET_OP(counter_bind_qp);
-	SET_OP(counter_dealloc);
-	SET_OP(counter_unbind_qp);
-	SET_OP(counter_update_stats);
-	SET_OP(create_ah);
-	SET_OP(create_counters);
-	SET_OP(create_cq);
-	SET_OP(create_flow);
-	SET_OP(create_qp);
-	SET_OP(create_rwq_ind_table);
-	SET_OP(create_srq);
-	SET_OP(create_user_ah);
-	SET_OP(create_wq);
-	SET_OP(dealloc_dm);
-	SET_OP(dealloc_driver);
-	SET_OP(dealloc_mw);
-	SET_OP(dealloc_pd);
-	SET_OP(dealloc_ucontext);
-	SET_OP(dealloc_xrcd);
-	SET_OP(del_gid);
-	SET_OP(dereg_mr);
-	SET_OP(destroy_ah);
-	SET_OP(destroy_counters);
-	SET_OP(destroy_cq);
-	SET_OP(destroy_flow);
-	SET_OP(destroy_flow_action);
-	SET_OP(destroy_qp);
-	SET_OP(destroy_rwq_ind_table);
-	SET_OP(destroy_srq);
-	SET_OP(destroy_wq);
-	SET_OP(detach_mcast);
-	SET_OP(disassociate_ucontext);
-	SET_OP(drain_rq);
-	SET_OP(drain_sq);
-	SET_OP(enable_driver);
-	SET_OP(fill_res_cm_id_entry);
-	SET_OP(fill_res_cq_entry);
-	SET_OP(fill_res_cq_entry_raw);
-	SET_OP(fill_res_mr_entry);
-	SET_OP(fill_res_mr_entry_raw);
-	SET_OP(fill_res_qp_entry);
-	SET_OP(fill_res_qp_entry_raw);
-	SET_OP(fill_stat_mr_entry);
-	SET_OP(get_dev_fw_str);
-	SET_OP(get_dma_mr);
-	SET_OP(get_hw_stats);
-	SET_OP(get_link_layer);
-	SET_OP(get_netdev);
-	SET_OP(get_numa_node);
-	SET_OP(get_port_immutable);
-	SET_OP(get_vector_affinity);
-	SET_OP(get_vf_config);
-	SET_OP(get_vf_guid);
-	SET_OP(get_vf_stats);
-	SET_OP(iw_accept);
-	SET_OP(iw_add_ref);
-	SET_OP(iw_connect);
-	SET_OP(iw_create_listen);
-	SET_OP(iw_destroy_listen);
-	SET_OP(iw_get_qp);
-	SET_OP(iw_reject);
-	SET_OP(iw_rem_ref);
-	SET_OP(map_mr_sg);
-	SET_OP(map_mr_sg_pi);
-	SET_OP(mmap);
-	SET_OP(mmap_free);
-	SET_OP(modify_ah);
-	SET_OP(modify_cq);
-	SET_OP(modify_device);
-	SET_OP(modify_hw_stat);
-	SET_OP(modify_port);
-	SET_OP(modify_qp);
-	SET_OP(modify_srq);
-	SET_OP(modify_wq);
-	SET_OP(peek_cq);
-	SET_OP(poll_cq);
-	SET_OP(post_destroy_cq);
-	SET_OP(post_recv);
-	SET_OP(post_send);
-	SET_OP(post_srq_recv);
-	SET_OP(pre_destroy_cq);
-	SET_OP(process_mad);
-	SET_OP(query_ah);
-	SET_OP(query_device);
-	SET_OP(query_gid);
-	SET_OP(query_pkey);
-	SET_OP(query_port);
-	SET_OP(query_qp);
-	SET_OP(query_srq);
-	SET_OP(query_ucontext);
-	SET_OP(rdma_netdev_get_params);
-	SET_OP(read_counters);
-	SET_OP(reg_dm_mr);
-	SET_OP(reg_user_mr);
-	SET_OP(reg_user_mr_dmabuf);
-	SET_OP(req_notify_cq);
-	SET_OP(rereg_user_mr);
-	SET_OP(resize_cq);
-	SET_OP(set_vf_guid);
-	SET_OP(set_vf_link_state);
+	for (i = 0; i < ARRAY_SIZE(ib_ops_pointer_slots); i++) {
+		void **dst = (void *)dev + ib_ops_pointer_slots[i];
+		void * const *src = ops_member(ops, ib_ops_pointer_slots[i]);
 
-	SET_OBJ_SIZE(ib_ah);
-	SET_OBJ_SIZE(ib_counters);
-	SET_OBJ_SIZE(ib_cq);
-	SET_OBJ_SIZE(ib_mw);
-	SET_OBJ_SIZE(ib_pd);
-	SET_OBJ_SIZE(ib_qp);
-	SET_OBJ_SIZE(ib_rwq_ind_table);
-	SET_OBJ_SIZE(ib_srq);
-	SET_OBJ_SIZE(ib_ucontext);
-	SET_OBJ_SIZE(ib_xrcd);
+		if (*src && !*dst)
+			*dst = *src;
+	}
 
-#undef SET_OBJ_SIZE
-#undef SET_OP
+	for (i = 0; i < ARRAY_SIZE(ib_ops_size_slots); i++) {
+		size_t *dst = (void *)dev + ib_ops_size_slots[i];
+		const size_t *src = ops_member(ops, ib_ops_size_slots[i]);
+
+		if (*src && !*dst)
+			*dst = *src;
+	}
 }
 EXPORT_SYMBOL(ib_set_device_ops);
 
@@ -590,7 +666,7 @@ static bool node_type_is_ib(u8 node_type)
 }
 
 enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device,
-					       u32 port_num)
+					      u32 port_num)
 {
 	if (device->ops.get_link_layer)
 		return device->ops.get_link_layer(device, port_num);
@@ -1543,7 +1619,7 @@ int ib_device_set_dim(struct ib_device *ibdev, u8 use_dim)
 
 static int check_mandatory_ops(struct ib_device *device)
 {
-#define MANDATORY(name) { offsetof(struct ib_device_ops, name), #name }
+#define MANDATORY(name) { offsetof(struct ib_device, ops.name), #name }
 	static const struct {
 		size_t offset;
 		const char *name;
@@ -1567,11 +1643,10 @@ static int check_mandatory_ops(struct ib_device *device)
 		MANDATORY(get_port_immutable),
 	};
 #undef MANDATORY
-	const void *ops = &device->ops;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(mandatory); i++) {
-		if (!*(void * const *)(ops + mandatory[i].offset)) {
+		if (!*(void **)((void *)device + mandatory[i].offset)) {
 			ibdev_warn(device, "driver lacks mandatory op %s\n",
 				   mandatory[i].name);
 			return -EINVAL;
