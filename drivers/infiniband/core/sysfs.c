@@ -276,7 +276,7 @@ static ssize_t lifespan_emit(const struct hw_stats_file *file, char *buf)
 }
 
 static ssize_t lifespan_set(const struct hw_stats_file *file,
-			      const char *buf, size_t count)
+			    const char *buf, size_t count)
 {
 	struct rdma_hw_stats *stats = file->data->stats;
 	int msecs;
@@ -716,13 +716,28 @@ static ssize_t pkey_show(struct ib_device *ibdev, u32 port_num,
 	return ret ? ret : sysfs_emit(buf, "0x%04x\n", pkey);
 }
 
+/*
+ * The GID entry behind a gid_attrs/ file, referenced.  An empty entry
+ * reads as -EINVAL (not the cache's -ENODATA), which is what these files
+ * have always returned and what user space checks for.
+ */
+static const struct ib_gid_attr *table_gid_attr(struct ib_device *ibdev,
+						u32 port_num,
+						struct ib_port_attribute *attr)
+{
+	const struct ib_gid_attr *gid_attr;
+
+	gid_attr = rdma_get_gid_attr(ibdev, port_num, port_table_index(attr));
+	return IS_ERR(gid_attr) ? ERR_PTR(-EINVAL) : gid_attr;
+}
+
 static ssize_t gid_type_show(struct ib_device *ibdev, u32 port_num,
 			     struct ib_port_attribute *attr, char *buf)
 {
 	const struct ib_gid_attr *gid_attr;
 	const char *name;
 
-	gid_attr = rdma_get_gid_attr(ibdev, port_num, port_table_index(attr));
+	gid_attr = table_gid_attr(ibdev, port_num, attr);
 	if (IS_ERR(gid_attr))
 		return PTR_ERR(gid_attr);
 
@@ -749,7 +764,7 @@ static ssize_t gid_ndev_show(struct ib_device *ibdev, u32 port_num,
 	struct net_device *ndev;
 	ssize_t ret;
 
-	gid_attr = rdma_get_gid_attr(ibdev, port_num, port_table_index(attr));
+	gid_attr = table_gid_attr(ibdev, port_num, attr);
 	if (IS_ERR(gid_attr))
 		return PTR_ERR(gid_attr);
 
