@@ -226,18 +226,14 @@ const struct attribute_group ib_dev_attr_group = {
 
 /*
  * Ask the driver for fresh values of counter @index (num_counters: all of
- * them) unless the last full refresh is younger than the lifespan.
+ * them); a full update restarts the lifespan.
  */
-static int hw_stats_refresh(struct ib_device *ibdev,
-			    struct rdma_hw_stats *stats, u32 port_num,
-			    int index)
+static int hw_stats_fetch(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			  u32 port_num, int index)
 {
 	int ret;
 
 	lockdep_assert_held(&stats->lock);
-
-	if (time_is_after_jiffies(stats->timestamp + stats->lifespan))
-		return 0;
 
 	ret = ibdev->ops.get_hw_stats(ibdev, stats, port_num, index);
 	if (ret < 0)
@@ -245,6 +241,18 @@ static int hw_stats_refresh(struct ib_device *ibdev,
 	if (ret == stats->num_counters)
 		stats->timestamp = jiffies;
 	return 0;
+}
+
+/* hw_stats_fetch() unless the last full update is younger than lifespan. */
+static int hw_stats_refresh(struct ib_device *ibdev,
+			    struct rdma_hw_stats *stats, u32 port_num,
+			    int index)
+{
+	lockdep_assert_held(&stats->lock);
+
+	if (time_is_after_jiffies(stats->timestamp + stats->lifespan))
+		return 0;
+	return hw_stats_fetch(ibdev, stats, port_num, index);
 }
 
 static ssize_t hw_stat_emit(struct ib_device *ibdev, u32 port_num,
@@ -473,6 +481,9 @@ void ib_device_release_hw_stats(struct ib_device *device)
  * The caller holds a registration reference on @ibdev (or is its
  * unregistration), which keeps the ports, and so port_data[].sysfs, in
  * place: ib_free_port_attrs() runs only after the last one is dropped.
+ *
+ * Netlink readers always get current values: the lifespan only spares
+ * the driver when sysfs readers go through a directory file by file.
  */
 int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
@@ -492,7 +503,7 @@ int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 
 	stats = data->stats;
 	mutex_lock(&stats->lock);
-	ret = hw_stats_refresh(ibdev, stats, port_num, stats->num_counters);
+	ret = hw_stats_fetch(ibdev, stats, port_num, stats->num_counters);
 	if (!ret)
 		ret = fn(stats, arg);
 	mutex_unlock(&stats->lock);
