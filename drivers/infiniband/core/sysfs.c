@@ -779,10 +779,11 @@ static ssize_t gid_ndev_show(struct ib_device *ibdev, u32 port_num,
 	if (IS_ERR(gid_attr))
 		return PTR_ERR(gid_attr);
 
+	/* No net_device (IB ports, or going away) is -EINVAL here too. */
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(gid_attr);
-	if (IS_ERR(ndev))
-		ret = PTR_ERR(ndev);
+	if (IS_ERR_OR_NULL(ndev))
+		ret = -EINVAL;
 	else
 		ret = sysfs_emit(buf, "%s\n", ndev->name);
 	rcu_read_unlock();
