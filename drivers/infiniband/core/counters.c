@@ -8,6 +8,8 @@
 #include <linux/bitmap.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -53,7 +55,7 @@ struct rdma_hw_stats *rdma_alloc_hw_stats_struct(const struct rdma_stat_desc *de
 	mutex_init(&stats->lock);
 	stats->descs = descs;
 	stats->num_counters = num_counters;
-	stats->lifespan = msecs_to_jiffies(lifespan);
+	stats->lifespan = msecs_to_jiffies(min_t(unsigned long, lifespan, UINT_MAX));
 	/* Stale from the start: the first read refreshes. */
 	stats->timestamp = jiffies - stats->lifespan - 1;
 
