@@ -75,9 +75,18 @@ static int rxe_query_port(struct ib_device *ibdev, u32 port_num,
 
 	attr->phys_state = rxe_phys_state(rxe, attr->state);
 
-	/* Takes RTNL: the core never queries ports with RTNL held. */
-	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
-				&attr->active_width);
+	/*
+	 * Takes RTNL: the core never queries ports with RTNL held.  It
+	 * fails only once the netdev is unregistering and the device about
+	 * to go: the port is down then, its speed moot, and the query still
+	 * answers for the caches refreshing on the way out.
+	 */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 static int rxe_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
