@@ -37,6 +37,10 @@ static int rxe_modify_device(struct ib_device *ibdev, int mask,
 		     IB_DEVICE_MODIFY_NODE_DESC))
 		return -EOPNOTSUPP;
 
+	/*
+	 * The core reads its copy of the attributes (ibdev->attrs, taken at
+	 * registration) for sysfs and nldev: keep it in step with ours.
+	 */
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID) {
 		rxe->attr.sys_image_guid = cpu_to_be64(modify->sys_image_guid);
 		ibdev->attrs.sys_image_guid = rxe->attr.sys_image_guid;
