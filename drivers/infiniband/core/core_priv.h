@@ -70,6 +70,26 @@ int ib_device_rename(struct ib_device *ibdev, const char *name);
 int ib_device_set_dim(struct ib_device *ibdev, u8 use_dim);
 
 /*
+ * The net_device bound to @port (ops.get_netdev or ib_device_set_netdev()),
+ * with a reference the caller drops with dev_put(); NULL when there is
+ * none or it is being unregistered.
+ */
+struct net_device *ib_device_get_netdev(struct ib_device *ib_dev, u32 port);
+
+/*
+ * What a client reports for GET_CHARDEV: its char device @cdev (which
+ * ib_get_client_nl_info() returns with a reference held: put_device() it),
+ * the ABI version @abi, and @port when the answer is per port.  @nl_msg is
+ * the reply being built, for clients that add attributes of their own.
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	unsigned int port;
+	u64 abi;
+};
+
+/*
  * GET_CHARDEV: ask the client named @client_name for its char device on
  * @ibdev (per-device clients, .get_nl_info), or globally when @ibdev is
  * NULL (.get_global_nl_info).  Loads "rdma-client-<name>" on demand.
@@ -121,6 +141,30 @@ void roce_rescan_device(struct ib_device *ib_dev);
 int __init roce_gid_mgmt_init(void);
 void roce_gid_mgmt_exit(void);
 
+/*
+ * RoCE GID table updates, for roce_gid_mgmt.c.  Both take the port's
+ * table lock (so they sleep) and dispatch IB_EVENT_GID_CHANGE when the
+ * table changed.
+ *
+ * ib_cache_gid_add(): adds @gid of @gid_type on @ndev (referenced while
+ * in the table) at the lowest free index, unless that exact GID is
+ * already there (then 0).  -EINVAL for a port without table, -ENOSPC
+ * when full, or the driver's add_gid() error.
+ *
+ * ib_cache_gid_del_if(): deletes every GID of the port for which @del
+ * returns true; @del runs under the table lock and must not sleep long.
+ *
+ * ib_cache_gid_uses_ndev(): whether a GID of the port belongs to @ndev.
+ */
+int ib_cache_gid_add(struct ib_device *device, u32 port,
+		     const union ib_gid *gid, enum ib_gid_type gid_type,
+		     struct net_device *ndev);
+void ib_cache_gid_del_if(struct ib_device *device, u32 port,
+			 bool (*del)(const struct ib_gid_attr *attr, void *ctx),
+			 void *ctx);
+bool ib_cache_gid_uses_ndev(struct ib_device *device, u32 port,
+			    const struct net_device *ndev);
+
 /* ---------------------------------------------------------------- */
 /* restrack.c                                                         */
 
@@ -128,11 +172,36 @@ void roce_gid_mgmt_exit(void);
 int rdma_restrack_init(struct ib_device *dev);
 void rdma_restrack_clean(struct ib_device *dev);
 
+/*
+ * Tracking an object (exported for ib_uverbs and rdma_cm): new() when the
+ * object is allocated, set_name() or parent_name() for its owner, add()
+ * once it is fully created (it becomes visible then), del() before it is
+ * destroyed (unpublishes it and waits for readers).  CM_ID entries cannot
+ * be tracked until rdma_cm exists (their device is in its private struct).
+ */
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
+			       const struct rdma_restrack_entry *parent);
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/* For nldev: names ("pd", "qp", ...) and iteration. */
+const char *rdma_restrack_type_name(enum rdma_restrack_type type);
+struct rdma_restrack_entry *
+rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
+		       unsigned long *id);
+
 /* ---------------------------------------------------------------- */
 /* nldev.c                                                            */
 
 void __init nldev_init(void);
 void nldev_exit(void);
+
+/* SYS_SET PRIVILEGED_QKEY_MODE, for ib_uverbs (exported). */
+bool rdma_nl_get_privileged_qkey(void);
 
 /* ---------------------------------------------------------------- */
 /* sysfs.c                                                            */
@@ -172,5 +241,15 @@ void ib_free_port_attrs(struct ib_core_device *coredev);
 int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
 		     void *arg);
+
+/*
+ * Files of a client (ib_cm's counters) in ports/<N>/ of a registered
+ * device: from its add() callback, removed from its remove() callback.
+ * The files are struct ib_port_attribute.  Exported.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
 
 #endif /* OOT_RDMA_CORE_PRIV_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rdma_rxe: soft-RoCE, RDMA over Converged Ethernet v2 implemented in
+ * software on top of any netdev.  This header is the driver's device
+ * model: the device, its single port, and what the files share.
+ *
+ *	rxe.c			module init/exit, "rdma link add", device setup,
+ *				port state and MTU
+ *	rxe_net.c		UDP tunnel sockets, netdev notifier
+ *	rxe_verbs.c		ib_device_ops
+ *	rxe_hw_counters.c	hw_counters
+ */
+#ifndef RXE_H
+#define RXE_H
+
+#include <linux/atomic.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "rxe_hw_counters.h"
+#include "rxe_param.h"
+
+/*
+ * ABI version of the rxe uverbs driver data that rdma-core's rxe provider
+ * checks; the 6.1 uapi header (rdma_user_rxe.h) does not define it.
+ */
+#define RXE_UVERBS_ABI_VERSION		2
+
+struct rxe_port {
+	/*
+	 * Protects attr against concurrent readers (query_port) while the
+	 * netdev notifier or modify_port change it.  Once the device is
+	 * registered, state and MTU are only written with RTNL held, so
+	 * that they and the port events they raise follow netdev events
+	 * in order.
+	 */
+	spinlock_t		lock;
+	struct ib_port_attr	attr;
+};
+
+struct rxe_dev {
+	struct ib_device	ib_dev;		/* must be first */
+
+	/*
+	 * The netdev the device runs on, bound at creation and never
+	 * changed.  Held (ndev_tracker) until the core frees the device
+	 * (rxe_dealloc()), so that it stays valid for as long as any verb
+	 * can run, even after NETDEV_UNREGISTER queued our unregistration.
+	 */
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+
+	/* Limits reported by query_device; only sys_image_guid changes. */
+	struct ib_device_attr	attr;
+
+	struct rxe_port		port;
+
+	atomic64_t		stats_counters[RXE_NUM_OF_COUNTERS];
+};
+
+static inline struct rxe_dev *to_rdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct rxe_dev, ib_dev);
+}
+
+static inline void rxe_counter_inc(struct rxe_dev *rxe, enum rxe_counter index)
+{
+	atomic64_inc(&rxe->stats_counters[index]);
+}
+
+/* rxe.c */
+void rxe_port_update_state(struct rxe_dev *rxe);
+void rxe_port_update_mtu(struct rxe_dev *rxe);
+void rxe_dealloc(struct ib_device *ibdev);
+
+#endif /* RXE_H */
