@@ -181,7 +181,7 @@ static void gid_entry_del_locked(struct ib_gid_table *table,
 	lockdep_assert_held(&table->lock);
 
 	write_lock_irq(&device->cache_lock);
-	entry->valid = false;
+	WRITE_ONCE(entry->valid, false);
 	if (gid_slot_outlives_delete(table))
 		entry->holds_slot = true;
 	else
@@ -266,7 +266,7 @@ static int gid_table_add_locked(struct ib_gid_table *table, int ix,
 	}
 
 	write_lock_irq(&device->cache_lock);
-	entry->valid = true;
+	WRITE_ONCE(entry->valid, true);
 	table->entries[ix] = entry;
 	write_unlock_irq(&device->cache_lock);
 	return 0;
