@@ -57,7 +57,6 @@
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
@@ -97,8 +96,9 @@ static struct workqueue_struct *roce_gid_wq;
 
 /*
  * Serialises resynchronisations, so that one computed from older netdev
- * state is never applied after a newer one.  Taken only around the
- * compute-and-apply of one port; never held while calling device.c.
+ * state is never applied after a newer one.  Taken around the
+ * compute-and-apply of one port; the GID_CHANGE dispatch (event handler
+ * rwsem, read) nests inside it, the device registry locks never do.
  */
 static DEFINE_MUTEX(roce_sync_lock);
 
@@ -107,7 +107,7 @@ static void roce_gid_set_push(struct roce_gid_set *set,
 			      struct net_device *ndev)
 {
 	struct ib_device *device = set->device;
-	enum ib_gid_type types[] = {
+	static const enum ib_gid_type types[] = {
 		IB_GID_TYPE_ROCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
 	};
 	unsigned int i, t;
