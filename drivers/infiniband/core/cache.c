@@ -181,7 +181,7 @@ static void gid_entry_del_locked(struct ib_gid_table *table,
 	lockdep_assert_held(&table->lock);
 
 	write_lock_irq(&device->cache_lock);
-	entry->valid = false;
+	WRITE_ONCE(entry->valid, false);
 	if (gid_slot_outlives_delete(table))
 		entry->holds_slot = true;
 	else
@@ -266,7 +266,7 @@ static int gid_table_add_locked(struct ib_gid_table *table, int ix,
 	}
 
 	write_lock_irq(&device->cache_lock);
-	entry->valid = true;
+	WRITE_ONCE(entry->valid, true);
 	table->entries[ix] = entry;
 	write_unlock_irq(&device->cache_lock);
 	return 0;
@@ -414,8 +414,8 @@ EXPORT_SYMBOL(rdma_is_zero_gid);
  * @index: the GID index
  * @gid: where to store it
  *
- * Return: 0, or -EINVAL for an iWARP or invalid port, an index out of the
- * table or an empty slot.
+ * Return: 0, -EINVAL for an iWARP or invalid port or an index out of the
+ * table, -ENOENT for an empty slot.
  */
 int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
 		   union ib_gid *gid)
@@ -423,7 +423,7 @@ int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
 	struct ib_gid_table *table = gid_table(device, port_num);
 	struct ib_gid_entry *entry;
 	unsigned long flags;
-	int ret = -EINVAL;
+	int ret = -ENOENT;
 
 	if (!table || rdma_protocol_iwarp(device, port_num) || index < 0 ||
 	    index >= table->sz)
@@ -497,7 +497,7 @@ static bool gid_match_key(const struct ib_gid_entry *entry, void *arg)
  * @ndev: its netdev, or NULL for any
  *
  * Return: the held attribute (put with rdma_put_gid_attr()), or
- * ERR_PTR(-EINVAL) for an invalid port, ERR_PTR(-ENOENT) when not found.
+ * ERR_PTR(-ENOENT) when not found, the port being invalid included.
  */
 const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *ib_dev,
 						const union ib_gid *gid,
@@ -512,7 +512,7 @@ const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *ib_dev,
 	const struct ib_gid_attr *attr;
 
 	if (!table)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(-ENOENT);
 
 	attr = gid_table_find(table, gid_match_key, &key);
 	return attr ?: ERR_PTR(-ENOENT);
@@ -799,8 +799,8 @@ int ib_get_cached_pkey(struct ib_device *device, u32 port_num, int index,
 EXPORT_SYMBOL(ib_get_cached_pkey);
 
 /*
- * Index of @pkey in the port's cache.  Inexactly, the membership bit
- * (bit 15) is ignored but a full member is preferred over a limited one.
+ * Index of @pkey in the port's cache; U16_MAX and -ENOENT when absent.
+ * Inexactly, the membership bit (bit 15) is ignored.
  */
 static int find_cached_pkey(struct ib_device *device, u32 port_num, u16 pkey,
 			    bool exact, u16 *index)
@@ -829,6 +829,9 @@ static int find_cached_pkey(struct ib_device *device, u32 port_num, u16 pkey,
 		ret = 0;
 	}
 	read_unlock_irqrestore(&device->cache_lock, flags);
+	/* Like stock, leave no stale index behind on a miss. */
+	if (ret)
+		*index = U16_MAX;
 	return ret;
 }
 

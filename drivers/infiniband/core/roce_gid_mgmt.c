@@ -4,8 +4,10 @@
  *
  * The GIDs of a RoCE port are derived from its netdev P
  * (ib_device_get_netdev()) and the devices stacked on P (VLANs, bridges,
- * bonds):
- *	- the default GID of P: fe80::/64 + the EUI-64 of P's MAC,
+ * bonds: those of a bond only when P is its active slave or the bond mode
+ * has none):
+ *	- the default GID of P (of its bond when P is a bond slave):
+ *	  fe80::/64 + the EUI-64 of its MAC,
  *	- for P, then each upper device: one GID per IPv4 address
  *	  (::ffff:a.b.c.d) in the order of the address list, then one per
  *	  IPv6 address in the order of the address list,
@@ -38,6 +40,12 @@
  *	- VLAN and bridge uppers of P: their addresses (including their
  *	  link-local ones) become GIDs with the upper as netdev; they go
  *	  when the upper is deleted or P leaves the bridge.
+ *	- Bond slaves (rxe0 on veth0, rxe1 on veth2, both in bond0): the
+ *	  default GID of every slave's port has netdev bond0 (the bond's
+ *	  link-local address is that GID).  In active-backup mode only the
+ *	  active slave's port has bond0's IP GIDs; failover moves them.  In
+ *	  balance-rr (no active slave) every slave's port has them.  On
+ *	  release the default GID is the slave's own again.
  *	- Loopback (rxe on lo): the default GID fe80::200:ff:fe00:0 and the
  *	  addresses present when the device is created; later events on lo
  *	  are ignored (only ARPHRD_ETHER netdevs are followed): a
@@ -46,12 +54,13 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
+#include <net/bonding.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
@@ -62,6 +71,8 @@
 struct roce_gid_set {
 	struct ib_device *device;
 	u32 port;
+	/* The port's netdev, while the set is built. */
+	struct net_device *ndev;
 	unsigned int n, max;
 	struct roce_gid_want {
 		union ib_gid gid;
@@ -85,8 +96,9 @@ static struct workqueue_struct *roce_gid_wq;
 
 /*
  * Serialises resynchronisations, so that one computed from older netdev
- * state is never applied after a newer one.  Taken only around the
- * compute-and-apply of one port; never held while calling device.c.
+ * state is never applied after a newer one.  Taken around the
+ * compute-and-apply of one port; the GID_CHANGE dispatch (event handler
+ * rwsem, read) nests inside it, the device registry locks never do.
  */
 static DEFINE_MUTEX(roce_sync_lock);
 
@@ -95,7 +107,7 @@ static void roce_gid_set_push(struct roce_gid_set *set,
 			      struct net_device *ndev)
 {
 	struct ib_device *device = set->device;
-	enum ib_gid_type types[] = {
+	static const enum ib_gid_type types[] = {
 		IB_GID_TYPE_ROCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
 	};
 	unsigned int i, t;
@@ -177,12 +189,51 @@ static void roce_gid_set_add_ips(struct roce_gid_set *set,
 #endif
 }
 
+/*
+ * Whether the addresses of @upper, stacked on the port's netdev @lower,
+ * belong to the port.  Those of a bond (or of a VLAN on a bond) do only
+ * on the active slave when the bond mode has one, so that a GID is on
+ * the port that carries its traffic.  Under rcu_read_lock().
+ */
+static bool roce_upper_is_ours(struct net_device *upper,
+			       struct net_device *lower)
+{
+	struct net_device *real = upper, *active;
+
+	if (upper->reg_state != NETREG_REGISTERED)
+		return false;
+	if (is_vlan_dev(upper))
+		real = vlan_dev_priv(upper)->real_dev;
+	if (real == lower || !netif_is_bond_master(real))
+		return true;
+
+	active = bond_option_active_slave_get_rcu(netdev_priv(real));
+	return !active || active == lower;
+}
+
 static int roce_gid_set_add_upper(struct net_device *upper,
 				  struct netdev_nested_priv *priv)
 {
-	if (upper->reg_state == NETREG_REGISTERED)
-		roce_gid_set_add_ips(priv->data, upper);
+	struct roce_gid_set *set = priv->data;
+
+	if (roce_upper_is_ours(upper, set->ndev))
+		roce_gid_set_add_ips(set, upper);
 	return 0;
+}
+
+/*
+ * The netdev of the default GID: that of the port, or of the bond it is
+ * a slave of, which is where the traffic of the bond's link goes.  Under
+ * rcu_read_lock().
+ */
+static struct net_device *roce_default_gid_ndev(struct net_device *ndev)
+{
+	struct net_device *master = netdev_master_upper_dev_get_rcu(ndev);
+
+	if (master && netif_is_bond_master(master) &&
+	    master->reg_state == NETREG_REGISTERED)
+		return master;
+	return ndev;
 }
 
 /* The wanted GIDs of a port whose netdev is @ndev (may be NULL). */
@@ -191,6 +242,7 @@ static struct roce_gid_set *roce_gid_set_build(struct ib_device *device,
 					       struct net_device *ndev)
 {
 	struct netdev_nested_priv priv;
+	struct net_device *def_ndev;
 	struct roce_gid_set *set;
 	union ib_gid gid;
 	unsigned int max;
@@ -202,13 +254,15 @@ static struct roce_gid_set *roce_gid_set_build(struct ib_device *device,
 	set->device = device;
 	set->port = port;
 	set->max = max;
+	set->ndev = ndev;
 	priv.data = set;
 
 	rcu_read_lock();
 	if (ndev && ndev->reg_state == NETREG_REGISTERED) {
-		if (ndev->addr_len == ETH_ALEN) {
-			roce_default_gid(ndev, &gid);
-			roce_gid_set_push(set, &gid, ndev);
+		def_ndev = roce_default_gid_ndev(ndev);
+		if (def_ndev->addr_len == ETH_ALEN) {
+			roce_default_gid(def_ndev, &gid);
+			roce_gid_set_push(set, &gid, def_ndev);
 		}
 		roce_gid_set_add_ips(set, ndev);
 		netdev_walk_all_upper_dev_rcu(ndev, roce_gid_set_add_upper,
