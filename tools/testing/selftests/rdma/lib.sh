@@ -54,7 +54,22 @@ expect_nl() {
 	expect_eq "nlrdma $*" "$(nlrdma "$@")" "$want"
 }
 
-# expect_eq WHAT GOT WANT: prints the mismatch, returns its truth.
+# eventually SECONDS CMD...: retry CMD every 0.1 s until it succeeds or
+# SECONDS pass; the last attempt's output is shown.  For state that
+# settles asynchronously (work queued by notifiers): a fixed sleep would
+# flake on a loaded machine, a bound still fails a real hang.
+eventually() {
+	local secs=$1 end
+	shift
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# expect_eq WHAT: prints the mismatch, returns its truth.
 expect_eq() {
 	if [ "$2" != "$3" ]; then
 		echo "$1: got '$2', want '$3'"

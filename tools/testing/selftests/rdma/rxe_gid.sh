@@ -24,15 +24,11 @@ gids() {
 	done
 }
 # The table settles asynchronously (notifiers queue work).
+table_now_is() {
+	expect_eq "GID table" "$(gids 5)" "$1"
+}
 table_is() {
-	local want=$1 got
-	for _ in $(seq 30); do
-		got=$(gids 5)
-		[ "$got" != "$want" ] || return 0
-		sleep 0.1
-	done
-	echo "GID table:"; echo "$got"; echo "want:"; echo "$want"
-	return 1
+	eventually 10 table_now_is "$1"
 }
 
 Z=0000:0000:0000:0000:0000:0000:0000:0000
@@ -106,22 +102,23 @@ down_up() {
 }
 ktap_test_result "link down drops IPv6 GIDs with their addresses" down_up
 
+gid0_is() {
+	expect_eq "gid 0" "$(gids 1)" "$1"
+}
 mac() {
-	local got
 	ip link set "$VETH" address 02:aa:bb:cc:dd:ee || return 1
-	sleep 1
-	got=$(sed -n 1p <(gids 1))
-	expect_eq "gid 0" "$got" "0:fe80:0000:0000:0000:00aa:bbff:fecc:ddee:RoCE v2:$VETH"
+	eventually 10 gid0_is "0:fe80:0000:0000:0000:00aa:bbff:fecc:ddee:RoCE v2:$VETH"
 }
 ktap_test_result "the default GID follows a MAC change" mac
 
+ndevs_are() {
+	expect_eq "ndevs" "$(gids 3 | cut -d: -f1,10- | tr '\n' ' ')" "$1"
+}
 renamed() {
-	local got
 	ip link set "$VETH" down && ip link set "$VETH" name vethX &&
 	ip link set vethX up || return 1
-	sleep 1
-	got=$(gids 3 | cut -d: -f1,10-)
-	expect_eq "ndevs" "$(echo "$got" | tr '\n' ' ')" "0:RoCE v2:vethX 1:RoCE v2:vethX 2:RoCE v2:vethX " || return 1
+	eventually 10 ndevs_are "0:RoCE v2:vethX 1:RoCE v2:vethX 2:RoCE v2:vethX " ||
+		return 1
 	expect_eq "rdma link" "$(rdma link)" \
 		"link rxe0/1 state ACTIVE physical_state LINK_UP netdev vethX "
 }

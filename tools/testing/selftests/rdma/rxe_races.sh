@@ -18,13 +18,11 @@ rdma_unload_all
 modprobe rdma_rxe
 
 # Devices are removed asynchronously after their netdev goes.
+no_devices() {
+	expect_eq "devices left" "$(rxe_devices)" ""
+}
 settled_empty() {
-	for _ in $(seq 50); do
-		[ -z "$(rxe_devices)" ] && return 0
-		sleep 0.1
-	done
-	echo "devices left: $(rxe_devices)"
-	return 1
+	eventually 10 no_devices
 }
 
 newlink_vs_netdev_del() {

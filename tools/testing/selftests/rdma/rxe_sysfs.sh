@@ -77,15 +77,16 @@ node_desc() {
 }
 ktap_test_result "node_desc is writable, as stock stores it" node_desc
 
+port_is() {
+	expect_eq "port" "$(values $P/state $P/phys_state)" "$1"
+}
 link_state() {
 	ip link set "$VETH" down
-	sleep 0.5
-	expect_eq "down" "$(values $P/state $P/phys_state)" "state=1: DOWN;phys_state=3: Disabled;" || return 1
+	eventually 10 port_is "state=1: DOWN;phys_state=3: Disabled;" || return 1
 	expect_eq "rdma link" "$(rdma link)" \
 		"link rxe0/1 state DOWN physical_state DISABLED netdev $VETH " || return 1
 	ip link set "$VETH" up
-	sleep 0.5
-	expect_eq "up" "$(values $P/state $P/phys_state)" "state=4: ACTIVE;phys_state=5: LinkUp;"
+	eventually 10 port_is "state=4: ACTIVE;phys_state=5: LinkUp;"
 }
 ktap_test_result "link down/up shows in state and phys_state" link_state
 
