@@ -201,10 +201,16 @@ static struct ib_uverbs_async_event_file *async_file_alloc(void)
 /* ---------------------------------------------------------------- */
 /* User contexts                                                    */
 
-/* Undoes ib_uverbs_alloc_context() up to the driver's context. */
-static void ucontext_free(struct ib_ucontext *ucontext)
+/*
+ * Frees @ucontext; @driver_owned: the driver's alloc_ucontext() succeeded,
+ * so its dealloc_ucontext() runs, after the context left restrack (no
+ * "rdma res" reader sees it half destroyed).
+ */
+static void ucontext_free(struct ib_ucontext *ucontext, bool driver_owned)
 {
 	rdma_restrack_del(&ucontext->res);
+	if (driver_owned)
+		ucontext->device->ops.dealloc_ucontext(ucontext);
 	xa_destroy(&ucontext->mmap_xa);
 	kfree(ucontext);
 }
@@ -263,16 +269,17 @@ struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
 	return filp;
 
 err_filp:
+	/* Its release drops ev_file. */
 	fput(filp);
-	ev_file = NULL;
+	put_unused_fd(*fd);
+	goto err_ucontext;
 err_fd:
 	put_unused_fd(*fd);
 err_ev_file:
-	if (ev_file)
-		async_file_put(ev_file);
+	async_file_put(ev_file);
 err_ucontext:
 	attrs->context = NULL;
-	ucontext_free(ucontext);
+	ucontext_free(ucontext, false);
 err_unlock:
 	mutex_unlock(&file->ucontext_lock);
 	return ERR_PTR(ret);
@@ -286,11 +293,10 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 
 	lockdep_assert_held(&file->ucontext_lock);
 
-	ucontext->device->ops.dealloc_ucontext(ucontext);
 	fput(filp);
 	put_unused_fd(fd);
 	attrs->context = NULL;
-	ucontext_free(ucontext);
+	ucontext_free(ucontext, true);
 	mutex_unlock(&file->ucontext_lock);
 }
 
@@ -347,8 +353,7 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file)
 	ucontext = file->ucontext;
 	if (ucontext) {
 		WRITE_ONCE(file->ucontext, NULL);
-		ucontext->device->ops.dealloc_ucontext(ucontext);
-		ucontext_free(ucontext);
+		ucontext_free(ucontext, true);
 	}
 	mutex_unlock(&file->ucontext_lock);
 }
