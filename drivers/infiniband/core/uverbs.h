@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Declarations private to ib_uverbs.
+ *
+ * Who owns what:
+ *	uverbs_main.c	module, class "infiniband_verbs", char devices, the
+ *			ib client, file operations, device disassociation,
+ *			the async event file
+ *	uverbs_cmd.c	write() and extended write() commands
+ *	uverbs_ioctl.c	RDMA_VERBS_IOCTL
+ */
+#ifndef OOT_RDMA_UVERBS_H
+#define OOT_RDMA_UVERBS_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+
+/*
+ * One per ib_device that has user verbs (ops.alloc_ucontext): the char
+ * device uverbsN.  @dev's refcount keeps the structure: the client holds
+ * one reference from add() to remove(), every open file one more, so it
+ * outlives the ib_device when files stay open after removal.
+ */
+struct ib_uverbs_device {
+	struct device dev;
+	struct cdev cdev;
+	int devnum;
+	u32 num_comp_vectors;
+
+	/*
+	 * The ib_device, NULL once removal started.  Readers are the file
+	 * operations, under disassociate_srcu: remove() clears it and then
+	 * waits for them, so no call still uses the device afterwards.
+	 */
+	struct ib_device __rcu *ib_dev;
+	struct srcu_struct disassociate_srcu;
+
+	/* Protects @files. */
+	struct mutex lists_mutex;
+	/* Every open file (ib_uverbs_file.list). */
+	struct list_head files;
+};
+
+/*
+ * The queue behind an async event fd.  The anon inode file holds one
+ * reference, the ib_uverbs_file that created it another (it is where
+ * events are queued).
+ */
+struct ib_uverbs_async_event_file {
+	struct kref ref;
+	/* Protects @events and @is_closed. */
+	spinlock_t lock;
+	struct list_head events;
+	wait_queue_head_t poll_wait;
+	/* Set when no event can follow any more (device gone). */
+	bool is_closed;
+};
+
+/* One per open() of uverbsN. */
+struct ib_uverbs_file {
+	struct ib_uverbs_device *device;
+	/* In device->files, under device->lists_mutex. */
+	struct list_head list;
+
+	/*
+	 * Serialises creating and destroying the user context.  @ucontext
+	 * is published (smp_store_release) only when fully set up, and is
+	 * only freed after every syscall that could see it is over: by
+	 * release(), or by remove() after waiting for disassociate_srcu.
+	 */
+	struct mutex ucontext_lock;
+	struct ib_ucontext *ucontext;
+	struct ib_uverbs_async_event_file *async_file;
+};
+
+/* uverbs_main.c */
+
+/*
+ * GET_CONTEXT for uverbs_cmd.c: allocates the driver's context for
+ * @attrs->ufile with @attrs->driver_udata, and an async event file.
+ * Returns the new file (with its fd reserved in *@fd, not yet
+ * installed: the caller installs it with fd_install() once its answer
+ * reached userspace, or undoes everything with
+ * ib_uverbs_abort_context()).  -EINVAL when the file already has a
+ * context, else the driver's or an allocation's errno.
+ */
+struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
+				     struct ib_device *ib_dev, int *fd);
+void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
+			     struct file *filp, int fd);
+/* Publishes the context made by ib_uverbs_alloc_context(). */
+void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
+			      struct file *filp, int fd);
+
+/* uverbs_cmd.c */
+
+/* write() on uverbsN; takes disassociate_srcu itself. */
+ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
+			size_t count, loff_t *pos);
+
+/* uverbs_ioctl.c */
+
+/* RDMA_VERBS_IOCTL; takes disassociate_srcu itself. */
+long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+#endif /* OOT_RDMA_UVERBS_H */

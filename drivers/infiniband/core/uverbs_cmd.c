@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_uverbs: the write() commands.
+ *
+ * A write() carries one command: struct ib_uverbs_cmd_hdr, then for the
+ * legacy commands the request (its first u64 the address of the
+ * response, when the command has one) and the driver's data; for the
+ * extended ones (IB_USER_VERBS_CMD_FLAG_EXTENDED) struct
+ * ib_uverbs_ex_cmd_hdr, the request and the driver's data, the sizes in
+ * 8-byte words and the response address in the extended header.
+ *
+ * Each command is a table entry giving the sizes of its core request and
+ * response: the dispatcher checks the headers against them, splits the
+ * buffers into the core part (attrs->ucore) and the driver's part
+ * (attrs->driver_udata), and calls the handler inside the SRCU read
+ * section that keeps the ib_device.
+ */
+
+#include <linux/fs.h>
+#include <linux/nospec.h>
+#include <linux/overflow.h>
+#include <linux/uaccess.h>
+#include <rdma/ib.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "uverbs.h"
+
+/**
+ * struct uverbs_write_cmd - one write() command
+ * @handler: does the command; @ib_dev is live for its whole run
+ * @req_size: minimum size of the core request (without the headers); for
+ *	a legacy command with driver data also where that data begins
+ * @resp_size: minimum room for the core response; for a legacy command
+ *	with driver data also where the driver's response begins
+ * @has_resp: the command answers through a response buffer
+ * @has_udata: the driver gets the data after the core request/response
+ * @no_ucontext: the command runs before the file has a user context
+ * @needs_fn: offset in struct ib_device of the op the command needs,
+ *	0 for none; a device without it answers -EOPNOTSUPP
+ */
+struct uverbs_write_cmd {
+	int (*handler)(struct uverbs_attr_bundle *attrs,
+		       struct ib_device *ib_dev);
+	u16 req_size;
+	u16 resp_size;
+	u8 has_resp:1;
+	u8 has_udata:1;
+	u8 no_ucontext:1;
+	size_t needs_fn;
+};
+
+/*
+ * Copy the core request into @req (@req_len bytes): a shorter one is
+ * zero-extended, a longer one must be zero past what we know, else
+ * -EOPNOTSUPP (a newer userspace asking for something we cannot do).
+ */
+static int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
+			  size_t req_len)
+{
+	size_t len = min(attrs->ucore.inlen, req_len);
+
+	if (copy_from_user(req, attrs->ucore.inbuf, len))
+		return -EFAULT;
+	memset(req + len, 0, req_len - len);
+
+	if (attrs->ucore.inlen > req_len &&
+	    !ib_is_buffer_cleared(attrs->ucore.inbuf + req_len,
+				  attrs->ucore.inlen - req_len))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Copy the core response: as much of @resp as the caller has room for;
+ * room beyond @resp_len is zeroed, so an older kernel's answer reads as
+ * "not supported" fields.
+ */
+static int uverbs_response(struct uverbs_attr_bundle *attrs,
+			   const void *resp, size_t resp_len)
+{
+	size_t len = min(attrs->ucore.outlen, resp_len);
+
+	if (copy_to_user(attrs->ucore.outbuf, resp, len))
+		return -EFAULT;
+	if (attrs->ucore.outlen > len &&
+	    clear_user(attrs->ucore.outbuf + len, attrs->ucore.outlen - len))
+		return -EFAULT;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Commands                                                         */
+
+static int ib_uverbs_get_context(struct uverbs_attr_bundle *attrs,
+				 struct ib_device *ib_dev)
+{
+	struct ib_uverbs_get_context_resp resp = {};
+	struct ib_uverbs_get_context cmd;
+	struct file *filp;
+	int ret;
+	int fd;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	filp = ib_uverbs_alloc_context(attrs, ib_dev, &fd);
+	if (IS_ERR(filp))
+		return PTR_ERR(filp);
+
+	resp.async_fd = fd;
+	resp.num_comp_vectors = attrs->ufile->device->num_comp_vectors;
+	ret = uverbs_response(attrs, &resp, sizeof(resp));
+	if (ret) {
+		ib_uverbs_abort_context(attrs, filp, fd);
+		return ret;
+	}
+	ib_uverbs_commit_context(attrs, filp, fd);
+	return 0;
+}
+
+static void copy_query_dev_fields(struct ib_device *ib_dev,
+				  struct ib_uverbs_query_device_resp *resp,
+				  const struct ib_device_attr *attr)
+{
+	resp->fw_ver = attr->fw_ver;
+	resp->node_guid = ib_dev->node_guid;
+	resp->sys_image_guid = attr->sys_image_guid;
+	resp->max_mr_size = attr->max_mr_size;
+	resp->page_size_cap = attr->page_size_cap;
+	resp->vendor_id = attr->vendor_id;
+	resp->vendor_part_id = attr->vendor_part_id;
+	resp->hw_ver = attr->hw_ver;
+	resp->max_qp = attr->max_qp;
+	resp->max_qp_wr = attr->max_qp_wr;
+	/* The legacy field has room for the low 32 flags only. */
+	resp->device_cap_flags = lower_32_bits(attr->device_cap_flags);
+	resp->max_sge = min(attr->max_send_sge, attr->max_recv_sge);
+	resp->max_sge_rd = attr->max_sge_rd;
+	resp->max_cq = attr->max_cq;
+	resp->max_cqe = attr->max_cqe;
+	resp->max_mr = attr->max_mr;
+	resp->max_pd = attr->max_pd;
+	resp->max_qp_rd_atom = attr->max_qp_rd_atom;
+	resp->max_ee_rd_atom = attr->max_ee_rd_atom;
+	resp->max_res_rd_atom = attr->max_res_rd_atom;
+	resp->max_qp_init_rd_atom = attr->max_qp_init_rd_atom;
+	resp->max_ee_init_rd_atom = attr->max_ee_init_rd_atom;
+	resp->atomic_cap = attr->atomic_cap;
+	resp->max_ee = attr->max_ee;
+	resp->max_rdd = attr->max_rdd;
+	resp->max_mw = attr->max_mw;
+	resp->max_raw_ipv6_qp = attr->max_raw_ipv6_qp;
+	resp->max_raw_ethy_qp = attr->max_raw_ethy_qp;
+	resp->max_mcast_grp = attr->max_mcast_grp;
+	resp->max_mcast_qp_attach = attr->max_mcast_qp_attach;
+	resp->max_total_mcast_qp_attach = attr->max_total_mcast_qp_attach;
+	resp->max_ah = attr->max_ah;
+	resp->max_srq = attr->max_srq;
+	resp->max_srq_wr = attr->max_srq_wr;
+	resp->max_srq_sge = attr->max_srq_sge;
+	resp->max_pkeys = attr->max_pkeys;
+	resp->local_ca_ack_delay = attr->local_ca_ack_delay;
+	resp->phys_port_cnt = min_t(u32, rdma_end_port(ib_dev), U8_MAX);
+}
+
+/* The attributes the core cached at registration, as stock answers. */
+static int ib_uverbs_query_device(struct uverbs_attr_bundle *attrs,
+				  struct ib_device *ib_dev)
+{
+	struct ib_uverbs_query_device_resp resp = {};
+	struct ib_uverbs_query_device cmd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	copy_query_dev_fields(ib_dev, &resp, &ib_dev->attrs);
+	return uverbs_response(attrs, &resp, sizeof(resp));
+}
+
+static void copy_query_dev_ex_fields(struct ib_uverbs_ex_query_device_resp *resp,
+				     const struct ib_device_attr *attr)
+{
+	resp->odp_caps.general_caps = attr->odp_caps.general_caps;
+	resp->odp_caps.per_transport_caps.rc_odp_caps =
+		attr->odp_caps.per_transport_caps.rc_odp_caps;
+	resp->odp_caps.per_transport_caps.uc_odp_caps =
+		attr->odp_caps.per_transport_caps.uc_odp_caps;
+	resp->odp_caps.per_transport_caps.ud_odp_caps =
+		attr->odp_caps.per_transport_caps.ud_odp_caps;
+	resp->xrc_odp_caps = attr->odp_caps.per_transport_caps.xrc_odp_caps;
+	resp->timestamp_mask = attr->timestamp_mask;
+	resp->hca_core_clock = attr->hca_core_clock;
+	resp->device_cap_flags_ex = attr->device_cap_flags;
+	resp->rss_caps.supported_qpts = attr->rss_caps.supported_qpts;
+	resp->rss_caps.max_rwq_indirection_tables =
+		attr->rss_caps.max_rwq_indirection_tables;
+	resp->rss_caps.max_rwq_indirection_table_size =
+		attr->rss_caps.max_rwq_indirection_table_size;
+	resp->max_wq_type_rq = attr->max_wq_type_rq;
+	resp->raw_packet_caps = attr->raw_packet_caps;
+	resp->tm_caps.max_rndv_hdr_size = attr->tm_caps.max_rndv_hdr_size;
+	resp->tm_caps.max_num_tags = attr->tm_caps.max_num_tags;
+	resp->tm_caps.flags = attr->tm_caps.flags;
+	resp->tm_caps.max_ops = attr->tm_caps.max_ops;
+	resp->tm_caps.max_sge = attr->tm_caps.max_sge;
+	resp->cq_moderation_caps.max_cq_moderation_count =
+		attr->cq_caps.max_cq_moderation_count;
+	resp->cq_moderation_caps.max_cq_moderation_period =
+		attr->cq_caps.max_cq_moderation_period;
+	resp->max_dm_size = attr->max_dm_size;
+}
+
+/* Asks the driver afresh, with the caller's driver data. */
+static int ib_uverbs_ex_query_device(struct uverbs_attr_bundle *attrs,
+				     struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_query_device_resp resp = {};
+	struct ib_uverbs_ex_query_device cmd;
+	struct ib_device_attr attr = {};
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask || cmd.reserved)
+		return -EINVAL;
+
+	ret = ib_dev->ops.query_device(ib_dev, &attr, &attrs->driver_udata);
+	if (ret)
+		return ret;
+
+	copy_query_dev_fields(ib_dev, &resp.base, &attr);
+	copy_query_dev_ex_fields(&resp, &attr);
+	/* How much of the answer userspace gets: what it has room for. */
+	resp.response_length = min_t(size_t, attrs->ucore.outlen, sizeof(resp));
+	return uverbs_response(attrs, &resp, sizeof(resp));
+}
+
+/*
+ * IBA CapabilityMask bit 26 is reported as "IP based GIDs" to userspace,
+ * from attr->ip_gids; every other bit passes through.
+ */
+static u32 uverbs_port_cap_flags(const struct ib_port_attr *attr)
+{
+	u32 flags = attr->port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
+
+	if (attr->ip_gids)
+		flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
+	return flags;
+}
+
+static void copy_port_attr(struct ib_device *ib_dev, u32 port_num,
+			   struct ib_uverbs_query_port_resp *resp,
+			   const struct ib_port_attr *attr)
+{
+	resp->state = attr->state;
+	resp->max_mtu = attr->max_mtu;
+	resp->active_mtu = attr->active_mtu;
+	resp->gid_tbl_len = attr->gid_tbl_len;
+	resp->port_cap_flags = uverbs_port_cap_flags(attr);
+	resp->max_msg_sz = attr->max_msg_sz;
+	resp->bad_pkey_cntr = attr->bad_pkey_cntr;
+	resp->qkey_viol_cntr = attr->qkey_viol_cntr;
+	resp->pkey_tbl_len = attr->pkey_tbl_len;
+	/* 16-bit LIDs only; OPA's 32-bit ones do not fit this ABI. */
+	resp->lid = (u16)attr->lid;
+	resp->sm_lid = (u16)attr->sm_lid;
+	resp->lmc = attr->lmc;
+	resp->max_vl_num = attr->max_vl_num;
+	resp->sm_sl = attr->sm_sl;
+	resp->subnet_timeout = attr->subnet_timeout;
+	resp->init_type_reply = attr->init_type_reply;
+	resp->active_width = attr->active_width;
+	resp->active_speed = attr->active_speed;
+	resp->phys_state = attr->phys_state;
+	resp->link_layer = rdma_port_get_link_layer(ib_dev, port_num);
+	if (rdma_is_grh_required(ib_dev, port_num))
+		resp->flags |= IB_UVERBS_QPF_GRH_REQUIRED;
+}
+
+static int ib_uverbs_query_port(struct uverbs_attr_bundle *attrs,
+				struct ib_device *ib_dev)
+{
+	struct ib_uverbs_query_port_resp resp = {};
+	struct ib_uverbs_query_port cmd;
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	ret = ib_query_port(ib_dev, cmd.port_num, &attr);
+	if (ret)
+		return ret;
+
+	copy_port_attr(ib_dev, cmd.port_num, &resp, &attr);
+	return uverbs_response(attrs, &resp, sizeof(resp));
+}
+
+/* ---------------------------------------------------------------- */
+/* Dispatch                                                         */
+
+#define UVERBS_NEEDS_FN(fn) offsetof(struct ib_device, ops.fn)
+
+/*
+ * Indexed by command number, sized by the uapi enums: a number in range
+ * without a handler is a command we do not implement, which answers
+ * -EOPNOTSUPP once its header checks as a legacy one (as stock's).
+ */
+static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP + 1] = {
+	[IB_USER_VERBS_CMD_GET_CONTEXT] = {
+		.handler = ib_uverbs_get_context,
+		.req_size = sizeof(struct ib_uverbs_get_context),
+		.resp_size = sizeof(struct ib_uverbs_get_context_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.no_ucontext = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_ucontext),
+	},
+	[IB_USER_VERBS_CMD_QUERY_DEVICE] = {
+		.handler = ib_uverbs_query_device,
+		.req_size = sizeof(struct ib_uverbs_query_device),
+		.resp_size = sizeof(struct ib_uverbs_query_device_resp),
+		.has_resp = 1,
+	},
+	[IB_USER_VERBS_CMD_QUERY_PORT] = {
+		.handler = ib_uverbs_query_port,
+		.req_size = sizeof(struct ib_uverbs_query_port),
+		.resp_size = sizeof(struct ib_uverbs_query_port_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(query_port),
+	},
+};
+
+static const struct uverbs_write_cmd
+uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
+	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
+		/* Any size: the answer is as long as the room for it. */
+		.handler = ib_uverbs_ex_query_device,
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(query_device),
+	},
+};
+
+static int ib_uverbs_notsupp(struct uverbs_attr_bundle *attrs,
+			     struct ib_device *ib_dev)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct uverbs_write_cmd uverbs_write_notsupp = {
+	.handler = ib_uverbs_notsupp,
+	.no_ucontext = 1,
+};
+
+/*
+ * The command @command names: -EINVAL when bits other than the number
+ * and the extended flag are set, -EOPNOTSUPP for a number past the
+ * table; uverbs_write_notsupp for a hole in it.
+ */
+static const struct uverbs_write_cmd *uverbs_write_lookup(u32 command)
+{
+	u32 num = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	const struct uverbs_write_cmd *table = uverbs_write_cmds;
+	size_t size = ARRAY_SIZE(uverbs_write_cmds);
+
+	if (command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			IB_USER_VERBS_CMD_COMMAND_MASK))
+		return ERR_PTR(-EINVAL);
+
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		table = uverbs_write_ex_cmds;
+		size = ARRAY_SIZE(uverbs_write_ex_cmds);
+	}
+	if (num >= size)
+		return ERR_PTR(-EOPNOTSUPP);
+	num = array_index_nospec(num, size);
+	if (!table[num].handler)
+		return &uverbs_write_notsupp;
+	return &table[num];
+}
+
+static bool uverbs_device_has_fn(const struct ib_device *ib_dev,
+				 const struct uverbs_write_cmd *cmd)
+{
+	const void *fn;
+
+	if (!cmd->needs_fn)
+		return true;
+	memcpy(&fn, (const u8 *)ib_dev + cmd->needs_fn, sizeof(fn));
+	return fn;
+}
+
+/*
+ * A legacy command: sizes in 4-byte words, the header included in
+ * in_words; the response address is the request's first u64.
+ */
+static int uverbs_parse_legacy(const struct uverbs_write_cmd *cmd,
+			       const struct ib_uverbs_cmd_hdr *hdr,
+			       const char __user *buf, size_t count,
+			       struct uverbs_attr_bundle *attrs)
+{
+	size_t in_len = count - sizeof(*hdr);
+	size_t out_len = hdr->out_words * 4;
+	u64 response = 0;
+
+	if (hdr->in_words * 4 != count)
+		return -EINVAL;
+	if (in_len < cmd->req_size)
+		return -ENOSPC;
+	if (cmd->has_resp && out_len < cmd->resp_size)
+		return -ENOSPC;
+
+	buf += sizeof(*hdr);
+	if (cmd->has_resp && get_user(response, (const u64 __user *)buf))
+		return -EFAULT;
+
+	if (cmd->has_udata) {
+		attrs->driver_udata.inlen = in_len - cmd->req_size;
+		if (attrs->driver_udata.inlen)
+			attrs->driver_udata.inbuf = buf + cmd->req_size;
+		in_len = cmd->req_size;
+		if (cmd->has_resp) {
+			attrs->driver_udata.outlen = out_len - cmd->resp_size;
+			if (attrs->driver_udata.outlen)
+				attrs->driver_udata.outbuf =
+					u64_to_user_ptr(response +
+							cmd->resp_size);
+			out_len = cmd->resp_size;
+		}
+	}
+	if (!cmd->has_resp)
+		out_len = 0;
+
+	attrs->ucore.inbuf = buf;
+	attrs->ucore.inlen = in_len;
+	attrs->ucore.outbuf = out_len ? u64_to_user_ptr(response) : NULL;
+	attrs->ucore.outlen = out_len;
+	if (out_len && !access_ok(attrs->ucore.outbuf, hdr->out_words * 4))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * An extended command: struct ib_uverbs_ex_cmd_hdr follows, sizes are
+ * in 8-byte words without the headers, core and driver parts counted
+ * apart, and the response address is in the extended header.
+ */
+static int uverbs_parse_ex(const struct uverbs_write_cmd *cmd,
+			   const struct ib_uverbs_cmd_hdr *hdr,
+			   const char __user *buf, size_t count,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+	size_t out_len = hdr->out_words * 8;
+	size_t in_len = hdr->in_words * 8;
+	void __user *response;
+
+	if (count < sizeof(*hdr) + sizeof(ex_hdr))
+		return -EINVAL;
+	buf += sizeof(*hdr);
+	if (copy_from_user(&ex_hdr, buf, sizeof(ex_hdr)))
+		return -EFAULT;
+	buf += sizeof(ex_hdr);
+	count -= sizeof(*hdr) + sizeof(ex_hdr);
+
+	if ((hdr->in_words + ex_hdr.provider_in_words) * 8 != count)
+		return -EINVAL;
+	if (in_len < cmd->req_size)
+		return -ENOSPC;
+	if (ex_hdr.cmd_hdr_reserved)
+		return -EINVAL;
+
+	response = u64_to_user_ptr(ex_hdr.response);
+	if (ex_hdr.response) {
+		if (!hdr->out_words && !ex_hdr.provider_out_words)
+			return -EINVAL;
+		if (out_len < cmd->resp_size)
+			return -ENOSPC;
+		if (!access_ok(response,
+			       (hdr->out_words + ex_hdr.provider_out_words) * 8))
+			return -EFAULT;
+	} else if (hdr->out_words || ex_hdr.provider_out_words) {
+		return -EINVAL;
+	}
+
+	attrs->ucore.inbuf = buf;
+	attrs->ucore.inlen = in_len;
+	attrs->ucore.outbuf = response;
+	attrs->ucore.outlen = out_len;
+	if (ex_hdr.provider_in_words) {
+		attrs->driver_udata.inbuf = buf + in_len;
+		attrs->driver_udata.inlen = ex_hdr.provider_in_words * 8;
+	}
+	if (ex_hdr.provider_out_words) {
+		attrs->driver_udata.outbuf = response + out_len;
+		attrs->driver_udata.outlen = ex_hdr.provider_out_words * 8;
+	}
+	return 0;
+}
+
+/* Runs @cmd on the live device; -EIO once it is gone. */
+static int uverbs_run_cmd(struct ib_uverbs_file *file,
+			  const struct uverbs_write_cmd *cmd,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_device *dev = file->device;
+	struct ib_device *ib_dev;
+	int srcu_key;
+	int ret;
+
+	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
+	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	if (!ib_dev) {
+		ret = -EIO;
+		goto out;
+	}
+	if (!uverbs_device_has_fn(ib_dev, cmd)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!cmd->no_ucontext) {
+		attrs->context = ib_uverbs_get_ucontext_file(file);
+		if (IS_ERR(attrs->context)) {
+			ret = PTR_ERR(attrs->context);
+			attrs->context = NULL;
+			goto out;
+		}
+	}
+	ret = cmd->handler(attrs, ib_dev);
+out:
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	return ret;
+}
+
+ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
+			size_t count, loff_t *pos)
+{
+	struct ib_uverbs_file *file = filp->private_data;
+	const struct uverbs_write_cmd *cmd;
+	struct uverbs_attr_bundle attrs = {};
+	struct ib_uverbs_cmd_hdr hdr;
+	int ret;
+
+	/*
+	 * A command acts for the credentials the file was opened with; a
+	 * write() from another context (a setuid program handed the fd as
+	 * its stdout, say) must not act for them.
+	 */
+	if (!ib_safe_file_access(filp)) {
+		pr_err_once("ib_uverbs: write() refused: process %d (%s) runs with other credentials than the opener of the file\n",
+			    task_tgid_vnr(current), current->comm);
+		return -EACCES;
+	}
+
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (copy_from_user(&hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+
+	cmd = uverbs_write_lookup(hdr.command);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+
+	if ((hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED) &&
+	    cmd != &uverbs_write_notsupp)
+		ret = uverbs_parse_ex(cmd, &hdr, buf, count, &attrs);
+	else
+		ret = uverbs_parse_legacy(cmd, &hdr, buf, count, &attrs);
+	if (ret)
+		return ret;
+
+	attrs.ufile = file;
+	ret = uverbs_run_cmd(file, cmd, &attrs);
+	return ret ? ret : count;
+}

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_uverbs: the user verbs char devices /dev/infiniband/uverbsN.
+ *
+ * Every ib_device with user verbs gets a char device of class
+ * "infiniband_verbs".  A file opened on it holds the uverbs device, never
+ * the ib_device: removal clears the ib_device pointer, waits for the
+ * syscalls in flight (SRCU) and frees every user context, so unregistering
+ * a device never waits for userspace.  Files left open then answer -EIO
+ * and are freed when closed.
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <rdma/ib.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "core_priv.h"
+#include "uverbs.h"
+
+MODULE_DESCRIPTION("InfiniBand userspace verbs access");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(OOT_RDMA_VERSION);
+MODULE_ALIAS_RDMA_CLIENT("uverbs");
+
+/*
+ * The first 32 devices get the fixed numbers userspace has always known
+ * (major 231, minors 192..223); the others come from a dynamic region.
+ */
+#define IB_UVERBS_MAJOR			231
+#define IB_UVERBS_BASE_MINOR		192
+#define IB_UVERBS_NUM_FIXED_MINOR	32
+#define IB_UVERBS_MAX_DEVICES		1024
+#define IB_UVERBS_NAME			"infiniband_verbs"
+
+static dev_t uverbs_fixed_base = MKDEV(IB_UVERBS_MAJOR, IB_UVERBS_BASE_MINOR);
+static dev_t uverbs_dynamic_base;
+static DEFINE_IDA(uverbs_ida);
+
+static struct ib_client uverbs_client;
+
+/* ---------------------------------------------------------------- */
+/* Async event file                                                 */
+
+/* A queued event, freed when read or when the file goes away. */
+struct ib_uverbs_event {
+	struct list_head list;
+	struct ib_uverbs_async_event_desc desc;
+};
+
+static void async_file_free(struct kref *ref)
+{
+	struct ib_uverbs_async_event_file *ev_file =
+		container_of(ref, struct ib_uverbs_async_event_file, ref);
+	struct ib_uverbs_event *event, *tmp;
+
+	list_for_each_entry_safe(event, tmp, &ev_file->events, list)
+		kfree(event);
+	kfree(ev_file);
+}
+
+static void async_file_put(struct ib_uverbs_async_event_file *ev_file)
+{
+	kref_put(&ev_file->ref, async_file_free);
+}
+
+/*
+ * Queue @event_type for @element unless the file is closed; then close
+ * the queue when @last.  Wakes readers and pollers.
+ */
+static void async_file_queue(struct ib_uverbs_async_event_file *ev_file,
+			     u64 element, u32 event_type, bool last)
+{
+	struct ib_uverbs_event *event;
+	unsigned long flags;
+
+	event = kzalloc(sizeof(*event), GFP_ATOMIC);
+
+	spin_lock_irqsave(&ev_file->lock, flags);
+	if (event && !ev_file->is_closed) {
+		event->desc.element = element;
+		event->desc.event_type = event_type;
+		list_add_tail(&event->list, &ev_file->events);
+		event = NULL;
+	}
+	if (last)
+		ev_file->is_closed = true;
+	spin_unlock_irqrestore(&ev_file->lock, flags);
+
+	kfree(event);
+	wake_up_interruptible(&ev_file->poll_wait);
+}
+
+static bool async_file_readable(struct ib_uverbs_async_event_file *ev_file)
+{
+	bool ret;
+
+	spin_lock_irq(&ev_file->lock);
+	ret = !list_empty(&ev_file->events) || ev_file->is_closed;
+	spin_unlock_irq(&ev_file->lock);
+	return ret;
+}
+
+/*
+ * One event per read.  Waits for an event first (-EAGAIN without one
+ * under O_NONBLOCK); a buffer too small for it is -EINVAL and leaves it
+ * queued.  -EIO once the queue is closed and empty.
+ */
+static ssize_t async_file_read(struct file *filp, char __user *buf,
+			       size_t count, loff_t *pos)
+{
+	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
+	struct ib_uverbs_event *event;
+	int ret;
+
+	spin_lock_irq(&ev_file->lock);
+	while (list_empty(&ev_file->events)) {
+		if (ev_file->is_closed) {
+			spin_unlock_irq(&ev_file->lock);
+			return -EIO;
+		}
+		spin_unlock_irq(&ev_file->lock);
+		if (filp->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(ev_file->poll_wait,
+					     async_file_readable(ev_file)))
+			return -ERESTARTSYS;
+		spin_lock_irq(&ev_file->lock);
+	}
+	if (count < sizeof(event->desc)) {
+		spin_unlock_irq(&ev_file->lock);
+		return -EINVAL;
+	}
+	event = list_first_entry(&ev_file->events, struct ib_uverbs_event,
+				 list);
+	list_del(&event->list);
+	spin_unlock_irq(&ev_file->lock);
+
+	ret = copy_to_user(buf, &event->desc, sizeof(event->desc)) ?
+		-EFAULT : sizeof(event->desc);
+	kfree(event);
+	return ret;
+}
+
+static __poll_t async_file_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(filp, &ev_file->poll_wait, wait);
+	spin_lock_irq(&ev_file->lock);
+	if (!list_empty(&ev_file->events))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (ev_file->is_closed)
+		mask |= EPOLLERR;
+	spin_unlock_irq(&ev_file->lock);
+	return mask;
+}
+
+static int async_file_release(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
+
+	spin_lock_irq(&ev_file->lock);
+	ev_file->is_closed = true;
+	spin_unlock_irq(&ev_file->lock);
+	async_file_put(ev_file);
+	return 0;
+}
+
+static const struct file_operations async_event_fops = {
+	.owner = THIS_MODULE,
+	.read = async_file_read,
+	.poll = async_file_poll,
+	.release = async_file_release,
+	.llseek = no_llseek,
+};
+
+static struct ib_uverbs_async_event_file *async_file_alloc(void)
+{
+	struct ib_uverbs_async_event_file *ev_file;
+
+	ev_file = kzalloc(sizeof(*ev_file), GFP_KERNEL);
+	if (!ev_file)
+		return NULL;
+	kref_init(&ev_file->ref);
+	spin_lock_init(&ev_file->lock);
+	INIT_LIST_HEAD(&ev_file->events);
+	init_waitqueue_head(&ev_file->poll_wait);
+	return ev_file;
+}
+
+/* ---------------------------------------------------------------- */
+/* User contexts                                                    */
+
+/*
+ * Frees @ucontext; @driver_owned: the driver's alloc_ucontext() succeeded,
+ * so its dealloc_ucontext() runs, after the context left restrack (no
+ * "rdma res" reader sees it half destroyed).
+ */
+static void ucontext_free(struct ib_ucontext *ucontext, bool driver_owned)
+{
+	rdma_restrack_del(&ucontext->res);
+	if (driver_owned)
+		ucontext->device->ops.dealloc_ucontext(ucontext);
+	xa_destroy(&ucontext->mmap_xa);
+	kfree(ucontext);
+}
+
+struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
+				     struct ib_device *ib_dev, int *fd)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+	struct ib_uverbs_async_event_file *ev_file;
+	struct ib_ucontext *ucontext;
+	struct file *filp;
+	int ret;
+
+	mutex_lock(&file->ucontext_lock);
+	if (file->ucontext) {
+		ret = -EINVAL;
+		goto err_unlock;
+	}
+
+	ucontext = rdma_zalloc_drv_obj(ib_dev, ib_ucontext);
+	if (!ucontext) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ucontext->device = ib_dev;
+	ucontext->ufile = file;
+	xa_init_flags(&ucontext->mmap_xa, XA_FLAGS_ALLOC);
+	rdma_restrack_new(&ucontext->res, RDMA_RESTRACK_CTX);
+	rdma_restrack_set_name(&ucontext->res, NULL);
+	attrs->context = ucontext;
+
+	ev_file = async_file_alloc();
+	if (!ev_file) {
+		ret = -ENOMEM;
+		goto err_ucontext;
+	}
+
+	*fd = get_unused_fd_flags(O_CLOEXEC);
+	if (*fd < 0) {
+		ret = *fd;
+		goto err_ev_file;
+	}
+	/* The new file takes our reference to ev_file. */
+	filp = anon_inode_getfile("[infinibandevent]", &async_event_fops,
+				  ev_file, O_RDONLY);
+	if (IS_ERR(filp)) {
+		ret = PTR_ERR(filp);
+		goto err_fd;
+	}
+
+	ret = ib_dev->ops.alloc_ucontext(ucontext, &attrs->driver_udata);
+	if (ret)
+		goto err_filp;
+
+	/* Keeps ucontext_lock until commit or abort. */
+	return filp;
+
+err_filp:
+	/* Its release drops ev_file. */
+	fput(filp);
+	put_unused_fd(*fd);
+	goto err_ucontext;
+err_fd:
+	put_unused_fd(*fd);
+err_ev_file:
+	async_file_put(ev_file);
+err_ucontext:
+	attrs->context = NULL;
+	ucontext_free(ucontext, false);
+err_unlock:
+	mutex_unlock(&file->ucontext_lock);
+	return ERR_PTR(ret);
+}
+
+void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
+			     struct file *filp, int fd)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+	struct ib_ucontext *ucontext = attrs->context;
+
+	lockdep_assert_held(&file->ucontext_lock);
+
+	fput(filp);
+	put_unused_fd(fd);
+	attrs->context = NULL;
+	ucontext_free(ucontext, true);
+	mutex_unlock(&file->ucontext_lock);
+}
+
+void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
+			      struct file *filp, int fd)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
+
+	lockdep_assert_held(&file->ucontext_lock);
+
+	kref_get(&ev_file->ref);
+	file->async_file = ev_file;
+	rdma_restrack_add(&attrs->context->res);
+	/* Pairs with ib_uverbs_get_ucontext_file(): readers see it set up. */
+	smp_store_release(&file->ucontext, attrs->context);
+	mutex_unlock(&file->ucontext_lock);
+	fd_install(fd, filp);
+}
+
+/**
+ * ib_uverbs_get_ucontext_file() - the user context of a uverbs file
+ * @ufile: the file of the syscall in progress
+ *
+ * Return: the context; ERR_PTR(-EIO) once the device is gone,
+ * ERR_PTR(-EINVAL) before GET_CONTEXT.  Valid until the syscall, which
+ * holds disassociate_srcu, returns.
+ */
+struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile)
+{
+	struct ib_ucontext *ucontext;
+
+	if (!rcu_access_pointer(ufile->device->ib_dev))
+		return ERR_PTR(-EIO);
+	/* Pairs with ib_uverbs_commit_context(). */
+	ucontext = smp_load_acquire(&ufile->ucontext);
+	return ucontext ? ucontext : ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
+
+/*
+ * Free the driver's context of @file, if any.  The caller guarantees that
+ * no syscall of @file uses it: release() (the last one), or remove()
+ * after clearing ib_dev and waiting for disassociate_srcu.  Under
+ * lists_mutex, which keeps remove() from finishing, so the ib_device is
+ * still there.
+ */
+static void ufile_destroy_ucontext(struct ib_uverbs_file *file)
+{
+	struct ib_ucontext *ucontext;
+
+	lockdep_assert_held(&file->device->lists_mutex);
+	mutex_lock(&file->ucontext_lock);
+	ucontext = file->ucontext;
+	if (ucontext) {
+		WRITE_ONCE(file->ucontext, NULL);
+		ucontext_free(ucontext, true);
+	}
+	mutex_unlock(&file->ucontext_lock);
+}
+
+/* ---------------------------------------------------------------- */
+/* uverbsN file operations                                          */
+
+static int ib_uverbs_open(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_device *dev =
+		container_of(inode->i_cdev, struct ib_uverbs_device, cdev);
+	struct ib_uverbs_file *file;
+	struct ib_device *ib_dev;
+	int srcu_key;
+	int ret;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	if (!file)
+		return -ENOMEM;
+	mutex_init(&file->ucontext_lock);
+
+	/*
+	 * The cdev keeps dev's memory while we are in open(); a live ib_dev
+	 * seen under the SRCU read lock means remove() has not walked the
+	 * file list yet, so it will see this file.
+	 */
+	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
+	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	if (!ib_dev) {
+		ret = -EIO;
+		goto err_unlock;
+	}
+
+	get_device(&dev->dev);
+	file->device = dev;
+	mutex_lock(&dev->lists_mutex);
+	list_add_tail(&file->list, &dev->files);
+	mutex_unlock(&dev->lists_mutex);
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+
+	filp->private_data = file;
+	return stream_open(inode, filp);
+
+err_unlock:
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	kfree(file);
+	return ret;
+}
+
+static int ib_uverbs_close(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_file *file = filp->private_data;
+	struct ib_uverbs_device *dev = file->device;
+
+	/*
+	 * Under lists_mutex, remove() either already freed our context or
+	 * has not walked the list yet, and then the ib_device lives until
+	 * it has: freeing the context here is safe either way.
+	 */
+	mutex_lock(&dev->lists_mutex);
+	list_del(&file->list);
+	ufile_destroy_ucontext(file);
+	mutex_unlock(&dev->lists_mutex);
+
+	if (file->async_file)
+		async_file_put(file->async_file);
+	mutex_destroy(&file->ucontext_lock);
+	kfree(file);
+	put_device(&dev->dev);
+	return 0;
+}
+
+static const struct file_operations uverbs_fops = {
+	.owner = THIS_MODULE,
+	.open = ib_uverbs_open,
+	.release = ib_uverbs_close,
+	.write = ib_uverbs_write,
+	.unlocked_ioctl = ib_uverbs_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* ---------------------------------------------------------------- */
+/* Class and device attributes                                      */
+
+static char *uverbs_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
+}
+
+static ssize_t abi_version_show(struct class *class,
+				struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
+}
+static CLASS_ATTR_RO(abi_version);
+
+static struct attribute *uverbs_class_attrs[] = {
+	&class_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uverbs_class);
+
+static struct class uverbs_class = {
+	.name = IB_UVERBS_NAME,
+	.owner = THIS_MODULE,
+	.devnode = uverbs_devnode,
+	.class_groups = uverbs_class_groups,
+};
+
+/*
+ * Device attributes read the ib_device under the SRCU read lock;
+ * -ENODEV once it is gone (the files stay until device_del()).
+ */
+static ssize_t ibdev_show(struct device *device, struct device_attribute *attr,
+			  char *buf)
+{
+	struct ib_uverbs_device *dev =
+		container_of(device, struct ib_uverbs_device, dev);
+	struct ib_device *ib_dev;
+	int srcu_key;
+	int ret = -ENODEV;
+
+	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
+	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	if (ib_dev)
+		ret = sysfs_emit(buf, "%s\n", dev_name(&ib_dev->dev));
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	return ret;
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static ssize_t abi_version_dev_show(struct device *device,
+				    struct device_attribute *attr, char *buf)
+{
+	struct ib_uverbs_device *dev =
+		container_of(device, struct ib_uverbs_device, dev);
+	struct ib_device *ib_dev;
+	int srcu_key;
+	int ret = -ENODEV;
+
+	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
+	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	if (ib_dev)
+		ret = sysfs_emit(buf, "%u\n", ib_dev->ops.uverbs_abi_ver);
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	return ret;
+}
+
+/* Same file name as the class attribute, hence the explicit macro. */
+static struct device_attribute dev_attr_abi_version =
+	__ATTR(abi_version, 0444, abi_version_dev_show, NULL);
+
+static struct attribute *uverbs_dev_attrs[] = {
+	&dev_attr_ibdev.attr,
+	&dev_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uverbs_dev);
+
+/* ---------------------------------------------------------------- */
+/* The ib client                                                    */
+
+static void uverbs_dev_release(struct device *device)
+{
+	struct ib_uverbs_device *dev =
+		container_of(device, struct ib_uverbs_device, dev);
+
+	WARN_ON(!list_empty(&dev->files));
+	cleanup_srcu_struct(&dev->disassociate_srcu);
+	mutex_destroy(&dev->lists_mutex);
+	ida_free(&uverbs_ida, dev->devnum);
+	kfree(dev);
+}
+
+static dev_t uverbs_devt(int devnum)
+{
+	if (devnum < IB_UVERBS_NUM_FIXED_MINOR)
+		return uverbs_fixed_base + devnum;
+	return uverbs_dynamic_base + devnum - IB_UVERBS_NUM_FIXED_MINOR;
+}
+
+static int ib_uverbs_add_one(struct ib_device *ib_dev)
+{
+	struct ib_uverbs_device *dev;
+	int devnum;
+	int ret;
+
+	/* Devices for kernel users only have no char device. */
+	if (!ib_dev->ops.alloc_ucontext)
+		return -EOPNOTSUPP;
+
+	devnum = ida_alloc_max(&uverbs_ida, IB_UVERBS_MAX_DEVICES - 1,
+			       GFP_KERNEL);
+	if (devnum < 0)
+		return -ENOMEM;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev) {
+		ida_free(&uverbs_ida, devnum);
+		return -ENOMEM;
+	}
+	dev->devnum = devnum;
+	dev->num_comp_vectors = ib_dev->num_comp_vectors;
+	ret = init_srcu_struct(&dev->disassociate_srcu);
+	if (ret) {
+		ida_free(&uverbs_ida, devnum);
+		kfree(dev);
+		return ret;
+	}
+	mutex_init(&dev->lists_mutex);
+	INIT_LIST_HEAD(&dev->files);
+	rcu_assign_pointer(dev->ib_dev, ib_dev);
+
+	/* From here on, the release frees everything above. */
+	device_initialize(&dev->dev);
+	dev->dev.class = &uverbs_class;
+	dev->dev.parent = ib_dev->dev.parent;
+	dev->dev.groups = uverbs_dev_groups;
+	dev->dev.release = uverbs_dev_release;
+	dev->dev.devt = uverbs_devt(devnum);
+	ret = dev_set_name(&dev->dev, "uverbs%d", devnum);
+	if (ret)
+		goto err_put;
+
+	cdev_init(&dev->cdev, &uverbs_fops);
+	dev->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&dev->cdev, &dev->dev);
+	if (ret)
+		goto err_put;
+
+	ib_set_client_data(ib_dev, &uverbs_client, dev);
+	return 0;
+
+err_put:
+	put_device(&dev->dev);
+	return ret;
+}
+
+/*
+ * Detach every open file from the device: no syscall uses it any more
+ * (the caller waited for disassociate_srcu), so free the driver contexts
+ * now and tell each context's owner the device is gone.
+ */
+static void uverbs_disassociate_files(struct ib_uverbs_device *dev)
+{
+	struct ib_uverbs_file *file;
+
+	mutex_lock(&dev->lists_mutex);
+	list_for_each_entry(file, &dev->files, list) {
+		ufile_destroy_ucontext(file);
+		if (file->async_file)
+			async_file_queue(file->async_file, 0,
+					 IB_EVENT_DEVICE_FATAL, true);
+	}
+	mutex_unlock(&dev->lists_mutex);
+}
+
+static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
+{
+	struct ib_uverbs_device *dev = client_data;
+
+	/* No new open(); the files already open stay valid. */
+	cdev_device_del(&dev->cdev, &dev->dev);
+
+	rcu_assign_pointer(dev->ib_dev, NULL);
+	synchronize_srcu(&dev->disassociate_srcu);
+	uverbs_disassociate_files(dev);
+
+	put_device(&dev->dev);
+}
+
+static int ib_uverbs_get_nl_info(struct ib_device *ib_dev, void *client_data,
+				 struct ib_client_nl_info *res)
+{
+	struct ib_uverbs_device *dev = client_data;
+	int ret;
+
+	if (res->port != (unsigned int)-1)
+		return -EINVAL;
+
+	res->abi = ib_dev->ops.uverbs_abi_ver;
+	res->cdev = &dev->dev;
+
+	/* The provider userspace loads for this device. */
+	if (ib_dev->ops.driver_id != RDMA_DRIVER_UNKNOWN) {
+		ret = nla_put_u32(res->nl_msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,
+				  ib_dev->ops.driver_id);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct ib_client uverbs_client = {
+	.name = "uverbs",
+	.no_kverbs_req = true,
+	.add = ib_uverbs_add_one,
+	.remove = ib_uverbs_remove_one,
+	.get_nl_info = ib_uverbs_get_nl_info,
+};
+
+/* ---------------------------------------------------------------- */
+/* Module                                                           */
+
+static int __init ib_uverbs_init(void)
+{
+	int ret;
+
+	ret = register_chrdev_region(uverbs_fixed_base,
+				     IB_UVERBS_NUM_FIXED_MINOR, IB_UVERBS_NAME);
+	if (ret)
+		return ret;
+
+	ret = alloc_chrdev_region(&uverbs_dynamic_base, 0,
+				  IB_UVERBS_MAX_DEVICES -
+				  IB_UVERBS_NUM_FIXED_MINOR, IB_UVERBS_NAME);
+	if (ret)
+		goto err_fixed;
+
+	ret = class_register(&uverbs_class);
+	if (ret)
+		goto err_dynamic;
+
+	ret = ib_register_client(&uverbs_client);
+	if (ret)
+		goto err_class;
+	return 0;
+
+err_class:
+	class_unregister(&uverbs_class);
+err_dynamic:
+	unregister_chrdev_region(uverbs_dynamic_base,
+				 IB_UVERBS_MAX_DEVICES - IB_UVERBS_NUM_FIXED_MINOR);
+err_fixed:
+	unregister_chrdev_region(uverbs_fixed_base, IB_UVERBS_NUM_FIXED_MINOR);
+	return ret;
+}
+
+static void __exit ib_uverbs_exit(void)
+{
+	ib_unregister_client(&uverbs_client);
+	class_unregister(&uverbs_class);
+	unregister_chrdev_region(uverbs_dynamic_base,
+				 IB_UVERBS_MAX_DEVICES - IB_UVERBS_NUM_FIXED_MINOR);
+	unregister_chrdev_region(uverbs_fixed_base, IB_UVERBS_NUM_FIXED_MINOR);
+	ida_destroy(&uverbs_ida);
+}
+
+module_init(ib_uverbs_init);
+module_exit(ib_uverbs_exit);
