@@ -35,14 +35,20 @@ for m in $mods; do
 	ktap_test_result "$m is found under $where/" check_module "$m"
 done
 
+# module:alias pairs that autoloading depends on (stock's aliases).
+ALIASES="ib_core:net-pf-16-proto-20 ib_core:rdma-netlink-subsys-5
+	ib_uverbs:rdma-client-uverbs rdma_rxe:rdma-link-rxe"
 check_aliases() {
-	local a aliases
-	aliases=$(modinfo -F alias ib_core)
-	for a in net-pf-16-proto-20 rdma-netlink-subsys-5; do
-		echo "$aliases" | grep -qx "$a" || { echo "no alias $a"; return 1; }
+	local pair m a
+	for pair in $ALIASES; do
+		m=${pair%%:*}
+		a=${pair#*:}
+		echo " $mods " | grep -q " $m " || continue
+		modinfo -F alias "$m" | grep -qx "$a" ||
+			{ echo "$m: no alias $a"; return 1; }
 	done
 }
-ktap_test_result "ib_core carries the NETLINK_RDMA autoload aliases" check_aliases
+ktap_test_result "modules carry the autoload aliases stock has" check_aliases
 
 check_loaded() {
 	rdma_unload_all || return 1
