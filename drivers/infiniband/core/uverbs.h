@@ -8,6 +8,9 @@
  *			the async event file
  *	uverbs_cmd.c	write() and extended write() commands
  *	uverbs_ioctl.c	RDMA_VERBS_IOCTL
+ *	rdma_core.c	uobjects: handle table, lookups, create/destroy,
+ *			whole-file cleanup
+ *	uverbs_std_types.c the core's uobject types and their destroy
  */
 #ifndef OOT_RDMA_UVERBS_H
 #define OOT_RDMA_UVERBS_H
@@ -20,6 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 /*
@@ -78,6 +82,16 @@ struct ib_uverbs_file {
 	struct mutex ucontext_lock;
 	struct ib_ucontext *ucontext;
 	struct ib_uverbs_async_event_file *async_file;
+
+	/*
+	 * The uobjects: @idr maps handles to them (its own lock; a slot
+	 * reads NULL while the object is being created), @uobjects lists
+	 * the committed ones in creation order.
+	 */
+	struct xarray idr;
+	/* Protects @uobjects. */
+	spinlock_t uobjects_lock;
+	struct list_head uobjects;
 };
 
 /* uverbs_main.c */
@@ -98,6 +112,15 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 /* Publishes the context made by ib_uverbs_alloc_context(). */
 void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 			      struct file *filp, int fd);
+
+/* rdma_core.c */
+
+void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
+				   enum rdma_remove_reason why);
+
+/* uverbs_std_types.c */
+
+extern const struct uverbs_api_object uverbs_pd_object;
 
 /* uverbs_cmd.c */
 

@@ -22,8 +22,12 @@
 #include <linux/uaccess.h>
 #include <rdma/ib.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_std_types.h>
+#include <rdma/uverbs_types.h>
 
+#include "core_priv.h"
 #include "uverbs.h"
 
 /**
@@ -302,6 +306,76 @@ static int ib_uverbs_query_port(struct uverbs_attr_bundle *attrs,
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
+/*
+ * A user PD: the core allocates the driver's object, the driver sets it
+ * up with the caller's driver data, and only then is it tracked (rdma
+ * res shows it, owned by the calling task) and its handle published.
+ */
+static int ib_uverbs_alloc_pd(struct uverbs_attr_bundle *attrs,
+			      struct ib_device *ib_dev)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd;
+	struct ib_uobject *uobj;
+	struct ib_pd *pd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = rdma_alloc_begin_uobject(&uverbs_pd_object, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+
+	pd = rdma_zalloc_drv_obj(ib_dev, ib_pd);
+	if (!pd) {
+		ret = -ENOMEM;
+		goto err_uobj;
+	}
+	pd->device = ib_dev;
+	pd->uobject = uobj;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, NULL);
+
+	ret = ib_dev->ops.alloc_pd(pd, &attrs->driver_udata);
+	if (ret)
+		goto err_pd;
+	uobj->object = pd;
+	rdma_restrack_add(&pd->res);
+
+	resp.pd_handle = uobj->id;
+	ret = uverbs_response(attrs, &resp, sizeof(resp));
+	if (ret) {
+		/* Destroys the PD through its type. */
+		rdma_alloc_abort_uobject(uobj, attrs, true);
+		return ret;
+	}
+	rdma_alloc_commit_uobject(uobj, attrs);
+	return 0;
+
+err_pd:
+	rdma_restrack_del(&pd->res);
+	kfree(pd);
+err_uobj:
+	rdma_alloc_abort_uobject(uobj, attrs, false);
+	return ret;
+}
+
+static int ib_uverbs_dealloc_pd(struct uverbs_attr_bundle *attrs,
+				struct ib_device *ib_dev)
+{
+	struct ib_uverbs_dealloc_pd cmd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	return __uobj_perform_destroy(&uverbs_pd_object, cmd.pd_handle, attrs);
+}
+
 /* ---------------------------------------------------------------- */
 /* Dispatch                                                         */
 
@@ -334,6 +408,21 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 		.resp_size = sizeof(struct ib_uverbs_query_port_resp),
 		.has_resp = 1,
 		.needs_fn = UVERBS_NEEDS_FN(query_port),
+	},
+	[IB_USER_VERBS_CMD_ALLOC_PD] = {
+		.handler = ib_uverbs_alloc_pd,
+		.req_size = sizeof(struct ib_uverbs_alloc_pd),
+		.resp_size = sizeof(struct ib_uverbs_alloc_pd_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_pd),
+	},
+	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
+		.handler = ib_uverbs_dealloc_pd,
+		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
+		/* Without a context no handle exists: -ENOENT, as stock. */
+		.no_ucontext = 1,
+		.needs_fn = UVERBS_NEEDS_FN(dealloc_pd),
 	},
 };
 

@@ -338,13 +338,14 @@ struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile)
 EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
 
 /*
- * Free the driver's context of @file, if any.  The caller guarantees that
+ * Free the driver's objects and context of @file, if any.  The caller guarantees that
  * no syscall of @file uses it: release() (the last one), or remove()
  * after clearing ib_dev and waiting for disassociate_srcu.  Under
  * lists_mutex, which keeps remove() from finishing, so the ib_device is
  * still there.
  */
-static void ufile_destroy_ucontext(struct ib_uverbs_file *file)
+static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
+				   enum rdma_remove_reason why)
 {
 	struct ib_ucontext *ucontext;
 
@@ -352,6 +353,8 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file)
 	mutex_lock(&file->ucontext_lock);
 	ucontext = file->ucontext;
 	if (ucontext) {
+		/* Objects before the context they belong to. */
+		uverbs_destroy_ufile_uobjects(file, why);
 		WRITE_ONCE(file->ucontext, NULL);
 		ucontext_free(ucontext, true);
 	}
@@ -374,6 +377,9 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	if (!file)
 		return -ENOMEM;
 	mutex_init(&file->ucontext_lock);
+	xa_init_flags(&file->idr, XA_FLAGS_ALLOC);
+	spin_lock_init(&file->uobjects_lock);
+	INIT_LIST_HEAD(&file->uobjects);
 
 	/*
 	 * The cdev keeps dev's memory while we are in open(); a live ib_dev
@@ -415,9 +421,10 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	 */
 	mutex_lock(&dev->lists_mutex);
 	list_del(&file->list);
-	ufile_destroy_ucontext(file);
+	ufile_destroy_ucontext(file, RDMA_REMOVE_CLOSE);
 	mutex_unlock(&dev->lists_mutex);
 
+	xa_destroy(&file->idr);
 	if (file->async_file)
 		async_file_put(file->async_file);
 	mutex_destroy(&file->ucontext_lock);
@@ -606,7 +613,7 @@ static void uverbs_disassociate_files(struct ib_uverbs_device *dev)
 
 	mutex_lock(&dev->lists_mutex);
 	list_for_each_entry(file, &dev->files, list) {
-		ufile_destroy_ucontext(file);
+		ufile_destroy_ucontext(file, RDMA_REMOVE_DRIVER_REMOVE);
 		if (file->async_file)
 			async_file_queue(file->async_file, 0,
 					 IB_EVENT_DEVICE_FATAL, true);

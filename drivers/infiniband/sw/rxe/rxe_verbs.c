@@ -145,11 +145,19 @@ static void rxe_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * A PD only names a protection domain; the objects created on it (MRs,
+ * QPs, ...) keep the pointer and check it against each other's.
+ */
 static int rxe_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct rxe_pd *pd = container_of(ibpd, struct rxe_pd, ibpd);
+
+	pd->rxe = container_of(ibpd->device, struct rxe_dev, ib_dev);
+	return 0;
 }
 
+/* The core only asks once nothing uses the PD any more. */
 static int rxe_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;

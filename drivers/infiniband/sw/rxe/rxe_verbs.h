@@ -13,8 +13,11 @@ struct rxe_ucontext {
 	struct ib_ucontext	ibuc;
 };
 
+struct rxe_dev;
+
 struct rxe_pd {
 	struct ib_pd		ibpd;
+	struct rxe_dev		*rxe;
 };
 
 struct rxe_ah {

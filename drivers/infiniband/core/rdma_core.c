@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_uverbs: user objects (struct ib_uobject).
+ *
+ * Every verbs object a process creates through a uverbs file is a uobject
+ * in that file's handle table, an allocating xarray indexed by the handle
+ * userspace names it by.  Its life:
+ *
+ *	alloc_begin	handle reserved (the slot reads NULL), the uobject
+ *			owned exclusively by its creator (usecnt == -1)
+ *	alloc_commit	published: the slot points to it, lookups find it
+ *	alloc_abort	handle released, nothing was ever visible
+ *	lookup		a reference plus a shared (usecnt > 0) or exclusive
+ *			(usecnt == -1) claim; a conflicting claim is -EBUSY,
+ *			a missing handle -ENOENT, one of another type -EINVAL
+ *			(the errnos stock answers)
+ *	destroy		under an exclusive claim: the type frees the driver
+ *			object, then the handle goes; the uobject itself is
+ *			freed with its last reference, after an RCU grace
+ *			period (lookups find it under rcu_read_lock() only)
+ *
+ * Cleanup of a whole file (close, or device disassociation) runs when no
+ * syscall of the file can be in progress, and destroys what is left in
+ * dependency order (uobj_destroy_order()), newest first within an order.
+ */
+
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <rdma/uverbs_std_types.h>
+#include <rdma/uverbs_types.h>
+
+#include "uverbs.h"
+
+static void uverbs_uobject_free(struct kref *ref)
+{
+	struct ib_uobject *uobj = container_of(ref, struct ib_uobject, ref);
+
+	kfree_rcu(uobj, rcu);
+}
+
+void uverbs_uobject_put(struct ib_uobject *uobject)
+{
+	kref_put(&uobject->ref, uverbs_uobject_free);
+}
+EXPORT_SYMBOL(uverbs_uobject_put);
+
+/*
+ * When a type's objects go in a whole-file cleanup: lower orders first.
+ * An object is destroyed before any object it uses (a QP before its CQs,
+ * everything before its PD); within an order, newest first.
+ */
+enum uverbs_destroy_order {
+	/* Nothing refers to them: QP, MW, flows. */
+	UVERBS_DESTROY_ORDER_USERS,
+	/* Referred to by the above: CQ, SRQ, MR, AH, WQ. */
+	UVERBS_DESTROY_ORDER_SHARED,
+	/* Referred to by almost everything. */
+	UVERBS_DESTROY_ORDER_PD,
+	UVERBS_NUM_DESTROY_ORDERS
+};
+
+static enum uverbs_destroy_order
+uobj_destroy_order(const struct uverbs_api_object *obj)
+{
+	switch (obj->id) {
+	case UVERBS_OBJECT_PD:
+		return UVERBS_DESTROY_ORDER_PD;
+	case UVERBS_OBJECT_CQ:
+	case UVERBS_OBJECT_SRQ:
+	case UVERBS_OBJECT_MR:
+	case UVERBS_OBJECT_AH:
+	case UVERBS_OBJECT_WQ:
+		return UVERBS_DESTROY_ORDER_SHARED;
+	default:
+		return UVERBS_DESTROY_ORDER_USERS;
+	}
+}
+
+static const struct uverbs_obj_type_class *
+uobj_class(const struct uverbs_api_object *obj)
+{
+	return obj->type_attrs->type_class;
+}
+
+/* ---------------------------------------------------------------- */
+/* The handle-table class                                           */
+
+static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
+					  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_file *ufile = attrs->ufile;
+	struct ib_uobject *uobj;
+	u32 id;
+	int ret;
+
+	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL);
+	if (!uobj)
+		return ERR_PTR(-ENOMEM);
+	uobj->ufile = ufile;
+	uobj->context = attrs->context;
+	uobj->uapi_object = obj;
+	INIT_LIST_HEAD(&uobj->list);
+	kref_init(&uobj->ref);
+	/* Its creator's until commit. */
+	atomic_set(&uobj->usecnt, -1);
+
+	/* Storing NULL reserves the handle: lookups see an empty slot. */
+	ret = xa_alloc(&ufile->idr, &id, NULL, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		kfree(uobj);
+		return ERR_PTR(ret);
+	}
+	uobj->id = id;
+	return uobj;
+}
+
+/* The reference from alloc_begin becomes the handle table's. */
+static void idr_alloc_commit(struct ib_uobject *uobj)
+{
+	xa_store(&uobj->ufile->idr, uobj->id, uobj, GFP_KERNEL);
+}
+
+static void idr_alloc_abort(struct ib_uobject *uobj)
+{
+	xa_erase(&uobj->ufile->idr, uobj->id);
+}
+
+static struct ib_uobject *idr_lookup_get(const struct uverbs_api_object *obj,
+					 struct ib_uverbs_file *ufile, s64 id,
+					 enum rdma_lookup_mode mode)
+{
+	struct ib_uobject *uobj;
+
+	/* Handles are 31-bit: anything larger names nothing. */
+	if (id < 0 || id > U32_MAX)
+		return ERR_PTR(-EINVAL);
+	if (id > INT_MAX)
+		return ERR_PTR(-ENOENT);
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->idr, id);
+	if (uobj && !kref_get_unless_zero(&uobj->ref))
+		uobj = NULL;
+	rcu_read_unlock();
+	return uobj ? uobj : ERR_PTR(-ENOENT);
+}
+
+static void idr_lookup_put(struct ib_uobject *uobj, enum rdma_lookup_mode mode)
+{
+}
+
+static int idr_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	const struct uverbs_obj_idr_type *idr_type =
+		container_of(uobj->uapi_object->type_attrs,
+			     struct uverbs_obj_idr_type, type);
+
+	return idr_type->destroy_object(uobj, why, attrs);
+}
+
+/* Drops the handle table's reference. */
+static void idr_remove_handle(struct ib_uobject *uobj)
+{
+	xa_erase(&uobj->ufile->idr, uobj->id);
+	uverbs_uobject_put(uobj);
+}
+
+const struct uverbs_obj_type_class uverbs_idr_class = {
+	.alloc_begin = idr_alloc_begin,
+	.alloc_commit = idr_alloc_commit,
+	.alloc_abort = idr_alloc_abort,
+	.lookup_get = idr_lookup_get,
+	.lookup_put = idr_lookup_put,
+	.destroy_hw = idr_destroy_hw,
+	.remove_handle = idr_remove_handle,
+};
+EXPORT_SYMBOL(uverbs_idr_class);
+
+/* ---------------------------------------------------------------- */
+/* Claims                                                           */
+
+static int uobj_claim(struct ib_uobject *uobj, enum rdma_lookup_mode mode)
+{
+	if (mode == UVERBS_LOOKUP_READ)
+		return atomic_fetch_add_unless(&uobj->usecnt, 1, -1) == -1 ?
+			-EBUSY : 0;
+	return atomic_cmpxchg(&uobj->usecnt, 0, -1) ? -EBUSY : 0;
+}
+
+/*
+ * A destroyed uobject keeps its exclusive claim forever, so a lookup that
+ * found it just before its handle went can never use its object.
+ */
+static void uobj_release_claim(struct ib_uobject *uobj,
+			       enum rdma_lookup_mode mode)
+{
+	if (mode == UVERBS_LOOKUP_READ)
+		atomic_dec(&uobj->usecnt);
+	else if (uobj->object)
+		atomic_set(&uobj->usecnt, 0);
+}
+
+/**
+ * rdma_lookup_get_uobject() - find a uobject by handle and claim it
+ * @obj: the type the handle must name
+ * @ufile: the file whose handle table to search
+ * @id: the handle
+ * @mode: shared (READ) or exclusive (WRITE, DESTROY) claim
+ * @attrs: the call's bundle, or NULL
+ *
+ * Return: the uobject, referenced and claimed, to be given back with
+ * rdma_lookup_put_uobject(); ERR_PTR(-ENOENT) for a handle that names
+ * nothing (never created, destroyed, or still being created),
+ * ERR_PTR(-EINVAL) for one naming an object of another type,
+ * ERR_PTR(-EBUSY) when a conflicting claim is held.
+ */
+struct ib_uobject *rdma_lookup_get_uobject(const struct uverbs_api_object *obj,
+					   struct ib_uverbs_file *ufile, s64 id,
+					   enum rdma_lookup_mode mode,
+					   struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = uobj_class(obj)->lookup_get(obj, ufile, id, mode);
+	if (IS_ERR(uobj))
+		return uobj;
+
+	if (uobj->uapi_object != obj) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+	ret = uobj_claim(uobj, mode);
+	if (ret)
+		goto err_put;
+	return uobj;
+
+err_put:
+	uobj_class(uobj->uapi_object)->lookup_put(uobj, mode);
+	uverbs_uobject_put(uobj);
+	return ERR_PTR(ret);
+}
+
+void rdma_lookup_put_uobject(struct ib_uobject *uobj,
+			     enum rdma_lookup_mode mode)
+{
+	uobj_class(uobj->uapi_object)->lookup_put(uobj, mode);
+	uobj_release_claim(uobj, mode);
+	uverbs_uobject_put(uobj);
+}
+
+/* ---------------------------------------------------------------- */
+/* Creation                                                         */
+
+/**
+ * rdma_alloc_begin_uobject() - start creating a uobject
+ * @obj: its type
+ * @attrs: the call's bundle; the new uobject belongs to its file and
+ *	context
+ *
+ * Return: the uobject, with its handle reserved and nothing visible yet,
+ * or an ERR_PTR.  The caller sets ->object, then commits or aborts.
+ */
+struct ib_uobject *rdma_alloc_begin_uobject(const struct uverbs_api_object *obj,
+					    struct uverbs_attr_bundle *attrs)
+{
+	return uobj_class(obj)->alloc_begin(obj, attrs);
+}
+
+/**
+ * rdma_alloc_commit_uobject() - publish a uobject once fully created
+ * @uobj: from rdma_alloc_begin_uobject()
+ * @attrs: the call's bundle
+ *
+ * From here on lookups find it and cleanup destroys it.
+ */
+void rdma_alloc_commit_uobject(struct ib_uobject *uobj,
+			       struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_file *ufile = uobj->ufile;
+
+	spin_lock(&ufile->uobjects_lock);
+	list_add_tail(&uobj->list, &ufile->uobjects);
+	spin_unlock(&ufile->uobjects_lock);
+
+	/* Released before publishing: the first lookup may claim it. */
+	atomic_set(&uobj->usecnt, 0);
+	uobj_class(uobj->uapi_object)->alloc_commit(uobj);
+}
+
+/**
+ * rdma_alloc_abort_uobject() - undo rdma_alloc_begin_uobject()
+ * @uobj: never committed
+ * @attrs: the call's bundle
+ * @hw_obj_valid: @uobj->object exists and the type must destroy it
+ */
+void rdma_alloc_abort_uobject(struct ib_uobject *uobj,
+			      struct uverbs_attr_bundle *attrs,
+			      bool hw_obj_valid)
+{
+	const struct uverbs_obj_type_class *class = uobj_class(uobj->uapi_object);
+
+	/* Only RDMA_REMOVE_DESTROY may fail: this is an invariant. */
+	if (hw_obj_valid)
+		WARN_ON_ONCE(class->destroy_hw(uobj, RDMA_REMOVE_ABORT, attrs));
+	class->alloc_abort(uobj);
+	uverbs_uobject_put(uobj);
+}
+
+/* ---------------------------------------------------------------- */
+/* Destruction                                                      */
+
+/*
+ * Destroy @uobj's object and drop its handle.  The caller holds an
+ * exclusive claim, or runs the file's cleanup.  For RDMA_REMOVE_DESTROY
+ * the type may refuse (-EBUSY while other objects use it), leaving
+ * everything as it was; for any other reason it must not fail.
+ */
+static int uverbs_destroy_uobject(struct ib_uobject *uobj,
+				  enum rdma_remove_reason why,
+				  struct uverbs_attr_bundle *attrs)
+{
+	const struct uverbs_obj_type_class *class = uobj_class(uobj->uapi_object);
+	struct ib_uverbs_file *ufile = uobj->ufile;
+	int ret;
+
+	ret = class->destroy_hw(uobj, why, attrs);
+	if (ret)
+		return ret;
+	uobj->object = NULL;
+
+	spin_lock(&ufile->uobjects_lock);
+	list_del_init(&uobj->list);
+	spin_unlock(&ufile->uobjects_lock);
+
+	class->remove_handle(uobj);
+	return 0;
+}
+
+/**
+ * __uobj_get_destroy() - claim a uobject and destroy its object
+ * @obj: the type the handle must name
+ * @id: the handle
+ * @attrs: the call's bundle
+ *
+ * Return: the uobject, still referenced (its fields stay readable, e.g.
+ * for event counts in the answer) until uobj_put_destroy(); or an
+ * ERR_PTR: -ENOENT for a handle naming nothing, -EINVAL for one of
+ * another type, -EBUSY when in use.
+ */
+struct ib_uobject *__uobj_get_destroy(const struct uverbs_api_object *obj,
+				      u32 id, struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = rdma_lookup_get_uobject(obj, attrs->ufile, id,
+				       UVERBS_LOOKUP_DESTROY, attrs);
+	if (IS_ERR(uobj))
+		return uobj;
+
+	ret = uverbs_destroy_uobject(uobj, RDMA_REMOVE_DESTROY, attrs);
+	if (ret) {
+		rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_DESTROY);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+/**
+ * __uobj_perform_destroy() - destroy the object a handle names
+ * @obj: the type the handle must name
+ * @id: the handle
+ * @attrs: the call's bundle
+ *
+ * Return: 0, -ENOENT for a handle naming nothing, -EINVAL for one of
+ * another type, -EBUSY when in use.
+ */
+int __uobj_perform_destroy(const struct uverbs_api_object *obj, u32 id,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj;
+
+	uobj = __uobj_get_destroy(obj, id, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uobj_put_destroy(uobj);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Whole-file cleanup                                               */
+
+/* Destroy the uobjects of @order, newest first (children before parents). */
+static void uverbs_cleanup_order(struct ib_uverbs_file *ufile,
+				 enum rdma_remove_reason why,
+				 struct uverbs_attr_bundle *attrs,
+				 enum uverbs_destroy_order order)
+{
+	struct ib_uobject *uobj, *tmp;
+
+	list_for_each_entry_safe_reverse(uobj, tmp, &ufile->uobjects, list) {
+		if (uobj_destroy_order(uobj->uapi_object) != order)
+			continue;
+		/* Cannot fail for a reason other than RDMA_REMOVE_DESTROY. */
+		uverbs_destroy_uobject(uobj, why, attrs);
+	}
+}
+
+/**
+ * uverbs_destroy_ufile_uobjects() - destroy every uobject of a file
+ * @ufile: the file
+ * @why: RDMA_REMOVE_CLOSE or RDMA_REMOVE_DRIVER_REMOVE
+ *
+ * No syscall of @ufile may run (release(), or disassociation after the
+ * SRCU wait) and its ib_device must still be registered.
+ */
+void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
+				   enum rdma_remove_reason why)
+{
+	struct uverbs_attr_bundle attrs = { .ufile = ufile };
+	enum uverbs_destroy_order order;
+
+	lockdep_assert_held(&ufile->device->lists_mutex);
+
+	attrs.context = ufile->ucontext;
+	for (order = 0; order < UVERBS_NUM_DESTROY_ORDERS; order++)
+		uverbs_cleanup_order(ufile, why, &attrs, order);
+}
