@@ -261,11 +261,15 @@ void rdma_lookup_put_uobject(struct ib_uobject *uobj,
  *	context
  *
  * Return: the uobject, with its handle reserved and nothing visible yet,
- * or an ERR_PTR.  The caller sets ->object, then commits or aborts.
+ * or an ERR_PTR (-EINVAL when @attrs has no context).  The caller sets
+ * ->object, then commits or aborts.
  */
 struct ib_uobject *rdma_alloc_begin_uobject(const struct uverbs_api_object *obj,
 					    struct uverbs_attr_bundle *attrs)
 {
+	/* Objects belong to a context: none before GET_CONTEXT. */
+	if (!attrs->context)
+		return ERR_PTR(-EINVAL);
 	return uobj_class(obj)->alloc_begin(obj, attrs);
 }
 
