@@ -53,6 +53,26 @@ struct ib_uverbs_device {
 };
 
 /*
+ * Every operation that uses @dev->ib_dev runs between these two:
+ * uverbs_enter_device() returns the ib_device, or NULL once removal has
+ * disassociated it; the SRCU read lock is held in both cases and
+ * uverbs_exit_device() drops it.  remove() clears ib_dev and then waits
+ * for every operation entered before.
+ */
+static inline struct ib_device *
+uverbs_enter_device(struct ib_uverbs_device *dev, int *srcu_key)
+{
+	*srcu_key = srcu_read_lock(&dev->disassociate_srcu);
+	return srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+}
+
+static inline void uverbs_exit_device(struct ib_uverbs_device *dev,
+				      int srcu_key)
+{
+	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+}
+
+/*
  * The queue behind an async event fd.  The anon inode file holds one
  * reference, the ib_uverbs_file that created it another (it is where
  * events are queued).

@@ -604,8 +604,7 @@ static int uverbs_run_cmd(struct ib_uverbs_file *file,
 	int srcu_key;
 	int ret;
 
-	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
-	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
 	if (!ib_dev) {
 		ret = -EIO;
 		goto out;
@@ -624,7 +623,7 @@ static int uverbs_run_cmd(struct ib_uverbs_file *file,
 	}
 	ret = cmd->handler(attrs, ib_dev);
 out:
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 	return ret;
 }
 

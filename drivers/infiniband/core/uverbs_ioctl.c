@@ -40,8 +40,7 @@ static long uverbs_ioctl_dispatch(struct ib_uverbs_file *file,
 	int srcu_key;
 	long ret;
 
-	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
-	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
 	if (!ib_dev) {
 		ret = -EIO;
 		goto out;
@@ -61,7 +60,7 @@ static long uverbs_ioctl_dispatch(struct ib_uverbs_file *file,
 	if (!uverbs_find_method(ib_dev, hdr->object_id, hdr->method_id))
 		goto out;
 out:
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 	return ret;
 }
 

@@ -386,8 +386,7 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	 * seen under the SRCU read lock means remove() has not walked the
 	 * file list yet, so it will see this file.
 	 */
-	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
-	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
 	if (!ib_dev) {
 		ret = -EIO;
 		goto err_unlock;
@@ -398,13 +397,13 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	mutex_lock(&dev->lists_mutex);
 	list_add_tail(&file->list, &dev->files);
 	mutex_unlock(&dev->lists_mutex);
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 
 	filp->private_data = file;
 	return stream_open(inode, filp);
 
 err_unlock:
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 	kfree(file);
 	return ret;
 }
@@ -486,11 +485,10 @@ static ssize_t ibdev_show(struct device *device, struct device_attribute *attr,
 	int srcu_key;
 	int ret = -ENODEV;
 
-	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
-	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
 	if (ib_dev)
 		ret = sysfs_emit(buf, "%s\n", dev_name(&ib_dev->dev));
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 	return ret;
 }
 static DEVICE_ATTR_RO(ibdev);
@@ -504,11 +502,10 @@ static ssize_t abi_version_dev_show(struct device *device,
 	int srcu_key;
 	int ret = -ENODEV;
 
-	srcu_key = srcu_read_lock(&dev->disassociate_srcu);
-	ib_dev = srcu_dereference(dev->ib_dev, &dev->disassociate_srcu);
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
 	if (ib_dev)
 		ret = sysfs_emit(buf, "%u\n", ib_dev->ops.uverbs_abi_ver);
-	srcu_read_unlock(&dev->disassociate_srcu, srcu_key);
+	uverbs_exit_device(dev, srcu_key);
 	return ret;
 }
 
