@@ -113,3 +113,41 @@ rdma_error() {
 rxe_devices() {
 	ls /sys/class/infiniband 2>/dev/null | sort | tr '\n' ' '
 }
+
+# verbs_holder_start DIR ARGS...: start verbs_holder.py (ARGS: its
+# options and action) in the background with DIR as its handshake
+# directory; HOLDER_PID is its pid.  Returns once it holds the device.
+# Its report goes to DIR/out; its stderr to DIR/err (after a removal,
+# pyverbs' destructors fail with EIO at exit, as libibverbs reports
+# destroys on a disassociated device).
+verbs_holder_start() {
+	local dir=$1
+	shift
+	rm -f "$dir/ready" "$dir/go"
+	python3 "$TESTDIR/verbs_holder.py" --dir "$dir" "$@" \
+		>"$dir/out" 2>"$dir/err" &
+	HOLDER_PID=$!
+	eventually 60 test -e "$dir/ready" && return 0
+	echo "the holder never got ready:"
+	cat "$dir/err"
+	kill $HOLDER_PID
+	return 1
+}
+
+# removal_under_holder DIR ARGS...: while a verbs_holder.py (ARGS) keeps
+# rxe0 open, rdma link del rxe0 must complete within 5 s; prints the
+# holder's report once it has tried its operation on the removed device.
+removal_under_holder() {
+	local dir=$1 t0 t1 rc=0
+	shift
+	verbs_holder_start "$dir" "$@" || return 1
+	t0=$(date +%s)
+	# stock blocks here until the holder closes
+	rdma link del rxe0 || rc=$?
+	t1=$(date +%s)
+	touch "$dir/go"
+	wait $HOLDER_PID
+	[ $rc = 0 ] || { echo "rdma link del failed ($rc)"; return 1; }
+	[ $((t1 - t0)) -lt 5 ] || { echo "rdma link del took $((t1 - t0))s"; return 1; }
+	cat "$dir/out"
+}

@@ -48,44 +48,11 @@ devinfo() {
 }
 ktap_test_result "ibv_devinfo -v is stock's" devinfo
 
-# A verbs application (pyverbs over the distribution's libibverbs) that
-# opens the device, says so by creating READY, waits until GO exists (the
-# device is gone by then) or 15 s pass, then queries it.  The bound
-# matters: a stack that blocks removal until the holder closes (stock
-# does, in uninterruptible sleep) must fail this test, not hang it.
-holder() {
-	READY=$1 GO=$2 python3 - <<'PY' &
-import errno, os, time
-from pyverbs.device import Context
-from pyverbs.pyverbs_error import PyverbsRDMAError
-ctx = Context(name="rxe0")
-open(os.environ["READY"], "w").close()
-deadline = time.time() + 15
-while not os.path.exists(os.environ["GO"]) and time.time() < deadline:
-    time.sleep(0.1)
-try:
-    ctx.query_device()
-    print("holder: query succeeded")
-except PyverbsRDMAError as e:
-    print("holder: query failed: " + errno.errorcode.get(e.error_code, str(e.error_code)))
-PY
-}
-
 removal() {
-	local pid t0 t1 dir rc=0
+	local dir out
 	dir=$(mktemp -d)
-	holder "$dir/ready" "$dir/go" >"$dir/out"
-	pid=$!
-	eventually 30 test -e "$dir/ready" || { kill $pid; return 1; }
-	t0=$(date +%s)
-	# While the holder keeps the device open: stock blocks here.
-	rdma link del rxe0 || rc=$?
-	t1=$(date +%s)
-	touch "$dir/go"
-	wait $pid
-	[ $rc = 0 ] || { echo "rdma link del failed ($rc)"; return 1; }
-	[ $((t1 - t0)) -lt 5 ] || { echo "rdma link del took $((t1 - t0))s"; return 1; }
-	expect_eq "holder" "$(cat "$dir/out")" "holder: query failed: EIO"
+	out=$(removal_under_holder "$dir" query) || { echo "$out"; return 1; }
+	expect_eq "holder" "$out" "holder: query failed: EIO"
 }
 if ours; then
 	ktap_test_result "removal with the device open completes; then EIO" removal
