@@ -147,6 +147,8 @@ extern const struct uverbs_api_object uverbs_pd_object;
 /* write() on uverbsN; takes disassociate_srcu itself. */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 			size_t count, loff_t *pos);
+int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
+			struct ib_device *ib_dev, u32 command);
 
 /* uverbs_ioctl.c */
 

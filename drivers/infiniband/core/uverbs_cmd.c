@@ -594,6 +594,25 @@ static int uverbs_parse_ex(const struct uverbs_write_cmd *cmd,
 	return 0;
 }
 
+/* Runs @cmd on @ib_dev, which the caller keeps live (SRCU). */
+static int uverbs_call_cmd(const struct uverbs_write_cmd *cmd,
+			   struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	if (!uverbs_device_has_fn(ib_dev, cmd))
+		return -EOPNOTSUPP;
+	if (!cmd->no_ucontext) {
+		attrs->context = ib_uverbs_get_ucontext_file(attrs->ufile);
+		if (IS_ERR(attrs->context)) {
+			int ret = PTR_ERR(attrs->context);
+
+			attrs->context = NULL;
+			return ret;
+		}
+	}
+	return cmd->handler(attrs, ib_dev);
+}
+
 /* Runs @cmd on the live device; -EIO once it is gone. */
 static int uverbs_run_cmd(struct ib_uverbs_file *file,
 			  const struct uverbs_write_cmd *cmd,
@@ -605,26 +624,48 @@ static int uverbs_run_cmd(struct ib_uverbs_file *file,
 	int ret;
 
 	ib_dev = uverbs_enter_device(dev, &srcu_key);
-	if (!ib_dev) {
+	if (ib_dev)
+		ret = uverbs_call_cmd(cmd, attrs, ib_dev);
+	else
 		ret = -EIO;
-		goto out;
-	}
-	if (!uverbs_device_has_fn(ib_dev, cmd)) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!cmd->no_ucontext) {
-		attrs->context = ib_uverbs_get_ucontext_file(file);
-		if (IS_ERR(attrs->context)) {
-			ret = PTR_ERR(attrs->context);
-			attrs->context = NULL;
-			goto out;
-		}
-	}
-	ret = cmd->handler(attrs, ib_dev);
-out:
 	uverbs_exit_device(dev, srcu_key);
 	return ret;
+}
+
+/**
+ * uverbs_invoke_write() - run a write() command for UVERBS_METHOD_INVOKE_WRITE
+ * @attrs: the ioctl's bundle, with ->ufile set and ->ucore and
+ *	->driver_udata taken from the CORE_IN/CORE_OUT and UHW_IN/UHW_OUT
+ *	attributes (the core request still begins with its response
+ *	field, which is ignored: the answer goes to ->ucore.outbuf)
+ * @ib_dev: the live device (the caller is inside uverbs_enter_device())
+ * @command: the command number, with IB_USER_VERBS_CMD_FLAG_EXTENDED for
+ *	an extended one
+ *
+ * Return: the command's result; -EINVAL for stray bits in @command,
+ * -EOPNOTSUPP for a command we do not implement or the device cannot
+ * do, -ENOSPC when the core request or response room is shorter than
+ * the command needs.
+ */
+int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
+			struct ib_device *ib_dev, u32 command)
+{
+	const struct uverbs_write_cmd *cmd;
+
+	cmd = uverbs_write_lookup(command);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (cmd == &uverbs_write_notsupp)
+		return -EOPNOTSUPP;
+	if (attrs->ucore.inlen < cmd->req_size)
+		return -ENOSPC;
+	if (cmd->has_resp && attrs->ucore.outlen < cmd->resp_size)
+		return -ENOSPC;
+	if (!cmd->has_resp) {
+		attrs->ucore.outbuf = NULL;
+		attrs->ucore.outlen = 0;
+	}
+	return uverbs_call_cmd(cmd, attrs, ib_dev);
 }
 
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
