@@ -114,6 +114,43 @@ struct ib_uverbs_file {
 	struct list_head uobjects;
 };
 
+/*
+ * The uobjects of the types that report events: the event file their
+ * async events go to and how many were reported (destroy answers it, so
+ * userspace knows how many events to wait for before freeing its side).
+ */
+struct ib_uevent_object {
+	struct ib_uobject uobject;
+	struct ib_uverbs_async_event_file *event_file;
+	u32 events_reported;
+};
+
+struct ib_ucq_object {
+	struct ib_uevent_object uevent;
+	/* Completion events are counted apart (RESP of CQ destroy). */
+	u32 comp_events_reported;
+};
+
+struct ib_uqp_object {
+	struct ib_uevent_object uevent;
+	/* Multicast groups attached (struct ib_uverbs_mcast_entry). */
+	struct list_head mcast_list;
+};
+
+struct ib_usrq_object {
+	struct ib_uevent_object uevent;
+};
+
+/* uverbs_std_types*.c: the core's uobject types, by UVERBS_OBJECT_* id. */
+extern const struct uverbs_api_object uverbs_pd_object;
+extern const struct uverbs_api_object uverbs_mr_object;
+extern const struct uverbs_api_object uverbs_mw_object;
+extern const struct uverbs_api_object uverbs_cq_object;
+extern const struct uverbs_api_object uverbs_qp_object;
+extern const struct uverbs_api_object uverbs_srq_object;
+extern const struct uverbs_api_object uverbs_ah_object;
+extern const struct uverbs_api_object uverbs_comp_channel_object;
+
 /* uverbs_main.c */
 
 /*
@@ -137,10 +174,6 @@ void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 
 void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 				   enum rdma_remove_reason why);
-
-/* uverbs_std_types.c */
-
-extern const struct uverbs_api_object uverbs_pd_object;
 
 /* uverbs_cmd.c */
 
