@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Malformed uverbs commands, sent raw, and the errno each gets.
 
-    uverbs_raw.py check GROUP...   run the groups' cases; print each
-                                   mismatch; exit 1 if any
+    uverbs_raw.py check GROUP...   run the groups' cases; print a line
+                                   "GROUP: CASE: got X, want Y" for each
+                                   mismatch and "GROUP: done" after the
+                                   group's last case; exit 1 on a mismatch
     uverbs_raw.py measure          print every case's outcome, as the
                                    EXPECTED table below is written
 
@@ -720,13 +722,13 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     bad = 0
-    for name, (group, _) in CASES.items():
-        if group not in sys.argv[2:]:
-            continue
-        got, want = run(name), EXPECTED.get(name, "not measured")
-        if got != want:
-            print("%s: got %s, want %s" % (name, got, want))
-            bad += 1
+    for group in sys.argv[2:]:
+        for name in [n for n, (g, _) in CASES.items() if g == group]:
+            got, want = run(name), EXPECTED.get(name, "not measured")
+            if got != want:
+                print("%s: %s: got %s, want %s" % (group, name, got, want))
+                bad += 1
+        print("%s: done" % group, flush=True)
     return 1 if bad else 0
 
 
