@@ -700,6 +700,25 @@ static bool uverbs_device_has_fn(const struct ib_device *ib_dev,
 }
 
 /*
+ * Whether @ib_dev serves @command: it has the op the command needs and,
+ * for a legacy command, has it in its uverbs_cmd_mask (ib_core sets the
+ * commands every device serves; drivers add the data path ones they do
+ * in the kernel).  Stock answers -EOPNOTSUPP otherwise, before looking
+ * at the request.
+ */
+static bool uverbs_cmd_enabled(const struct ib_device *ib_dev,
+			       const struct uverbs_write_cmd *cmd, u32 command)
+{
+	u32 num = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+
+	if (cmd == &uverbs_write_notsupp || !uverbs_device_has_fn(ib_dev, cmd))
+		return false;
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		return true;
+	return ib_dev->uverbs_cmd_mask & BIT_ULL(num);
+}
+
+/*
  * A legacy command: sizes in 4-byte words, the header included in
  * in_words; the response address is the request's first u64.
  */
@@ -812,8 +831,6 @@ static int uverbs_call_cmd(const struct uverbs_write_cmd *cmd,
 			   struct uverbs_attr_bundle *attrs,
 			   struct ib_device *ib_dev)
 {
-	if (!uverbs_device_has_fn(ib_dev, cmd))
-		return -EOPNOTSUPP;
 	if (!cmd->no_ucontext) {
 		attrs->context = ib_uverbs_get_ucontext_file(attrs->ufile);
 		if (IS_ERR(attrs->context)) {
@@ -824,25 +841,6 @@ static int uverbs_call_cmd(const struct uverbs_write_cmd *cmd,
 		}
 	}
 	return cmd->handler(attrs, ib_dev);
-}
-
-/* Runs @cmd on the live device; -EIO once it is gone. */
-static int uverbs_run_cmd(struct ib_uverbs_file *file,
-			  const struct uverbs_write_cmd *cmd,
-			  struct uverbs_attr_bundle *attrs)
-{
-	struct ib_uverbs_device *dev = file->device;
-	struct ib_device *ib_dev;
-	int srcu_key;
-	int ret;
-
-	ib_dev = uverbs_enter_device(dev, &srcu_key);
-	if (ib_dev)
-		ret = uverbs_call_cmd(cmd, attrs, ib_dev);
-	else
-		ret = -EIO;
-	uverbs_exit_device(dev, srcu_key);
-	return ret;
 }
 
 /**
@@ -868,7 +866,7 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 	cmd = uverbs_write_lookup(command);
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
-	if (cmd == &uverbs_write_notsupp)
+	if (!uverbs_cmd_enabled(ib_dev, cmd, command))
 		return -EOPNOTSUPP;
 	if (attrs->ucore.inlen < cmd->req_size)
 		return -ENOSPC;
@@ -888,6 +886,8 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	const struct uverbs_write_cmd *cmd;
 	struct uverbs_attr_bundle attrs = {};
 	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_device *ib_dev;
+	int srcu_key;
 	int ret;
 
 	/*
@@ -910,15 +910,28 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
 
+	ib_dev = uverbs_enter_device(file->device, &srcu_key);
+	if (!ib_dev) {
+		ret = -EIO;
+		goto out;
+	}
+	if (cmd != &uverbs_write_notsupp &&
+	    !uverbs_cmd_enabled(ib_dev, cmd, hdr.command)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+
 	if ((hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED) &&
 	    cmd != &uverbs_write_notsupp)
 		ret = uverbs_parse_ex(cmd, &hdr, buf, count, &attrs);
 	else
 		ret = uverbs_parse_legacy(cmd, &hdr, buf, count, &attrs);
 	if (ret)
-		return ret;
+		goto out;
 
 	attrs.ufile = file;
-	ret = uverbs_run_cmd(file, cmd, &attrs);
+	ret = uverbs_call_cmd(cmd, &attrs, ib_dev);
+out:
+	uverbs_exit_device(file->device, srcu_key);
 	return ret ? ret : count;
 }

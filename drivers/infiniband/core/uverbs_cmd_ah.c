@@ -80,11 +80,10 @@ int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs,
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
-	pd_uobj = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs);
-	if (!pd_uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+			      &pd_uobj);
+	if (ret)
 		goto err_uobj;
-	}
 	pd = pd_uobj->object;
 
 	if (rdma_ah_get_ah_flags(&ah_attr) & IB_AH_GRH) {

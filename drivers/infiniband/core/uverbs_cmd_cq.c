@@ -50,13 +50,14 @@ static int cq_get_comp_channel(struct uverbs_attr_bundle *attrs, s32 fd,
 			       struct ib_uverbs_completion_event_file **comp_file)
 {
 	struct ib_uobject *uobj;
+	int ret;
 
 	*comp_file = NULL;
 	if (fd < 0)
 		return 0;
-	uobj = uverbs_get_read(&uverbs_comp_channel_object, fd, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_comp_channel_object, fd, attrs, &uobj);
+	if (ret)
+		return ret;
 	uverbs_uobject_get(uobj);
 	uverbs_put_read(uobj);
 	*comp_file = container_of(uobj, struct ib_uverbs_completion_event_file,
@@ -188,9 +189,9 @@ int ib_uverbs_resize_cq(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	cq = uobj->object;
 
 	ret = ib_dev->ops.resize_cq(cq, cmd.cqe, &attrs->driver_udata);
@@ -238,9 +239,9 @@ int ib_uverbs_req_notify_cq(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	/* A positive answer (completions missed) is not the caller's error. */
 	ret = ib_dev->ops.req_notify_cq(uobj->object, cmd.solicited_only ?
 					IB_CQ_SOLICITED : IB_CQ_NEXT_COMP);
@@ -286,9 +287,9 @@ int ib_uverbs_poll_cq(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 
 	uwcs = attrs->ucore.outbuf + sizeof(resp);
 	room = (attrs->ucore.outlen - sizeof(resp)) / sizeof(uwc);

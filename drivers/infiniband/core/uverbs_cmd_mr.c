@@ -40,11 +40,10 @@ int ib_uverbs_reg_mr(struct uverbs_attr_bundle *attrs, struct ib_device *ib_dev)
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
-	pd_uobj = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs);
-	if (!pd_uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+			      &pd_uobj);
+	if (ret)
 		goto err_uobj;
-	}
 	pd = pd_uobj->object;
 
 	mr = ib_dev->ops.reg_user_mr(pd, cmd.start, cmd.length, cmd.hca_va,
@@ -122,12 +121,10 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 			goto out;
 	}
 	if (cmd.flags & IB_MR_REREG_PD) {
-		pd_uobj = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle,
-					  attrs);
-		if (!pd_uobj) {
-			ret = -EINVAL;
+		ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+				      &pd_uobj);
+		if (ret)
 			goto out;
-		}
 		new_pd = pd_uobj->object;
 	}
 
@@ -216,11 +213,10 @@ int ib_uverbs_alloc_mw(struct uverbs_attr_bundle *attrs,
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 
-	pd_uobj = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs);
-	if (!pd_uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+			      &pd_uobj);
+	if (ret)
 		goto err_uobj;
-	}
 	pd = pd_uobj->object;
 
 	mw = rdma_zalloc_drv_obj(ib_dev, ib_mw);

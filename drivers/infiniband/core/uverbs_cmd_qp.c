@@ -59,29 +59,32 @@ static int qp_get_refs(struct uverbs_attr_bundle *attrs,
 		       const struct ib_uverbs_ex_create_qp *cmd,
 		       struct qp_create_refs *refs)
 {
-	refs->pd = uverbs_get_read(&uverbs_pd_object, cmd->pd_handle, attrs);
-	if (!refs->pd)
-		return -EINVAL;
-	refs->send_cq = uverbs_get_read(&uverbs_cq_object, cmd->send_cq_handle,
-					attrs);
-	if (!refs->send_cq)
-		return -EINVAL;
+	int ret;
+
+	ret = uverbs_get_read(&uverbs_pd_object, cmd->pd_handle, attrs,
+			      &refs->pd);
+	if (ret)
+		return ret;
+	ret = uverbs_get_read(&uverbs_cq_object, cmd->send_cq_handle, attrs,
+			      &refs->send_cq);
+	if (ret)
+		return ret;
 	if (cmd->qp_type == IB_QPT_XRC_INI)
 		return 0;
 
 	if (cmd->recv_cq_handle != cmd->send_cq_handle) {
-		refs->recv_cq = uverbs_get_read(&uverbs_cq_object,
-						cmd->recv_cq_handle, attrs);
-		if (!refs->recv_cq)
-			return -EINVAL;
+		ret = uverbs_get_read(&uverbs_cq_object, cmd->recv_cq_handle,
+				      attrs, &refs->recv_cq);
+		if (ret)
+			return ret;
 	}
 	if (cmd->is_srq) {
 		struct ib_srq *srq;
 
-		refs->srq = uverbs_get_read(&uverbs_srq_object,
-					    cmd->srq_handle, attrs);
-		if (!refs->srq)
-			return -EINVAL;
+		ret = uverbs_get_read(&uverbs_srq_object, cmd->srq_handle,
+				      attrs, &refs->srq);
+		if (ret)
+			return ret;
 		srq = refs->srq->object;
 		if (srq->srq_type == IB_SRQT_XRC)
 			return -EINVAL;
@@ -382,11 +385,9 @@ int ib_uverbs_query_qp(struct uverbs_attr_bundle *attrs,
 		goto out;
 	}
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs);
-	if (!uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
 		goto out;
-	}
 	qp = uobj->object;
 	ret = ib_dev->ops.query_qp(qp->real_qp, attr, cmd.attr_mask, init);
 	uverbs_put_read(uobj);
@@ -513,11 +514,10 @@ static int modify_qp(struct uverbs_attr_bundle *attrs,
 	if (!attr)
 		return -ENOMEM;
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd->base.qp_handle, attrs);
-	if (!uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd->base.qp_handle, attrs,
+			      &uobj);
+	if (ret)
 		goto out;
-	}
 	qp = uobj->object;
 
 	qp_attr_from_cmd(ib_dev, attr, cmd);
@@ -619,9 +619,9 @@ int ib_uverbs_attach_mcast(struct uverbs_attr_bundle *attrs,
 		return ret;
 	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
 
 	mutex_lock(&uqp->mcast_lock);
@@ -662,9 +662,9 @@ int ib_uverbs_detach_mcast(struct uverbs_attr_bundle *attrs,
 		return ret;
 	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
 
 	mutex_lock(&uqp->mcast_lock);

@@ -36,11 +36,10 @@ int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
 	usrq = container_of(uobj, struct ib_usrq_object, uevent.uobject);
 	ib_uverbs_uevent_init(&usrq->uevent, attrs->ufile->async_file);
 
-	pd_uobj = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs);
-	if (!pd_uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+			      &pd_uobj);
+	if (ret)
 		goto err_uobj;
-	}
 	pd = pd_uobj->object;
 
 	init.event_handler = ib_uverbs_srq_event_handler;
@@ -107,9 +106,9 @@ int ib_uverbs_modify_srq(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_srq_object, cmd.srq_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_srq_object, cmd.srq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	attr.max_wr = cmd.max_wr;
 	attr.srq_limit = cmd.srq_limit;
 	ret = ib_dev->ops.modify_srq(uobj->object, &attr, cmd.attr_mask,
@@ -131,9 +130,9 @@ int ib_uverbs_query_srq(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_srq_object, cmd.srq_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_srq_object, cmd.srq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	ret = ib_dev->ops.query_srq(uobj->object, &attr);
 	uverbs_put_read(uobj);
 	if (ret)

@@ -31,8 +31,9 @@ struct uverbs_wr_layout {
 
 /*
  * Check that the request holds @wr_count entries of @wqe_size bytes
- * (at least @min_wqe_size) and @sge_count SGEs after its @hdr_size
- * byte header: -EINVAL otherwise, as stock.
+ * and @sge_count SGEs after its @hdr_size byte header.  As stock: an
+ * entry size below @min_wqe_size is -EINVAL, a request shorter than
+ * its counts say -ENOSPC.
  */
 static int uverbs_wr_layout(struct uverbs_attr_bundle *attrs, size_t hdr_size,
 			    u32 wr_count, u32 wqe_size, u32 sge_count,
@@ -49,7 +50,7 @@ static int uverbs_wr_layout(struct uverbs_attr_bundle *attrs, size_t hdr_size,
 	    check_add_overflow(hdr_size, wqes_len, &total) ||
 	    check_add_overflow(total, sges_len, &total) ||
 	    total > attrs->ucore.inlen)
-		return -EINVAL;
+		return -ENOSPC;
 
 	layout->wqes = attrs->ucore.inbuf + hdr_size;
 	layout->sges = attrs->ucore.inbuf + hdr_size + wqes_len;
@@ -173,13 +174,15 @@ static struct ib_send_wr *ud_wr_alloc(struct uverbs_attr_bundle *attrs,
 {
 	struct ib_uobject *ah_uobj;
 	struct ib_ud_wr *ud;
+	int ret;
 
 	if (uwr->opcode != IB_WR_SEND && uwr->opcode != IB_WR_SEND_WITH_IMM)
 		return ERR_PTR(-EINVAL);
 
-	ah_uobj = uverbs_get_read(&uverbs_ah_object, uwr->wr.ud.ah, attrs);
-	if (!ah_uobj)
-		return ERR_PTR(-EINVAL);
+	ret = uverbs_get_read(&uverbs_ah_object, uwr->wr.ud.ah, attrs,
+			      &ah_uobj);
+	if (ret)
+		return ERR_PTR(ret);
 	ud = uverbs_wr_alloc(sizeof(*ud), uwr->num_sge, sg_list);
 	if (!ud) {
 		uverbs_put_read(ah_uobj);
@@ -277,9 +280,9 @@ int ib_uverbs_post_send(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs);
-	if (!uobj)
-		return -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		return ret;
 	qp = uobj->object;
 	is_ud = qp->qp_type == IB_QPT_UD;
 
@@ -383,11 +386,9 @@ int ib_uverbs_post_recv(struct uverbs_attr_bundle *attrs,
 	if (IS_ERR(wrs))
 		return PTR_ERR(wrs);
 
-	uobj = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs);
-	if (!uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
 		goto out;
-	}
 	qp = uobj->object;
 	ret = qp->device->ops.post_recv(qp->real_qp, wrs, &bad_wr);
 	uverbs_put_read(uobj);
@@ -419,11 +420,9 @@ int ib_uverbs_post_srq_recv(struct uverbs_attr_bundle *attrs,
 	if (IS_ERR(wrs))
 		return PTR_ERR(wrs);
 
-	uobj = uverbs_get_read(&uverbs_srq_object, cmd.qp_handle, attrs);
-	if (!uobj) {
-		ret = -EINVAL;
+	ret = uverbs_get_read(&uverbs_srq_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
 		goto out;
-	}
 	srq = uobj->object;
 	ret = srq->device->ops.post_srq_recv(srq, wrs, &bad_wr);
 	uverbs_put_read(uobj);

@@ -26,19 +26,24 @@ u32 uverbs_response_length(struct uverbs_attr_bundle *attrs,
 			   size_t resp_len);
 
 /*
- * The object a handle names, claimed for reading; NULL when the handle
- * names nothing of that type (the write() commands answer -EINVAL, as
- * stock).  Given back with uverbs_put_read().
+ * Claim the object a handle names for reading, into *@uobj (NULL on
+ * failure).  Return: 0, -ENOENT for a handle naming nothing, -EINVAL
+ * for one of another type, -EBADF for an fd that is no such object
+ * (as stock answers).  Given back with uverbs_put_read().
  */
-static inline struct ib_uobject *
-uverbs_get_read(const struct uverbs_api_object *obj, s64 handle,
-		struct uverbs_attr_bundle *attrs)
+static inline int uverbs_get_read(const struct uverbs_api_object *obj,
+				  s64 handle, struct uverbs_attr_bundle *attrs,
+				  struct ib_uobject **uobj)
 {
-	struct ib_uobject *uobj;
+	*uobj = rdma_lookup_get_uobject(obj, attrs->ufile, handle,
+					UVERBS_LOOKUP_READ, attrs);
+	if (IS_ERR(*uobj)) {
+		int ret = PTR_ERR(*uobj);
 
-	uobj = rdma_lookup_get_uobject(obj, attrs->ufile, handle,
-				       UVERBS_LOOKUP_READ, attrs);
-	return IS_ERR(uobj) ? NULL : uobj;
+		*uobj = NULL;
+		return ret;
+	}
+	return 0;
 }
 
 static inline void uverbs_put_read(struct ib_uobject *uobj)
