@@ -12,10 +12,11 @@
  * Entries in ucontext->mmap_xa
  * ----------------------------
  * Every page offset an entry covers indexes the entry in the xarray.  The
- * xarray lock protects the index and entry->driver_removed; an entry is
- * erased from the xarray only by its kref release, under that lock, before
- * the driver's mmap_free() frees it: so an entry found while holding the
- * lock may be dereferenced, even if its count already dropped to zero
+ * xarray lock protects the index and entry->driver_removed.  An entry
+ * leaves the xarray, under that lock, before it can be freed (by its kref
+ * release before the driver's mmap_free(), or by a failed insertion before
+ * the driver gets it back): so an entry found while holding the lock may
+ * be dereferenced, even if its count already dropped to zero
  * (kref_get_unless_zero() then refuses it).
  *
  * References: the insertion holds one, dropped by
