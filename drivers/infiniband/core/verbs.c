@@ -59,13 +59,13 @@ struct qp_transition {
 /*
  * The IBTA QP state diagram with, per type, the attribute masks of each
  * transition (IBTA vol. 1, "Modify QP" attribute tables, and its XRC and
- * raw Ethernet annexes).  Any state may go to RESET or ERR with no other
- * attribute; SQE (send queue error) only arises for UD and UC QPs.
+ * raw Ethernet annexes).  Any state may go to RESET, and any but RESET
+ * to ERR, with no other attribute; SQE (send queue error) only arises for
+ * UD and UC QPs.
  */
 static const struct qp_transition qp_transitions[IB_QPS_ERR + 1][IB_QPS_ERR + 1] = {
 	[IB_QPS_RESET] = {
 		[IB_QPS_RESET] = { .valid = true },
-		[IB_QPS_ERR] = { .valid = true },
 		[IB_QPS_INIT] = {
 			.valid = true,
 			.required = {
