@@ -462,12 +462,19 @@ static int process_uobj(struct uverbs_call *call, u32 bkey,
 		return ret;
 	case UVERBS_ACCESS_DESTROY:
 		/*
-		 * Destroyed right before the handler, once every other
-		 * attribute is known good; a handle is 32 bits.
+		 * Looked up now, so a bad handle fails as early as any
+		 * other attribute; destroyed by destroy_uobj() once every
+		 * attribute is known good.
 		 */
-		if (uattr->data_s64 < 0 || uattr->data_s64 > U32_MAX)
-			return -EINVAL;
-		call->destroy_id = uattr->data_s64;
+		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile,
+					       uattr->data_s64,
+					       UVERBS_LOOKUP_DESTROY,
+					       &call->bundle);
+		if (IS_ERR(uobj))
+			return PTR_ERR(uobj);
+		o_attr->uobject = uobj;
+		call->destroy_id = uobj->id;
+		__set_bit(bkey, call->uobj_held);
 		return 0;
 	default:
 		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile,
@@ -647,20 +654,31 @@ static void finalize_uobjs(struct uverbs_call *call, bool success)
  * The object a DESTROY attribute names goes before the handler runs:
  * the handler answers from the uobject, which stays readable until
  * finalize_uobjs() puts it.
+ *
+ * rdma_core.c destroys by handle only (__uobj_get_destroy()), so the
+ * claim parse_attrs() took is given back and the handle claimed again
+ * for the destroy; a concurrent destroy of the same handle makes this
+ * call fail with -ENOENT or -EBUSY, as it would have a moment earlier.
  */
 static int destroy_uobj(struct uverbs_call *call)
 {
 	int bkey = call->method.destroy_bkey;
+	struct uverbs_obj_attr *o_attr;
 	struct ib_uobject *uobj;
 
 	if (bkey < 0 || !test_bit(bkey, call->bundle.attr_present))
 		return 0;
+	o_attr = &call->bundle.attrs[bkey].obj_attr;
+
+	rdma_lookup_put_uobject(o_attr->uobject, UVERBS_LOOKUP_DESTROY);
+	o_attr->uobject = NULL;
+	__clear_bit(bkey, call->uobj_held);
 
 	uobj = __uobj_get_destroy(call->method.objs[bkey], call->destroy_id,
 				  &call->bundle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	call->bundle.attrs[bkey].obj_attr.uobject = uobj;
+	o_attr->uobject = uobj;
 	__set_bit(bkey, call->uobj_held);
 	return 0;
 }

@@ -29,6 +29,8 @@
  * The command's core request and response are CORE_IN and CORE_OUT, the
  * driver's data UHW_IN and UHW_OUT (already in driver_udata).  A legacy
  * request still begins with its response address, which is ignored.
+ * Without CORE_IN the request is empty: libibverbs probes the method
+ * that way and expects -ENOSPC from the command, as stock answers.
  */
 static int UVERBS_HANDLER(UVERBS_METHOD_INVOKE_WRITE)(struct uverbs_attr_bundle *attrs)
 {
@@ -57,7 +59,7 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_INVOKE_WRITE,
 						 UA_MANDATORY),
 			    UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CORE_IN,
 					       UVERBS_ATTR_MIN_SIZE(sizeof(u32)),
-					       UA_MANDATORY),
+					       UA_OPTIONAL),
 			    UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_CORE_OUT,
 						UVERBS_ATTR_MIN_SIZE(0),
 						UA_OPTIONAL),
