@@ -7,7 +7,10 @@
  *			ib client, file operations, device disassociation,
  *			the async event file
  *	uverbs_cmd.c	write() and extended write() commands
- *	uverbs_ioctl.c	RDMA_VERBS_IOCTL
+ *	uverbs_ioctl.c	RDMA_VERBS_IOCTL: parsing attributes into a bundle,
+ *			running the method, the bundle accessors
+ *	uverbs_uapi.c	the ioctl method trees: finding a device's method
+ *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
  *	rdma_core.c	uobjects: handle table, lookups, create/destroy,
  *			whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
@@ -25,6 +28,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 /*
  * One per ib_device that has user verbs (ops.alloc_ucontext): the char
@@ -272,5 +276,45 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 
 /* RDMA_VERBS_IOCTL; takes disassociate_srcu itself. */
 long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+/* The live device of the ioctl method @attrs belongs to. */
+struct ib_device *uverbs_attrs_ib_dev(const struct uverbs_attr_bundle *attrs);
+/*
+ * Point @udata at the PTR_IN @attr_in and PTR_OUT @attr_out of @attrs
+ * (either may be absent: an empty buffer).
+ */
+void uverbs_fill_udata(struct uverbs_attr_bundle *attrs,
+		       struct ib_udata *udata, unsigned int attr_in,
+		       unsigned int attr_out);
+/* Tell userspace that the PTR_OUT attribute @idx was written. */
+int uverbs_set_valid_output(const struct uverbs_attr_bundle *attrs, u16 idx);
+
+/* uverbs_uapi.c: the ioctl method trees */
+
+/*
+ * One ioctl method as a device offers it: the definitions of the core
+ * and of the driver (ib_device->driver_def) for the same object and
+ * method merged.  Specs are indexed like uverbs_attr_bundle.attrs[]:
+ * by uapi_bkey_attr(uapi_key_attr(attr_id)).
+ */
+struct uverbs_ioctl_method {
+	int (*handler)(struct uverbs_attr_bundle *attrs);
+	const struct uverbs_attr_spec *specs[UVERBS_API_ATTR_BKEY_LEN];
+	/* The uobject type of each IDR, FD and IDRS_ARRAY attribute. */
+	const struct uverbs_api_object *objs[UVERBS_API_ATTR_BKEY_LEN];
+	DECLARE_BITMAP(mandatory, UVERBS_API_ATTR_BKEY_LEN);
+	/* One past the highest bkey that has a spec. */
+	unsigned int num_bkeys;
+	/* The attribute with UVERBS_ACCESS_DESTROY, or -1. */
+	int destroy_bkey;
+	/* It takes driver data (UVERBS_ATTR_UHW). */
+	bool has_udata;
+};
+
+int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
+			   u16 method_id, struct uverbs_ioctl_method *method);
+
+/* The core's definitions, one list per file (uverbs_std_types_*.c). */
+extern const struct uapi_definition uverbs_def_obj_device[];
+extern const struct uapi_definition uverbs_def_obj_destroy[];
 
 #endif /* OOT_RDMA_UVERBS_H */
