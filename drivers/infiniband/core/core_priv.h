@@ -15,6 +15,10 @@
  *	counters.c	hw_stats allocation helpers
  *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
+ *	verbs.c		verbs on objects: QP modify/query/destroy, AHs,
+ *			multicast, *_user() destruction
+ *	ib_core_uverbs.c mmap entries of user contexts
+ *	addr.c		RoCE destination MAC resolution
  */
 #ifndef OOT_RDMA_CORE_PRIV_H
 #define OOT_RDMA_CORE_PRIV_H
@@ -164,6 +168,22 @@ void ib_cache_gid_del_if(struct ib_device *device, u32 port,
 			 void *ctx);
 bool ib_cache_gid_uses_ndev(struct ib_device *device, u32 port,
 			    const struct net_device *ndev);
+
+/* ---------------------------------------------------------------- */
+/* addr.c: layer 2 addresses of RoCE destinations                      */
+
+/*
+ * Fill ah_attr->roce.dmac for the destination GID of @ah_attr, whose
+ * grh.sgid_attr is set: the mapped MAC of a multicast GID; the MAC in a
+ * link-local GID for RoCE v1; otherwise the neighbour of the destination
+ * IP through the route from the source GID's netdev (the MAC of the local
+ * netdev owning it for a local destination), waiting up to a second for
+ * it to resolve; grh.hop_limit then comes from the route.  Sleeps.
+ * -ENETUNREACH/-EHOSTUNREACH (route), -ENODEV (source GID without
+ * netdev), -ETIMEDOUT (no neighbour), -EINTR (signal).
+ */
+int rdma_resolve_roce_dmac(struct ib_device *device,
+			   struct rdma_ah_attr *ah_attr);
 
 /* ---------------------------------------------------------------- */
 /* restrack.c                                                         */

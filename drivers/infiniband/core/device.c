@@ -40,6 +40,7 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/rwsem.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -1726,6 +1727,33 @@ static int check_mandatory_ops(struct ib_device *device)
 	return 0;
 }
 
+#ifdef CONFIG_INFINIBAND_VIRT_DMA
+/**
+ * ib_dma_virt_map_sg - "map" a scatterlist for a device without DMA
+ * @dev: a device using virtual DMA (ib_uses_virt_dma())
+ * @sg: the scatterlist
+ * @nents: its number of entries
+ *
+ * Such devices (software RDMA) reach the memory through the kernel's own
+ * mapping, so each entry's DMA address is its kernel virtual address.
+ *
+ * Return: @nents.
+ */
+int ib_dma_virt_map_sg(struct ib_device *dev, struct scatterlist *sg,
+		       int nents)
+{
+	struct scatterlist *entry;
+	int i;
+
+	for_each_sg(sg, entry, nents, i) {
+		sg_dma_address(entry) = (uintptr_t)sg_virt(entry);
+		sg_dma_len(entry) = entry->length;
+	}
+	return nents;
+}
+EXPORT_SYMBOL(ib_dma_virt_map_sg);
+#endif
+
 /*
  * A NULL @dma_device means the driver does no DMA itself (software
  * devices): the ib_dma_* helpers then work on kernel virtual addresses.
@@ -1742,6 +1770,46 @@ static int setup_dma_device(struct ib_device *device,
 
 	device->dma_device = dma_device;
 	return 0;
+}
+
+/*
+ * The write() commands ib_uverbs serves for every device, whatever the
+ * driver asked for: the driver's uverbs_cmd_mask only adds to them (the
+ * data path commands, which most providers do in user space).
+ */
+static void set_default_uverbs_cmds(struct ib_device *device)
+{
+	device->uverbs_cmd_mask |=
+		BIT_ULL(IB_USER_VERBS_CMD_GET_CONTEXT) |
+		BIT_ULL(IB_USER_VERBS_CMD_QUERY_DEVICE) |
+		BIT_ULL(IB_USER_VERBS_CMD_QUERY_PORT) |
+		BIT_ULL(IB_USER_VERBS_CMD_ALLOC_PD) |
+		BIT_ULL(IB_USER_VERBS_CMD_DEALLOC_PD) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_AH) |
+		BIT_ULL(IB_USER_VERBS_CMD_DESTROY_AH) |
+		BIT_ULL(IB_USER_VERBS_CMD_REG_MR) |
+		BIT_ULL(IB_USER_VERBS_CMD_REREG_MR) |
+		BIT_ULL(IB_USER_VERBS_CMD_DEREG_MR) |
+		BIT_ULL(IB_USER_VERBS_CMD_ALLOC_MW) |
+		BIT_ULL(IB_USER_VERBS_CMD_DEALLOC_MW) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_CQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_RESIZE_CQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_DESTROY_CQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_QP) |
+		BIT_ULL(IB_USER_VERBS_CMD_QUERY_QP) |
+		BIT_ULL(IB_USER_VERBS_CMD_MODIFY_QP) |
+		BIT_ULL(IB_USER_VERBS_CMD_DESTROY_QP) |
+		BIT_ULL(IB_USER_VERBS_CMD_ATTACH_MCAST) |
+		BIT_ULL(IB_USER_VERBS_CMD_DETACH_MCAST) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_SRQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_MODIFY_SRQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_QUERY_SRQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_DESTROY_SRQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_OPEN_XRCD) |
+		BIT_ULL(IB_USER_VERBS_CMD_CLOSE_XRCD) |
+		BIT_ULL(IB_USER_VERBS_CMD_CREATE_XSRQ) |
+		BIT_ULL(IB_USER_VERBS_CMD_OPEN_QP);
 }
 
 static int query_device_attrs(struct ib_device *device)
@@ -1769,6 +1837,8 @@ static int setup_device(struct ib_device *device, struct device *dma_device)
 	ret = setup_dma_device(device, dma_device);
 	if (ret)
 		return ret;
+
+	set_default_uverbs_cmds(device);
 
 	ret = alloc_port_data(device);
 	if (ret)

@@ -24,6 +24,8 @@
  * dependency order (uobj_destroy_order()), newest first within an order.
  */
 
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -36,6 +38,7 @@ static void uverbs_uobject_free(struct kref *ref)
 {
 	struct ib_uobject *uobj = container_of(ref, struct ib_uobject, ref);
 
+	ib_uverbs_file_put(uobj->ufile);
 	kfree_rcu(uobj, rcu);
 }
 
@@ -57,12 +60,16 @@ enum uverbs_destroy_order {
 	UVERBS_DESTROY_ORDER_SHARED,
 	/* Referred to by almost everything. */
 	UVERBS_DESTROY_ORDER_PD,
+	/* Event channels: CQs hold them, their fds may stay open. */
+	UVERBS_DESTROY_ORDER_FD,
 	UVERBS_NUM_DESTROY_ORDERS
 };
 
 static enum uverbs_destroy_order
 uobj_destroy_order(const struct uverbs_api_object *obj)
 {
+	if (obj->type_attrs->type_class == &uverbs_fd_class)
+		return UVERBS_DESTROY_ORDER_FD;
 	switch (obj->id) {
 	case UVERBS_OBJECT_PD:
 		return UVERBS_DESTROY_ORDER_PD;
@@ -86,29 +93,42 @@ uobj_class(const struct uverbs_api_object *obj)
 /* ---------------------------------------------------------------- */
 /* The handle-table class                                           */
 
-static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
-					  struct uverbs_attr_bundle *attrs)
+/* A new uobject of @obj's type, exclusively its creator's; holds the file. */
+static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
+				   struct uverbs_attr_bundle *attrs)
 {
-	struct ib_uverbs_file *ufile = attrs->ufile;
 	struct ib_uobject *uobj;
-	u32 id;
-	int ret;
 
 	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL);
 	if (!uobj)
-		return ERR_PTR(-ENOMEM);
-	uobj->ufile = ufile;
+		return NULL;
+	kref_get(&attrs->ufile->ref);
+	uobj->ufile = attrs->ufile;
 	uobj->context = attrs->context;
 	uobj->uapi_object = obj;
 	INIT_LIST_HEAD(&uobj->list);
 	kref_init(&uobj->ref);
 	/* Its creator's until commit. */
 	atomic_set(&uobj->usecnt, -1);
+	return uobj;
+}
+
+static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
+					  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj;
+	u32 id;
+	int ret;
+
+	uobj = uobj_new(obj, attrs);
+	if (!uobj)
+		return ERR_PTR(-ENOMEM);
 
 	/* Storing NULL reserves the handle: lookups see an empty slot. */
-	ret = xa_alloc(&ufile->idr, &id, NULL, xa_limit_31b, GFP_KERNEL);
+	ret = xa_alloc(&attrs->ufile->idr, &id, NULL, xa_limit_31b,
+		       GFP_KERNEL);
 	if (ret) {
-		kfree(uobj);
+		uverbs_uobject_put(uobj);
 		return ERR_PTR(ret);
 	}
 	uobj->id = id;
@@ -177,6 +197,131 @@ const struct uverbs_obj_type_class uverbs_idr_class = {
 	.remove_handle = idr_remove_handle,
 };
 EXPORT_SYMBOL(uverbs_idr_class);
+
+/* ---------------------------------------------------------------- */
+/* The fd class                                                     */
+
+/*
+ * An fd uobject (a comp channel) is an anon inode file: its handle is
+ * the fd, ->object the file.  The file holds a reference to the uobject
+ * from creation to its release; the one from alloc_begin is the
+ * uobject list's, as for a handle.  The uobject is destroyed by
+ * whichever comes first, the file's cleanup or the release of the fd
+ * (uverbs_uobject_fd_release()), the other finds it destroyed.
+ */
+
+static const struct uverbs_obj_fd_type *
+fd_type_of(const struct uverbs_api_object *obj)
+{
+	return container_of(obj->type_attrs, struct uverbs_obj_fd_type, type);
+}
+
+static struct ib_uobject *fd_alloc_begin(const struct uverbs_api_object *obj,
+					 struct uverbs_attr_bundle *attrs)
+{
+	const struct uverbs_obj_fd_type *fd_type = fd_type_of(obj);
+	struct ib_uobject *uobj;
+	struct file *filp;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return ERR_PTR(fd);
+
+	uobj = uobj_new(obj, attrs);
+	if (!uobj) {
+		put_unused_fd(fd);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	/* The file's reference. */
+	kref_get(&uobj->ref);
+	filp = anon_inode_getfile(fd_type->name, fd_type->fops, uobj,
+				  fd_type->flags);
+	if (IS_ERR(filp)) {
+		uverbs_uobject_put(uobj);
+		uverbs_uobject_put(uobj);
+		put_unused_fd(fd);
+		return ERR_CAST(filp);
+	}
+	uobj->id = fd;
+	uobj->object = filp;
+	return uobj;
+}
+
+static void fd_alloc_commit(struct ib_uobject *uobj)
+{
+	fd_install(uobj->id, uobj->object);
+}
+
+/* Its release finds it never committed and just drops its reference. */
+static void fd_alloc_abort(struct ib_uobject *uobj)
+{
+	struct file *filp = uobj->object;
+
+	uobj->object = NULL;
+	fput(filp);
+	put_unused_fd(uobj->id);
+}
+
+/*
+ * The file keeps the uobject while the lookup holds the file; a file
+ * of another type, or of another uverbs file, is -EBADF.
+ */
+static struct ib_uobject *fd_lookup_get(const struct uverbs_api_object *obj,
+					struct ib_uverbs_file *ufile, s64 id,
+					enum rdma_lookup_mode mode)
+{
+	struct ib_uobject *uobj;
+	struct file *filp;
+
+	if (mode != UVERBS_LOOKUP_READ)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (id < 0 || id > INT_MAX)
+		return ERR_PTR(-EBADF);
+
+	filp = fget(id);
+	if (!filp)
+		return ERR_PTR(-EBADF);
+	uobj = filp->private_data;
+	if (filp->f_op != fd_type_of(obj)->fops || uobj->ufile != ufile) {
+		fput(filp);
+		return ERR_PTR(-EBADF);
+	}
+	uverbs_uobject_get(uobj);
+	return uobj;
+}
+
+static void fd_lookup_put(struct ib_uobject *uobj, enum rdma_lookup_mode mode)
+{
+	struct file *filp = uobj->object;
+
+	fput(filp);
+}
+
+static int fd_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			 struct uverbs_attr_bundle *attrs)
+{
+	fd_type_of(uobj->uapi_object)->destroy_object(uobj, why);
+	return 0;
+}
+
+/* The file keeps its reference until released. */
+static void fd_remove_handle(struct ib_uobject *uobj)
+{
+	uverbs_uobject_put(uobj);
+}
+
+const struct uverbs_obj_type_class uverbs_fd_class = {
+	.alloc_begin = fd_alloc_begin,
+	.alloc_commit = fd_alloc_commit,
+	.alloc_abort = fd_alloc_abort,
+	.lookup_get = fd_lookup_get,
+	.lookup_put = fd_lookup_put,
+	.destroy_hw = fd_destroy_hw,
+	.remove_handle = fd_remove_handle,
+};
+EXPORT_SYMBOL(uverbs_fd_class);
 
 /* ---------------------------------------------------------------- */
 /* Claims                                                           */
@@ -394,6 +539,38 @@ int __uobj_perform_destroy(const struct uverbs_api_object *obj, u32 id,
 	return 0;
 }
 
+/**
+ * uverbs_uobject_fd_release() - release() of an fd uobject's file
+ * @inode: its inode
+ * @filp: the file, whose private_data is the uobject
+ *
+ * Destroys the uobject unless the uverbs file's cleanup did (both under
+ * ucontext_lock), then drops the file's reference to it.
+ *
+ * Return: 0
+ */
+int uverbs_uobject_fd_release(struct inode *inode, struct file *filp)
+{
+	struct ib_uobject *uobj = filp->private_data;
+	struct ib_uverbs_file *ufile = uobj->ufile;
+
+	mutex_lock(&ufile->ucontext_lock);
+	/* Committed and not destroyed yet: still on the file's list. */
+	if (!list_empty(&uobj->list)) {
+		struct uverbs_attr_bundle attrs = {
+			.ufile = ufile,
+			.context = uobj->context,
+		};
+
+		uverbs_destroy_uobject(uobj, RDMA_REMOVE_CLOSE, &attrs);
+	}
+	mutex_unlock(&ufile->ucontext_lock);
+
+	uverbs_uobject_put(uobj);
+	return 0;
+}
+EXPORT_SYMBOL(uverbs_uobject_fd_release);
+
 /* ---------------------------------------------------------------- */
 /* Whole-file cleanup                                               */
 
@@ -428,6 +605,7 @@ void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 	enum uverbs_destroy_order order;
 
 	lockdep_assert_held(&ufile->device->lists_mutex);
+	lockdep_assert_held(&ufile->ucontext_lock);
 
 	attrs.context = ufile->ucontext;
 	for (order = 0; order < UVERBS_NUM_DESTROY_ORDERS; order++)

@@ -7,7 +7,10 @@
  *			ib client, file operations, device disassociation,
  *			the async event file
  *	uverbs_cmd.c	write() and extended write() commands
- *	uverbs_ioctl.c	RDMA_VERBS_IOCTL
+ *	uverbs_ioctl.c	RDMA_VERBS_IOCTL: parsing attributes into a bundle,
+ *			running the method, the bundle accessors
+ *	uverbs_uapi.c	the ioctl method trees: finding a device's method
+ *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
  *	rdma_core.c	uobjects: handle table, lookups, create/destroy,
  *			whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
@@ -25,6 +28,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 /*
  * One per ib_device that has user verbs (ops.alloc_ucontext): the char
@@ -73,22 +77,60 @@ static inline void uverbs_exit_device(struct ib_uverbs_device *dev,
 }
 
 /*
+ * An event waiting in a queue until read(): a comp channel's
+ * (ib_uverbs_comp_event_desc) or an async event file's
+ * (ib_uverbs_async_event_desc).  An event about an object is also on
+ * that object's list (@obj_list), so destroying the object drops the
+ * events it left unread; reading it counts it in *@counter, which the
+ * object's destroy answers.  Both lists and *@counter are protected by
+ * the lock of the queue the event is in.
+ */
+struct ib_uverbs_event {
+	union {
+		struct ib_uverbs_async_event_desc async;
+		struct ib_uverbs_comp_event_desc comp;
+	} desc;
+	struct list_head list;
+	struct list_head obj_list;
+	u32 *counter;
+};
+
+/* What an event fd reads from (uverbs_event.c). */
+struct ib_uverbs_event_queue {
+	/* Protects all below and the events' obj_list and counter. */
+	spinlock_t lock;
+	struct list_head event_list;
+	wait_queue_head_t poll_wait;
+	struct fasync_struct *async_queue;
+	/* Set when no event can follow any more. */
+	bool is_closed;
+};
+
+/*
  * The queue behind an async event fd.  The anon inode file holds one
  * reference, the ib_uverbs_file that created it another (it is where
- * events are queued).
+ * events are queued), every object reporting to it one more.
  */
 struct ib_uverbs_async_event_file {
 	struct kref ref;
-	/* Protects @events and @is_closed. */
-	spinlock_t lock;
-	struct list_head events;
-	wait_queue_head_t poll_wait;
-	/* Set when no event can follow any more (device gone). */
-	bool is_closed;
+	struct ib_uverbs_event_queue ev_queue;
+	/* Port and device events, registered while the context exists. */
+	struct ib_event_handler event_handler;
+};
+
+/* A completion channel: an fd uobject (uverbs_fd_class) with its queue. */
+struct ib_uverbs_completion_event_file {
+	struct ib_uobject uobj;
+	struct ib_uverbs_event_queue ev_queue;
 };
 
 /* One per open() of uverbsN. */
 struct ib_uverbs_file {
+	/*
+	 * Held by the open file and by every uobject: an fd uobject (a
+	 * comp channel) may outlive the file.  The last put frees it.
+	 */
+	struct kref ref;
 	struct ib_uverbs_device *device;
 	/* In device->files, under device->lists_mutex. */
 	struct list_head list;
@@ -121,20 +163,38 @@ struct ib_uverbs_file {
  */
 struct ib_uevent_object {
 	struct ib_uobject uobject;
+	/* Referenced; NULL when events are not reported. */
 	struct ib_uverbs_async_event_file *event_file;
+	/* Its unread events (ib_uverbs_event.obj_list), under event_file's lock. */
+	struct list_head event_list;
 	u32 events_reported;
 };
 
 struct ib_ucq_object {
 	struct ib_uevent_object uevent;
+	/* The comp channel (its uobject referenced), or NULL. */
+	struct ib_uverbs_completion_event_file *comp_file;
+	/* Unread completion events, under comp_file's queue lock. */
+	struct list_head comp_list;
 	/* Completion events are counted apart (RESP of CQ destroy). */
 	u32 comp_events_reported;
 };
 
 struct ib_uqp_object {
 	struct ib_uevent_object uevent;
-	/* Multicast groups attached (struct ib_uverbs_mcast_entry). */
+	/*
+	 * Multicast groups attached (struct ib_uverbs_mcast_entry), under
+	 * @mcast_lock.
+	 */
+	struct mutex mcast_lock;
 	struct list_head mcast_list;
+};
+
+/* One multicast group a QP is attached to. */
+struct ib_uverbs_mcast_entry {
+	struct list_head list;
+	union ib_gid gid;
+	u16 lid;
 };
 
 struct ib_usrq_object {
@@ -170,6 +230,35 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 			      struct file *filp, int fd);
 
+/* Drops a reference taken on @file (ib_uverbs_file.ref). */
+void ib_uverbs_file_put(struct ib_uverbs_file *file);
+
+/* uverbs_event.c */
+
+void ib_uverbs_init_event_queue(struct ib_uverbs_event_queue *ev_queue);
+void ib_uverbs_close_event_queue(struct ib_uverbs_event_queue *ev_queue);
+
+struct ib_uverbs_async_event_file *
+ib_uverbs_async_file_create(struct ib_device *ib_dev, struct file **filp);
+void ib_uverbs_async_file_put(struct ib_uverbs_async_event_file *ev_file);
+void ib_uverbs_async_file_start(struct ib_uverbs_async_event_file *ev_file);
+void ib_uverbs_async_file_stop(struct ib_uverbs_async_event_file *ev_file);
+void ib_uverbs_async_file_last(struct ib_uverbs_async_event_file *ev_file,
+			       u32 event_type);
+
+void ib_uverbs_uevent_init(struct ib_uevent_object *uevent,
+			   struct ib_uverbs_async_event_file *ev_file);
+void ib_uverbs_uevent_release(struct ib_uevent_object *uevent);
+void ib_uverbs_ucq_release(struct ib_ucq_object *ucq);
+
+/* The handlers of user objects: events go to their uevent's file. */
+void ib_uverbs_comp_handler(struct ib_cq *cq, void *cq_context);
+void ib_uverbs_cq_event_handler(struct ib_event *event, void *context);
+void ib_uverbs_qp_event_handler(struct ib_event *event, void *context);
+void ib_uverbs_srq_event_handler(struct ib_event *event, void *context);
+
+extern const struct file_operations uverbs_comp_channel_fops;
+
 /* rdma_core.c */
 
 void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
@@ -187,5 +276,45 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 
 /* RDMA_VERBS_IOCTL; takes disassociate_srcu itself. */
 long ib_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+/* The live device of the ioctl method @attrs belongs to. */
+struct ib_device *uverbs_attrs_ib_dev(const struct uverbs_attr_bundle *attrs);
+/*
+ * Point @udata at the PTR_IN @attr_in and PTR_OUT @attr_out of @attrs
+ * (either may be absent: an empty buffer).
+ */
+void uverbs_fill_udata(struct uverbs_attr_bundle *attrs,
+		       struct ib_udata *udata, unsigned int attr_in,
+		       unsigned int attr_out);
+/* Tell userspace that the PTR_OUT attribute @idx was written. */
+int uverbs_set_valid_output(const struct uverbs_attr_bundle *attrs, u16 idx);
+
+/* uverbs_uapi.c: the ioctl method trees */
+
+/*
+ * One ioctl method as a device offers it: the definitions of the core
+ * and of the driver (ib_device->driver_def) for the same object and
+ * method merged.  Specs are indexed like uverbs_attr_bundle.attrs[]:
+ * by uapi_bkey_attr(uapi_key_attr(attr_id)).
+ */
+struct uverbs_ioctl_method {
+	int (*handler)(struct uverbs_attr_bundle *attrs);
+	const struct uverbs_attr_spec *specs[UVERBS_API_ATTR_BKEY_LEN];
+	/* The uobject type of each IDR, FD and IDRS_ARRAY attribute. */
+	const struct uverbs_api_object *objs[UVERBS_API_ATTR_BKEY_LEN];
+	DECLARE_BITMAP(mandatory, UVERBS_API_ATTR_BKEY_LEN);
+	/* One past the highest bkey that has a spec. */
+	unsigned int num_bkeys;
+	/* The attribute with UVERBS_ACCESS_DESTROY, or -1. */
+	int destroy_bkey;
+	/* It takes driver data (UVERBS_ATTR_UHW). */
+	bool has_udata;
+};
+
+int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
+			   u16 method_id, struct uverbs_ioctl_method *method);
+
+/* The core's definitions, one list per file (uverbs_std_types_*.c). */
+extern const struct uapi_definition uverbs_def_obj_device[];
+extern const struct uapi_definition uverbs_def_obj_destroy[];
 
 #endif /* OOT_RDMA_UVERBS_H */

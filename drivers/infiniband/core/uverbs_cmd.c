@@ -29,6 +29,7 @@
 
 #include "core_priv.h"
 #include "uverbs.h"
+#include "uverbs_write.h"
 
 /**
  * struct uverbs_write_cmd - one write() command
@@ -59,8 +60,8 @@ struct uverbs_write_cmd {
  * zero-extended, a longer one must be zero past what we know, else
  * -EOPNOTSUPP (a newer userspace asking for something we cannot do).
  */
-static int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
-			  size_t req_len)
+int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
+		   size_t req_len)
 {
 	size_t len = min(attrs->ucore.inlen, req_len);
 
@@ -80,8 +81,8 @@ static int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
  * room beyond @resp_len is zeroed, so an older kernel's answer reads as
  * "not supported" fields.
  */
-static int uverbs_response(struct uverbs_attr_bundle *attrs,
-			   const void *resp, size_t resp_len)
+int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
+		    size_t resp_len)
 {
 	size_t len = min(attrs->ucore.outlen, resp_len);
 
@@ -91,6 +92,12 @@ static int uverbs_response(struct uverbs_attr_bundle *attrs,
 	    clear_user(attrs->ucore.outbuf + len, attrs->ucore.outlen - len))
 		return -EFAULT;
 	return 0;
+}
+
+u32 uverbs_response_length(struct uverbs_attr_bundle *attrs,
+			   size_t resp_len)
+{
+	return min_t(size_t, attrs->ucore.outlen, resp_len);
 }
 
 /* ---------------------------------------------------------------- */
@@ -240,7 +247,7 @@ static int ib_uverbs_ex_query_device(struct uverbs_attr_bundle *attrs,
 	copy_query_dev_fields(ib_dev, &resp.base, &attr);
 	copy_query_dev_ex_fields(&resp, &attr);
 	/* How much of the answer userspace gets: what it has room for. */
-	resp.response_length = min_t(size_t, attrs->ucore.outlen, sizeof(resp));
+	resp.response_length = uverbs_response_length(attrs, sizeof(resp));
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
@@ -424,6 +431,181 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 		.no_ucontext = 1,
 		.needs_fn = UVERBS_NEEDS_FN(dealloc_pd),
 	},
+	[IB_USER_VERBS_CMD_CREATE_AH] = {
+		.handler = ib_uverbs_create_ah,
+		.req_size = sizeof(struct ib_uverbs_create_ah),
+		.resp_size = sizeof(struct ib_uverbs_create_ah_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_user_ah),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_AH] = {
+		.handler = ib_uverbs_destroy_ah,
+		.req_size = sizeof(struct ib_uverbs_destroy_ah),
+		.needs_fn = UVERBS_NEEDS_FN(destroy_ah),
+	},
+	[IB_USER_VERBS_CMD_REG_MR] = {
+		.handler = ib_uverbs_reg_mr,
+		.req_size = sizeof(struct ib_uverbs_reg_mr),
+		.resp_size = sizeof(struct ib_uverbs_reg_mr_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(reg_user_mr),
+	},
+	[IB_USER_VERBS_CMD_REREG_MR] = {
+		.handler = ib_uverbs_rereg_mr,
+		.req_size = sizeof(struct ib_uverbs_rereg_mr),
+		.resp_size = sizeof(struct ib_uverbs_rereg_mr_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(rereg_user_mr),
+	},
+	[IB_USER_VERBS_CMD_DEREG_MR] = {
+		.handler = ib_uverbs_dereg_mr,
+		.req_size = sizeof(struct ib_uverbs_dereg_mr),
+		.needs_fn = UVERBS_NEEDS_FN(dereg_mr),
+	},
+	[IB_USER_VERBS_CMD_ALLOC_MW] = {
+		.handler = ib_uverbs_alloc_mw,
+		.req_size = sizeof(struct ib_uverbs_alloc_mw),
+		.resp_size = sizeof(struct ib_uverbs_alloc_mw_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_mw),
+	},
+	[IB_USER_VERBS_CMD_DEALLOC_MW] = {
+		.handler = ib_uverbs_dealloc_mw,
+		.req_size = sizeof(struct ib_uverbs_dealloc_mw),
+		.needs_fn = UVERBS_NEEDS_FN(dealloc_mw),
+	},
+	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = {
+		.handler = ib_uverbs_create_comp_channel,
+		.req_size = sizeof(struct ib_uverbs_create_comp_channel),
+		.resp_size = sizeof(struct ib_uverbs_create_comp_channel_resp),
+		.has_resp = 1,
+	},
+	[IB_USER_VERBS_CMD_CREATE_CQ] = {
+		.handler = ib_uverbs_create_cq,
+		.req_size = sizeof(struct ib_uverbs_create_cq),
+		.resp_size = sizeof(struct ib_uverbs_create_cq_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_cq),
+	},
+	[IB_USER_VERBS_CMD_RESIZE_CQ] = {
+		.handler = ib_uverbs_resize_cq,
+		.req_size = sizeof(struct ib_uverbs_resize_cq),
+		.resp_size = sizeof(struct ib_uverbs_resize_cq_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(resize_cq),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_CQ] = {
+		.handler = ib_uverbs_destroy_cq,
+		.req_size = sizeof(struct ib_uverbs_destroy_cq),
+		.resp_size = sizeof(struct ib_uverbs_destroy_cq_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_cq),
+	},
+	[IB_USER_VERBS_CMD_POLL_CQ] = {
+		.handler = ib_uverbs_poll_cq,
+		.req_size = sizeof(struct ib_uverbs_poll_cq),
+		.resp_size = sizeof(struct ib_uverbs_poll_cq_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(poll_cq),
+	},
+	[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] = {
+		.handler = ib_uverbs_req_notify_cq,
+		.req_size = sizeof(struct ib_uverbs_req_notify_cq),
+		.needs_fn = UVERBS_NEEDS_FN(req_notify_cq),
+	},
+	[IB_USER_VERBS_CMD_CREATE_QP] = {
+		.handler = ib_uverbs_create_qp,
+		.req_size = sizeof(struct ib_uverbs_create_qp),
+		.resp_size = sizeof(struct ib_uverbs_create_qp_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_qp),
+	},
+	[IB_USER_VERBS_CMD_QUERY_QP] = {
+		.handler = ib_uverbs_query_qp,
+		.req_size = sizeof(struct ib_uverbs_query_qp),
+		.resp_size = sizeof(struct ib_uverbs_query_qp_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(query_qp),
+	},
+	[IB_USER_VERBS_CMD_MODIFY_QP] = {
+		.handler = ib_uverbs_modify_qp,
+		.req_size = sizeof(struct ib_uverbs_modify_qp),
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(modify_qp),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_QP] = {
+		.handler = ib_uverbs_destroy_qp,
+		.req_size = sizeof(struct ib_uverbs_destroy_qp),
+		.resp_size = sizeof(struct ib_uverbs_destroy_qp_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_qp),
+	},
+	[IB_USER_VERBS_CMD_POST_SEND] = {
+		.handler = ib_uverbs_post_send,
+		.req_size = sizeof(struct ib_uverbs_post_send),
+		.resp_size = sizeof(struct ib_uverbs_post_send_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(post_send),
+	},
+	[IB_USER_VERBS_CMD_POST_RECV] = {
+		.handler = ib_uverbs_post_recv,
+		.req_size = sizeof(struct ib_uverbs_post_recv),
+		.resp_size = sizeof(struct ib_uverbs_post_recv_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(post_recv),
+	},
+	[IB_USER_VERBS_CMD_ATTACH_MCAST] = {
+		.handler = ib_uverbs_attach_mcast,
+		.req_size = sizeof(struct ib_uverbs_attach_mcast),
+		.needs_fn = UVERBS_NEEDS_FN(attach_mcast),
+	},
+	[IB_USER_VERBS_CMD_DETACH_MCAST] = {
+		.handler = ib_uverbs_detach_mcast,
+		.req_size = sizeof(struct ib_uverbs_detach_mcast),
+		.needs_fn = UVERBS_NEEDS_FN(detach_mcast),
+	},
+	[IB_USER_VERBS_CMD_CREATE_SRQ] = {
+		.handler = ib_uverbs_create_srq,
+		.req_size = sizeof(struct ib_uverbs_create_srq),
+		.resp_size = sizeof(struct ib_uverbs_create_srq_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_srq),
+	},
+	[IB_USER_VERBS_CMD_MODIFY_SRQ] = {
+		.handler = ib_uverbs_modify_srq,
+		.req_size = sizeof(struct ib_uverbs_modify_srq),
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(modify_srq),
+	},
+	[IB_USER_VERBS_CMD_QUERY_SRQ] = {
+		.handler = ib_uverbs_query_srq,
+		.req_size = sizeof(struct ib_uverbs_query_srq),
+		.resp_size = sizeof(struct ib_uverbs_query_srq_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(query_srq),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_SRQ] = {
+		.handler = ib_uverbs_destroy_srq,
+		.req_size = sizeof(struct ib_uverbs_destroy_srq),
+		.resp_size = sizeof(struct ib_uverbs_destroy_srq_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_srq),
+	},
+	[IB_USER_VERBS_CMD_POST_SRQ_RECV] = {
+		.handler = ib_uverbs_post_srq_recv,
+		.req_size = sizeof(struct ib_uverbs_post_srq_recv),
+		.resp_size = sizeof(struct ib_uverbs_post_srq_recv_resp),
+		.has_resp = 1,
+		.needs_fn = UVERBS_NEEDS_FN(post_srq_recv),
+	},
 };
 
 static const struct uverbs_write_cmd
@@ -434,6 +616,37 @@ uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(query_device),
+	},
+	/*
+	 * The minimum sizes of the extended commands are those of their
+	 * first release; what an older userspace leaves out reads as zero.
+	 */
+	[IB_USER_VERBS_EX_CMD_CREATE_CQ] = {
+		.handler = ib_uverbs_ex_create_cq,
+		.req_size = offsetofend(struct ib_uverbs_ex_create_cq, reserved),
+		.resp_size = offsetofend(struct ib_uverbs_ex_create_cq_resp,
+					 response_length),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_cq),
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_QP] = {
+		.handler = ib_uverbs_ex_create_qp,
+		.req_size = offsetofend(struct ib_uverbs_ex_create_qp, comp_mask),
+		.resp_size = offsetofend(struct ib_uverbs_ex_create_qp_resp,
+					 response_length),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_qp),
+	},
+	[IB_USER_VERBS_EX_CMD_MODIFY_QP] = {
+		.handler = ib_uverbs_ex_modify_qp,
+		.req_size = offsetofend(struct ib_uverbs_ex_modify_qp, base),
+		.resp_size = offsetofend(struct ib_uverbs_ex_modify_qp_resp,
+					 response_length),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(modify_qp),
 	},
 };
 
@@ -484,6 +697,25 @@ static bool uverbs_device_has_fn(const struct ib_device *ib_dev,
 		return true;
 	memcpy(&fn, (const u8 *)ib_dev + cmd->needs_fn, sizeof(fn));
 	return fn;
+}
+
+/*
+ * Whether @ib_dev serves @command: it has the op the command needs and,
+ * for a legacy command, has it in its uverbs_cmd_mask (ib_core sets the
+ * commands every device serves; drivers add the data path ones they do
+ * in the kernel).  Stock answers -EOPNOTSUPP otherwise, before looking
+ * at the request.
+ */
+static bool uverbs_cmd_enabled(const struct ib_device *ib_dev,
+			       const struct uverbs_write_cmd *cmd, u32 command)
+{
+	u32 num = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+
+	if (cmd == &uverbs_write_notsupp || !uverbs_device_has_fn(ib_dev, cmd))
+		return false;
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		return true;
+	return ib_dev->uverbs_cmd_mask & BIT_ULL(num);
 }
 
 /*
@@ -599,8 +831,6 @@ static int uverbs_call_cmd(const struct uverbs_write_cmd *cmd,
 			   struct uverbs_attr_bundle *attrs,
 			   struct ib_device *ib_dev)
 {
-	if (!uverbs_device_has_fn(ib_dev, cmd))
-		return -EOPNOTSUPP;
 	if (!cmd->no_ucontext) {
 		attrs->context = ib_uverbs_get_ucontext_file(attrs->ufile);
 		if (IS_ERR(attrs->context)) {
@@ -611,25 +841,6 @@ static int uverbs_call_cmd(const struct uverbs_write_cmd *cmd,
 		}
 	}
 	return cmd->handler(attrs, ib_dev);
-}
-
-/* Runs @cmd on the live device; -EIO once it is gone. */
-static int uverbs_run_cmd(struct ib_uverbs_file *file,
-			  const struct uverbs_write_cmd *cmd,
-			  struct uverbs_attr_bundle *attrs)
-{
-	struct ib_uverbs_device *dev = file->device;
-	struct ib_device *ib_dev;
-	int srcu_key;
-	int ret;
-
-	ib_dev = uverbs_enter_device(dev, &srcu_key);
-	if (ib_dev)
-		ret = uverbs_call_cmd(cmd, attrs, ib_dev);
-	else
-		ret = -EIO;
-	uverbs_exit_device(dev, srcu_key);
-	return ret;
 }
 
 /**
@@ -655,7 +866,7 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 	cmd = uverbs_write_lookup(command);
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
-	if (cmd == &uverbs_write_notsupp)
+	if (!uverbs_cmd_enabled(ib_dev, cmd, command))
 		return -EOPNOTSUPP;
 	if (attrs->ucore.inlen < cmd->req_size)
 		return -ENOSPC;
@@ -675,6 +886,8 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	const struct uverbs_write_cmd *cmd;
 	struct uverbs_attr_bundle attrs = {};
 	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_device *ib_dev;
+	int srcu_key;
 	int ret;
 
 	/*
@@ -697,15 +910,28 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
 
+	ib_dev = uverbs_enter_device(file->device, &srcu_key);
+	if (!ib_dev) {
+		ret = -EIO;
+		goto out;
+	}
+	if (cmd != &uverbs_write_notsupp &&
+	    !uverbs_cmd_enabled(ib_dev, cmd, hdr.command)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+
 	if ((hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED) &&
 	    cmd != &uverbs_write_notsupp)
 		ret = uverbs_parse_ex(cmd, &hdr, buf, count, &attrs);
 	else
 		ret = uverbs_parse_legacy(cmd, &hdr, buf, count, &attrs);
 	if (ret)
-		return ret;
+		goto out;
 
 	attrs.ufile = file;
-	ret = uverbs_run_cmd(file, cmd, &attrs);
+	ret = uverbs_call_cmd(cmd, &attrs, ib_dev);
+out:
+	uverbs_exit_device(file->device, srcu_key);
 	return ret ? ret : count;
 }

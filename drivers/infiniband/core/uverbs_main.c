@@ -48,157 +48,6 @@ static DEFINE_IDA(uverbs_ida);
 static struct ib_client uverbs_client;
 
 /* ---------------------------------------------------------------- */
-/* Async event file                                                 */
-
-/* A queued event, freed when read or when the file goes away. */
-struct ib_uverbs_event {
-	struct list_head list;
-	struct ib_uverbs_async_event_desc desc;
-};
-
-static void async_file_free(struct kref *ref)
-{
-	struct ib_uverbs_async_event_file *ev_file =
-		container_of(ref, struct ib_uverbs_async_event_file, ref);
-	struct ib_uverbs_event *event, *tmp;
-
-	list_for_each_entry_safe(event, tmp, &ev_file->events, list)
-		kfree(event);
-	kfree(ev_file);
-}
-
-static void async_file_put(struct ib_uverbs_async_event_file *ev_file)
-{
-	kref_put(&ev_file->ref, async_file_free);
-}
-
-/*
- * Queue @event_type for @element unless the file is closed; then close
- * the queue when @last.  Wakes readers and pollers.
- */
-static void async_file_queue(struct ib_uverbs_async_event_file *ev_file,
-			     u64 element, u32 event_type, bool last)
-{
-	struct ib_uverbs_event *event;
-	unsigned long flags;
-
-	event = kzalloc(sizeof(*event), GFP_ATOMIC);
-
-	spin_lock_irqsave(&ev_file->lock, flags);
-	if (event && !ev_file->is_closed) {
-		event->desc.element = element;
-		event->desc.event_type = event_type;
-		list_add_tail(&event->list, &ev_file->events);
-		event = NULL;
-	}
-	if (last)
-		ev_file->is_closed = true;
-	spin_unlock_irqrestore(&ev_file->lock, flags);
-
-	kfree(event);
-	wake_up_interruptible(&ev_file->poll_wait);
-}
-
-static bool async_file_readable(struct ib_uverbs_async_event_file *ev_file)
-{
-	bool ret;
-
-	spin_lock_irq(&ev_file->lock);
-	ret = !list_empty(&ev_file->events) || ev_file->is_closed;
-	spin_unlock_irq(&ev_file->lock);
-	return ret;
-}
-
-/*
- * One event per read.  Waits for an event first (-EAGAIN without one
- * under O_NONBLOCK); a buffer too small for it is -EINVAL and leaves it
- * queued.  -EIO once the queue is closed and empty.
- */
-static ssize_t async_file_read(struct file *filp, char __user *buf,
-			       size_t count, loff_t *pos)
-{
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-	struct ib_uverbs_event *event;
-	int ret;
-
-	spin_lock_irq(&ev_file->lock);
-	while (list_empty(&ev_file->events)) {
-		if (ev_file->is_closed) {
-			spin_unlock_irq(&ev_file->lock);
-			return -EIO;
-		}
-		spin_unlock_irq(&ev_file->lock);
-		if (filp->f_flags & O_NONBLOCK)
-			return -EAGAIN;
-		if (wait_event_interruptible(ev_file->poll_wait,
-					     async_file_readable(ev_file)))
-			return -ERESTARTSYS;
-		spin_lock_irq(&ev_file->lock);
-	}
-	if (count < sizeof(event->desc)) {
-		spin_unlock_irq(&ev_file->lock);
-		return -EINVAL;
-	}
-	event = list_first_entry(&ev_file->events, struct ib_uverbs_event,
-				 list);
-	list_del(&event->list);
-	spin_unlock_irq(&ev_file->lock);
-
-	ret = copy_to_user(buf, &event->desc, sizeof(event->desc)) ?
-		-EFAULT : sizeof(event->desc);
-	kfree(event);
-	return ret;
-}
-
-static __poll_t async_file_poll(struct file *filp, struct poll_table_struct *wait)
-{
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-	__poll_t mask = 0;
-
-	poll_wait(filp, &ev_file->poll_wait, wait);
-	spin_lock_irq(&ev_file->lock);
-	if (!list_empty(&ev_file->events))
-		mask |= EPOLLIN | EPOLLRDNORM;
-	else if (ev_file->is_closed)
-		mask |= EPOLLERR;
-	spin_unlock_irq(&ev_file->lock);
-	return mask;
-}
-
-static int async_file_release(struct inode *inode, struct file *filp)
-{
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-
-	spin_lock_irq(&ev_file->lock);
-	ev_file->is_closed = true;
-	spin_unlock_irq(&ev_file->lock);
-	async_file_put(ev_file);
-	return 0;
-}
-
-static const struct file_operations async_event_fops = {
-	.owner = THIS_MODULE,
-	.read = async_file_read,
-	.poll = async_file_poll,
-	.release = async_file_release,
-	.llseek = no_llseek,
-};
-
-static struct ib_uverbs_async_event_file *async_file_alloc(void)
-{
-	struct ib_uverbs_async_event_file *ev_file;
-
-	ev_file = kzalloc(sizeof(*ev_file), GFP_KERNEL);
-	if (!ev_file)
-		return NULL;
-	kref_init(&ev_file->ref);
-	spin_lock_init(&ev_file->lock);
-	INIT_LIST_HEAD(&ev_file->events);
-	init_waitqueue_head(&ev_file->poll_wait);
-	return ev_file;
-}
-
-/* ---------------------------------------------------------------- */
 /* User contexts                                                    */
 
 /*
@@ -242,24 +91,18 @@ struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
 	rdma_restrack_set_name(&ucontext->res, NULL);
 	attrs->context = ucontext;
 
-	ev_file = async_file_alloc();
-	if (!ev_file) {
-		ret = -ENOMEM;
-		goto err_ucontext;
-	}
-
 	*fd = get_unused_fd_flags(O_CLOEXEC);
 	if (*fd < 0) {
 		ret = *fd;
-		goto err_ev_file;
+		goto err_ucontext;
 	}
-	/* The new file takes our reference to ev_file. */
-	filp = anon_inode_getfile("[infinibandevent]", &async_event_fops,
-				  ev_file, O_RDONLY);
-	if (IS_ERR(filp)) {
-		ret = PTR_ERR(filp);
+	/* The new file holds one reference to ev_file, we the other. */
+	ev_file = ib_uverbs_async_file_create(ib_dev, &filp);
+	if (IS_ERR(ev_file)) {
+		ret = PTR_ERR(ev_file);
 		goto err_fd;
 	}
+	file->async_file = ev_file;
 
 	ret = ib_dev->ops.alloc_ucontext(ucontext, &attrs->driver_udata);
 	if (ret)
@@ -269,14 +112,12 @@ struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
 	return filp;
 
 err_filp:
-	/* Its release drops ev_file. */
+	file->async_file = NULL;
+	ib_uverbs_async_file_put(ev_file);
+	/* Its release drops the file's reference. */
 	fput(filp);
-	put_unused_fd(*fd);
-	goto err_ucontext;
 err_fd:
 	put_unused_fd(*fd);
-err_ev_file:
-	async_file_put(ev_file);
 err_ucontext:
 	attrs->context = NULL;
 	ucontext_free(ucontext, false);
@@ -293,6 +134,8 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 
 	lockdep_assert_held(&file->ucontext_lock);
 
+	ib_uverbs_async_file_put(file->async_file);
+	file->async_file = NULL;
 	fput(filp);
 	put_unused_fd(fd);
 	attrs->context = NULL;
@@ -304,12 +147,10 @@ void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 			      struct file *filp, int fd)
 {
 	struct ib_uverbs_file *file = attrs->ufile;
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
 
 	lockdep_assert_held(&file->ucontext_lock);
 
-	kref_get(&ev_file->ref);
-	file->async_file = ev_file;
+	ib_uverbs_async_file_start(file->async_file);
 	rdma_restrack_add(&attrs->context->res);
 	/* Pairs with ib_uverbs_get_ucontext_file(): readers see it set up. */
 	smp_store_release(&file->ucontext, attrs->context);
@@ -353,12 +194,41 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 	mutex_lock(&file->ucontext_lock);
 	ucontext = file->ucontext;
 	if (ucontext) {
+		struct ib_device *ib_dev = ucontext->device;
+
+		ib_uverbs_async_file_stop(file->async_file);
+		/*
+		 * The driver first revokes what userspace still maps of the
+		 * device, so nothing reaches the hardware once it is gone.
+		 */
+		if (why == RDMA_REMOVE_DRIVER_REMOVE &&
+		    ib_dev->ops.disassociate_ucontext)
+			ib_dev->ops.disassociate_ucontext(ucontext);
 		/* Objects before the context they belong to. */
 		uverbs_destroy_ufile_uobjects(file, why);
 		WRITE_ONCE(file->ucontext, NULL);
 		ucontext_free(ucontext, true);
 	}
 	mutex_unlock(&file->ucontext_lock);
+}
+
+static void ib_uverbs_release_file(struct kref *ref)
+{
+	struct ib_uverbs_file *file =
+		container_of(ref, struct ib_uverbs_file, ref);
+	struct ib_uverbs_device *dev = file->device;
+
+	xa_destroy(&file->idr);
+	if (file->async_file)
+		ib_uverbs_async_file_put(file->async_file);
+	mutex_destroy(&file->ucontext_lock);
+	kfree(file);
+	put_device(&dev->dev);
+}
+
+void ib_uverbs_file_put(struct ib_uverbs_file *file)
+{
+	kref_put(&file->ref, ib_uverbs_release_file);
 }
 
 /* ---------------------------------------------------------------- */
@@ -376,6 +246,7 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	file = kzalloc(sizeof(*file), GFP_KERNEL);
 	if (!file)
 		return -ENOMEM;
+	kref_init(&file->ref);
 	mutex_init(&file->ucontext_lock);
 	xa_init_flags(&file->idr, XA_FLAGS_ALLOC);
 	spin_lock_init(&file->uobjects_lock);
@@ -423,13 +294,42 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	ufile_destroy_ucontext(file, RDMA_REMOVE_CLOSE);
 	mutex_unlock(&dev->lists_mutex);
 
-	xa_destroy(&file->idr);
-	if (file->async_file)
-		async_file_put(file->async_file);
-	mutex_destroy(&file->ucontext_lock);
-	kfree(file);
-	put_device(&dev->dev);
+	/* Comp channels still open keep it until they are closed. */
+	ib_uverbs_file_put(file);
 	return 0;
+}
+
+/*
+ * Userspace maps what the driver offers (queues, doorbells) at offsets
+ * the driver answered in its create commands; the driver checks them.
+ */
+static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct ib_uverbs_file *file = filp->private_data;
+	struct ib_uverbs_device *dev = file->device;
+	struct ib_ucontext *ucontext;
+	struct ib_device *ib_dev;
+	int srcu_key;
+	int ret;
+
+	ib_dev = uverbs_enter_device(dev, &srcu_key);
+	if (!ib_dev) {
+		ret = -EIO;
+		goto out;
+	}
+	ucontext = ib_uverbs_get_ucontext_file(file);
+	if (IS_ERR(ucontext)) {
+		ret = PTR_ERR(ucontext);
+		goto out;
+	}
+	if (!ib_dev->ops.mmap) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ret = ib_dev->ops.mmap(ucontext, vma);
+out:
+	uverbs_exit_device(dev, srcu_key);
+	return ret;
 }
 
 static const struct file_operations uverbs_fops = {
@@ -437,6 +337,7 @@ static const struct file_operations uverbs_fops = {
 	.open = ib_uverbs_open,
 	.release = ib_uverbs_close,
 	.write = ib_uverbs_write,
+	.mmap = ib_uverbs_mmap,
 	.unlocked_ioctl = ib_uverbs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
@@ -612,8 +513,8 @@ static void uverbs_disassociate_files(struct ib_uverbs_device *dev)
 	list_for_each_entry(file, &dev->files, list) {
 		ufile_destroy_ucontext(file, RDMA_REMOVE_DRIVER_REMOVE);
 		if (file->async_file)
-			async_file_queue(file->async_file, 0,
-					 IB_EVENT_DEVICE_FATAL, true);
+			ib_uverbs_async_file_last(file->async_file,
+						  IB_EVENT_DEVICE_FATAL);
 	}
 	mutex_unlock(&dev->lists_mutex);
 }

@@ -15,27 +15,216 @@
 #include "core_priv.h"
 #include "uverbs.h"
 
+/*
+ * What a destroy answers once ib_core's *_user function returned @ret:
+ * a refusal stands when userspace asked; for any other reason nobody
+ * could retry, so the uobject goes on (the driver object, if the driver
+ * really failed, is its to leak: drivers must not fail these).
+ */
+static int uverbs_destroy_result(int ret, enum rdma_remove_reason why)
+{
+	return why == RDMA_REMOVE_DESTROY ? ret : 0;
+}
+
 static int uverbs_free_pd(struct ib_uobject *uobj, enum rdma_remove_reason why,
 			  struct uverbs_attr_bundle *attrs)
 {
 	struct ib_pd *pd = uobj->object;
-	int ret;
 
 	/* Objects created on it hold pd->usecnt. */
 	if (why == RDMA_REMOVE_DESTROY && atomic_read(&pd->usecnt))
 		return -EBUSY;
 
-	ret = pd->device->ops.dealloc_pd(pd, &attrs->driver_udata);
+	return uverbs_destroy_result(ib_dealloc_pd_user(pd,
+							&attrs->driver_udata),
+				     why);
+}
+
+static int uverbs_free_mr(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_destroy_result(ib_dereg_mr_user(uobj->object,
+						      &attrs->driver_udata),
+				     why);
+}
+
+/* MWs have no *_user destroy in ib_core: the driver op, then the PD. */
+static int uverbs_free_mw(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_mw *mw = uobj->object;
+	struct ib_pd *pd = mw->pd;
+	int ret;
+
+	ret = mw->device->ops.dealloc_mw(mw);
 	if (ret && why == RDMA_REMOVE_DESTROY)
 		return ret;
-
-	rdma_restrack_del(&pd->res);
-	kfree(pd);
+	atomic_dec(&pd->usecnt);
+	kfree(mw);
 	return 0;
+}
+
+static int uverbs_free_ah(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_destroy_result(rdma_destroy_ah_user(uobj->object,
+						RDMA_DESTROY_AH_SLEEPABLE,
+						&attrs->driver_udata),
+				     why);
+}
+
+static int uverbs_free_cq(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_ucq_object *ucq =
+		container_of(uobj, struct ib_ucq_object, uevent.uobject);
+	struct ib_cq *cq = uobj->object;
+	int ret;
+
+	/* QPs using it hold cq->usecnt. */
+	if (why == RDMA_REMOVE_DESTROY && atomic_read(&cq->usecnt))
+		return -EBUSY;
+
+	ret = uverbs_destroy_result(ib_destroy_cq_user(cq,
+						       &attrs->driver_udata),
+				    why);
+	if (ret)
+		return ret;
+	/* The driver reports nothing more on it: drop what is queued. */
+	ib_uverbs_ucq_release(ucq);
+	return 0;
+}
+
+static int uverbs_free_srq(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct ib_usrq_object *usrq =
+		container_of(uobj, struct ib_usrq_object, uevent.uobject);
+	struct ib_srq *srq = uobj->object;
+	int ret;
+
+	/* QPs using it hold srq->usecnt. */
+	if (why == RDMA_REMOVE_DESTROY && atomic_read(&srq->usecnt))
+		return -EBUSY;
+
+	ret = uverbs_destroy_result(ib_destroy_srq_user(srq,
+							&attrs->driver_udata),
+				    why);
+	if (ret)
+		return ret;
+	ib_uverbs_uevent_release(&usrq->uevent);
+	return 0;
+}
+
+/* Leave every multicast group: the QP goes, whatever the driver says. */
+static void uverbs_qp_detach_all(struct ib_uqp_object *uqp, struct ib_qp *qp)
+{
+	struct ib_uverbs_mcast_entry *mcast, *tmp;
+
+	mutex_lock(&uqp->mcast_lock);
+	list_for_each_entry_safe(mcast, tmp, &uqp->mcast_list, list) {
+		ib_detach_mcast(qp, &mcast->gid, mcast->lid);
+		list_del(&mcast->list);
+		kfree(mcast);
+	}
+	mutex_unlock(&uqp->mcast_lock);
+}
+
+static int uverbs_free_qp(struct ib_uobject *uobj, enum rdma_remove_reason why,
+			  struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uqp_object *uqp =
+		container_of(uobj, struct ib_uqp_object, uevent.uobject);
+	struct ib_qp *qp = uobj->object;
+	int ret;
+
+	/*
+	 * Userspace detaches its groups first (as stock requires); on
+	 * close or removal they go with the QP.
+	 */
+	if (why == RDMA_REMOVE_DESTROY) {
+		if (!list_empty(&uqp->mcast_list))
+			return -EBUSY;
+	} else {
+		uverbs_qp_detach_all(uqp, qp);
+	}
+
+	ret = uverbs_destroy_result(ib_destroy_qp_user(qp,
+						       &attrs->driver_udata),
+				    why);
+	if (ret)
+		return ret;
+	ib_uverbs_uevent_release(&uqp->uevent);
+	mutex_destroy(&uqp->mcast_lock);
+	return 0;
+}
+
+/*
+ * A comp channel is destroyed by the file's cleanup or by closing its
+ * fd: nothing is queued any more; what is queued stays readable until
+ * the fd is closed (CQs may still hold the uobject).
+ */
+static void uverbs_free_comp_channel(struct ib_uobject *uobj,
+				     enum rdma_remove_reason why)
+{
+	struct ib_uverbs_completion_event_file *comp_file =
+		container_of(uobj, struct ib_uverbs_completion_event_file,
+			     uobj);
+
+	ib_uverbs_close_event_queue(&comp_file->ev_queue);
 }
 
 const struct uverbs_api_object uverbs_pd_object = {
 	.type_attrs = &UVERBS_TYPE_ALLOC_IDR(uverbs_free_pd),
 	.type_class = &uverbs_idr_class,
 	.id = UVERBS_OBJECT_PD,
+};
+
+const struct uverbs_api_object uverbs_mr_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR(uverbs_free_mr),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_MR,
+};
+
+const struct uverbs_api_object uverbs_mw_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR(uverbs_free_mw),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_MW,
+};
+
+const struct uverbs_api_object uverbs_ah_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR(uverbs_free_ah),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_AH,
+};
+
+const struct uverbs_api_object uverbs_cq_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR_SZ(sizeof(struct ib_ucq_object),
+						uverbs_free_cq),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_CQ,
+};
+
+const struct uverbs_api_object uverbs_srq_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR_SZ(sizeof(struct ib_usrq_object),
+						uverbs_free_srq),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_SRQ,
+};
+
+const struct uverbs_api_object uverbs_qp_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_IDR_SZ(sizeof(struct ib_uqp_object),
+						uverbs_free_qp),
+	.type_class = &uverbs_idr_class,
+	.id = UVERBS_OBJECT_QP,
+};
+
+const struct uverbs_api_object uverbs_comp_channel_object = {
+	.type_attrs = &UVERBS_TYPE_ALLOC_FD(sizeof(struct ib_uverbs_completion_event_file),
+					    uverbs_free_comp_channel,
+					    &uverbs_comp_channel_fops,
+					    "[infinibandevent]",
+					    O_RDONLY),
+	.type_class = &uverbs_fd_class,
+	.id = UVERBS_OBJECT_COMP_CHANNEL,
 };

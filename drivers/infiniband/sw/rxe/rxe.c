@@ -141,6 +141,29 @@ static void rxe_init_port(struct rxe_port *port, struct net_device *ndev)
 	attr->max_vl_num = RXE_PORT_MAX_VL_NUM;
 }
 
+static void rxe_init_indices(struct rxe_dev *rxe)
+{
+	rxe_index_space_init(&rxe->qp_index, RXE_MIN_QP_INDEX,
+			     RXE_MAX_QP_INDEX - 1);
+	rxe_index_space_init(&rxe->srq_index, RXE_MIN_SRQ_INDEX,
+			     RXE_MAX_SRQ_INDEX);
+	rxe_index_space_init(&rxe->mr_index, RXE_MIN_MR_INDEX,
+			     RXE_MAX_MR_INDEX);
+	rxe_index_space_init(&rxe->mw_index, RXE_MIN_MW_INDEX,
+			     RXE_MAX_MW_INDEX);
+	rxe_index_space_init(&rxe->ah_index, RXE_MIN_AH_INDEX,
+			     RXE_MAX_AH_INDEX);
+}
+
+static void rxe_destroy_indices(struct rxe_dev *rxe)
+{
+	rxe_index_space_destroy(&rxe->ah_index);
+	rxe_index_space_destroy(&rxe->mw_index);
+	rxe_index_space_destroy(&rxe->mr_index);
+	rxe_index_space_destroy(&rxe->srq_index);
+	rxe_index_space_destroy(&rxe->qp_index);
+}
+
 static void rxe_init_device(struct rxe_dev *rxe, struct net_device *ndev)
 {
 	struct ib_device *dev = &rxe->ib_dev;
@@ -153,18 +176,30 @@ static void rxe_init_device(struct rxe_dev *rxe, struct net_device *ndev)
 	dev->num_comp_vectors = num_possible_cpus();
 	dev->local_dma_lkey = 0;
 
+	/*
+	 * The provider writes work requests to the mapped queues itself:
+	 * it needs only the doorbell and CQ arming from the write() ABI.
+	 */
+	dev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+
 	rxe_init_device_attr(&rxe->attr, dev->node_guid);
 	rxe_init_port(&rxe->port, ndev);
+	rxe_init_indices(rxe);
+	rxe_mcast_init(rxe);
 }
 
 /*
  * ops.dealloc_driver: the core calls it once the device is unregistered
- * (or was never registered), before freeing it.
+ * (or was never registered), before freeing it.  Every verbs object is
+ * gone by then.
  */
 void rxe_dealloc(struct ib_device *ibdev)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
 
+	rxe_mcast_cleanup(rxe);
+	rxe_destroy_indices(rxe);
 	netdev_put(rxe->ndev, &rxe->ndev_tracker);
 }
 

@@ -7,18 +7,25 @@
  *	rxe.c			module init/exit, "rdma link add", device setup,
  *				port state and MTU
  *	rxe_net.c		UDP tunnel sockets, netdev notifier
- *	rxe_verbs.c		ib_device_ops
+ *	rxe_verbs.c		ib_device_ops: device, port, context, PD
  *	rxe_hw_counters.c	hw_counters
+ *	rxe_index.c		numbers of objects (QPN, keys, ...)
+ *	rxe_queue.c		shared ring buffers
+ *	rxe_mmap.c		mapping them into applications
+ *	rxe_{cq,qp,qp_attr,srq,mr,mw,ah,mcast}.c	the verbs objects
  */
 #ifndef RXE_H
 #define RXE_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
 #include "rxe_hw_counters.h"
+#include "rxe_index.h"
 #include "rxe_param.h"
 
 /*
@@ -57,6 +64,26 @@ struct rxe_dev {
 	struct rxe_port		port;
 
 	atomic64_t		stats_counters[RXE_NUM_OF_COUNTERS];
+
+	/* Object numbers, each kind in stock's range (rxe_param.h). */
+	struct rxe_index_space	qp_index;
+	struct rxe_index_space	srq_index;
+	struct rxe_index_space	mr_index;
+	struct rxe_index_space	mw_index;
+	struct rxe_index_space	ah_index;
+	/* CQs need no number, only a count against max_cq. */
+	atomic_t		num_cq;
+	/* The port's GSI QP (QP1) exists; one per port. */
+	atomic_t		gsi_in_use;
+
+	/*
+	 * Multicast groups (rxe_mcast.c).  Attach and detach run in
+	 * process context only, for now.
+	 */
+	struct mutex		mcg_lock;
+	/* Protected by mcg_lock: */
+	struct list_head	mcg_list;
+	unsigned int		num_mcg;
 };
 
 static inline struct rxe_dev *to_rdev(struct ib_device *ibdev)

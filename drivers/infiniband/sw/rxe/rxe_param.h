@@ -40,8 +40,13 @@
 #define RXE_MIN_QP_INDEX		16
 #define RXE_MAX_QP_INDEX		SZ_1M
 #define RXE_MAX_QP			(RXE_MAX_QP_INDEX - RXE_MIN_QP_INDEX)
+#define RXE_GSI_QPN			1
+/* RoCEv2 UDP source ports: 0xc000 plus 14 bits of hash of the QPN. */
+#define RXE_ROCE_V2_SPORT_BASE		0xc000
+#define RXE_ROCE_V2_SPORT_BITS		14
 #define RXE_MAX_QP_WR			SZ_1M
 #define RXE_MAX_SGE			32
+#define RXE_MAX_INLINE_DATA		512
 #define RXE_MAX_SGE_RD			32
 
 #define RXE_MAX_CQ			SZ_1M
@@ -53,12 +58,21 @@
  */
 #define RXE_MAX_MR			(SZ_512K - 1)
 #define RXE_MAX_MW			(SZ_512K - 1)
+#define RXE_MIN_MR_INDEX		1
+#define RXE_MAX_MR_INDEX		(RXE_MIN_MR_INDEX + RXE_MAX_MR - 1)
+#define RXE_MIN_MW_INDEX		(SZ_512K + 1)
+#define RXE_MAX_MW_INDEX		(RXE_MIN_MW_INDEX + RXE_MAX_MW - 1)
 #define RXE_MAX_FMR_PAGE_LIST_LEN	512
 
 #define RXE_MAX_PD			SZ_1M
 #define RXE_MAX_AH			(SZ_32K - 1)
+#define RXE_MIN_AH_INDEX		1
+#define RXE_MAX_AH_INDEX		RXE_MAX_AH
 
-#define RXE_MAX_SRQ			0xdffff
+/* SRQ numbers, as stock: from 0x20001 to the top of 20 bits. */
+#define RXE_MIN_SRQ_INDEX		0x20001
+#define RXE_MAX_SRQ_INDEX		0xfffff
+#define RXE_MAX_SRQ			(RXE_MAX_SRQ_INDEX - RXE_MIN_SRQ_INDEX + 1)
 #define RXE_MAX_SRQ_WR			SZ_1M
 #define RXE_MAX_SRQ_SGE			27
 

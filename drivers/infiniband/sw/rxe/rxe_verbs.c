@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ib_device_ops of rxe: device and port queries, the parent attribute,
- * and the verbs.  The verbs of the data path are not implemented yet:
- * creating any of their objects fails with -EOPNOTSUPP, so the
- * matching destroy calls are unreachable and have nothing to free.
+ * ib_device_ops of rxe: device and port queries, user contexts, PDs, the
+ * parent attribute, and the table of every op; the verbs objects have
+ * a file each (rxe_verbs.h).
  */
 #include <linux/device.h>
 #include <linux/string.h>
@@ -135,14 +134,17 @@ static int rxe_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 	return 0;
 }
 
-/* A user context holds no driver state yet. */
+/* A user context holds the buffers it may mmap. */
 static int rxe_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
+	rxe_mmap_ctx_init(&to_ruc(ibuc)->mmap);
 	return 0;
 }
 
+/* Every object of the context, and so every offered buffer, is gone. */
 static void rxe_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	mutex_destroy(&to_ruc(ibuc)->mmap.lock);
 }
 
 /*
@@ -159,75 +161,6 @@ static int rxe_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* The core only asks once nothing uses the PD any more. */
 static int rxe_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			 struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int rxe_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			 struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			 int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			 const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				     u64 length, u64 iova, int access,
-				     struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	return 0;
 }
@@ -262,31 +195,47 @@ const struct ib_device_ops rxe_dev_ops = {
 	.device_group = &rxe_dev_attr_group,
 
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
+	.alloc_mw = rxe_alloc_mw,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
+	.attach_mcast = rxe_attach_mcast,
+	.create_ah = rxe_create_ah,
 	.create_cq = rxe_create_cq,
 	.create_qp = rxe_create_qp,
+	.create_srq = rxe_create_srq,
+	.create_user_ah = rxe_create_ah,
 	.dealloc_driver = rxe_dealloc,
+	.dealloc_mw = rxe_dealloc_mw,
 	.dealloc_pd = rxe_dealloc_pd,
 	.dealloc_ucontext = rxe_dealloc_ucontext,
 	.dereg_mr = rxe_dereg_mr,
+	.destroy_ah = rxe_destroy_ah,
 	.destroy_cq = rxe_destroy_cq,
 	.destroy_qp = rxe_destroy_qp,
+	.destroy_srq = rxe_destroy_srq,
+	.detach_mcast = rxe_detach_mcast,
 	.get_dma_mr = rxe_get_dma_mr,
 	.get_hw_stats = rxe_get_hw_stats,
 	.get_link_layer = rxe_get_link_layer,
 	.get_port_immutable = rxe_get_port_immutable,
+	.mmap = rxe_mmap,
 	.modify_device = rxe_modify_device,
 	.modify_port = rxe_modify_port,
 	.modify_qp = rxe_modify_qp,
+	.modify_srq = rxe_modify_srq,
 	.poll_cq = rxe_poll_cq,
 	.post_recv = rxe_post_recv,
 	.post_send = rxe_post_send,
+	.post_srq_recv = rxe_post_srq_recv,
+	.query_ah = rxe_query_ah,
 	.query_device = rxe_query_device,
 	.query_pkey = rxe_query_pkey,
 	.query_port = rxe_query_port,
+	.query_qp = rxe_query_qp,
+	.query_srq = rxe_query_srq,
 	.reg_user_mr = rxe_reg_user_mr,
 	.req_notify_cq = rxe_req_notify_cq,
+	.resize_cq = rxe_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ibcq),

@@ -1,19 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The verbs objects of rxe.  The core allocates them at the size
- * INIT_RDMA_OBJ_SIZE() gives in rxe_dev_ops, with the ib_* object first.
- * The protocol engine fills them in.
+ * The verbs objects of rxe.  The core allocates them (MRs excepted) at
+ * the size INIT_RDMA_OBJ_SIZE() gives in rxe_dev_ops, with the ib_*
+ * object first, and fills the core's fields before the create op.
+ *
+ *	rxe_cq.c	CQs			rxe_mr.c	MRs
+ *	rxe_qp.c	QP create/destroy	rxe_mw.c	MWs
+ *	rxe_qp_attr.c	QP modify/query		rxe_ah.c	AHs, address vectors
+ *	rxe_srq.c	SRQs			rxe_mcast.c	multicast groups
  */
 #ifndef RXE_VERBS_H
 #define RXE_VERBS_H
 
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "rxe_mmap.h"
+#include "rxe_queue.h"
+
+struct rxe_dev;
 
 struct rxe_ucontext {
 	struct ib_ucontext	ibuc;
+	struct rxe_mmap_ctx	mmap;
 };
 
-struct rxe_dev;
+static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct rxe_ucontext, ibuc);
+}
 
 struct rxe_pd {
 	struct ib_pd		ibpd;
@@ -22,23 +41,200 @@ struct rxe_pd {
 
 struct rxe_ah {
 	struct ib_ah		ibah;
+	struct rxe_av		av;
+	u32			ah_num;
+};
+
+/* A CQE as the kernel ULP and the application each read it. */
+union rxe_cqe {
+	struct ib_wc		ibwc;
+	struct ib_uverbs_wc	uibwc;
 };
 
 struct rxe_cq {
 	struct ib_cq		ibcq;
+	bool			is_user;
+	/*
+	 * Protects the kernel's side of the queue, the queue pointer
+	 * itself (resize replaces it) and notify.  Taken in any context.
+	 */
+	spinlock_t		lock;
+	struct rxe_queue	*queue;
+	/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP while armed, else 0. */
+	u8			notify;
 };
 
 struct rxe_srq {
 	struct ib_srq		ibsrq;
+	bool			is_user;
+	u32			srq_num;
+	/* Protects the queue pointer (resize), its kernel side, attrs. */
+	spinlock_t		lock;
+	struct rxe_queue	*queue;
+	u32			max_wr;
+	u32			max_sge;
+	/* Armed limit: the SRQ_LIMIT_REACHED event is raised once. */
+	u32			limit;
+};
+
+struct rxe_sq {
+	struct rxe_queue	*queue;
+	u32			max_wr;
+	u32			max_sge;
+	u32			max_inline;
+};
+
+struct rxe_rq {
+	struct rxe_queue	*queue;	/* NULL with an SRQ */
+	u32			max_wr;
+	u32			max_sge;
 };
 
 struct rxe_qp {
 	struct ib_qp		ibqp;
+	bool			is_user;
+	enum ib_sig_type	sq_sig_type;
+	/* RoCEv2 UDP source port, from the QP number. */
+	u16			src_port;
+
+	/*
+	 * Protects attr, the address vectors and the kernel's side of the
+	 * queues.  modify_qp and query_qp run in process context; the
+	 * protocol engine will take it from softirq: _bh.
+	 */
+	spinlock_t		lock;
+	/* Every attribute query_qp returns, as last modified. */
+	struct ib_qp_attr	attr;
+	struct rxe_av		pri_av;
+	struct rxe_av		alt_av;
+
+	struct rxe_sq		sq;
+	struct rxe_rq		rq;
+};
+
+/* rxe_mr.c: the part of a key that names the MR or MW. */
+#define RXE_KEY_INDEX_SHIFT	8
+#define RXE_KEY_TAG_MASK	0xff
+
+enum rxe_mr_kind {
+	RXE_MR_DMA,		/* all of kernel memory, for ULPs */
+	RXE_MR_USER,		/* pinned user pages */
+};
+
+struct rxe_mr {
+	struct ib_mr		ibmr;
+	enum rxe_mr_kind	kind;
+	u32			index;
+	int			access;
+	struct ib_umem		*umem;	/* RXE_MR_USER */
 };
 
 struct rxe_mw {
 	struct ib_mw		ibmw;
+	u32			index;
 };
+
+static inline struct rxe_pd *to_rpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct rxe_pd, ibpd);
+}
+
+static inline struct rxe_cq *to_rcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct rxe_cq, ibcq);
+}
+
+static inline struct rxe_qp *to_rqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct rxe_qp, ibqp);
+}
+
+static inline struct rxe_srq *to_rsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rxe_srq, ibsrq);
+}
+
+static inline struct rxe_ah *to_rah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct rxe_ah, ibah);
+}
+
+static inline struct rxe_mr *to_rmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct rxe_mr, ibmr);
+}
+
+static inline struct rxe_mw *to_rmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct rxe_mw, ibmw);
+}
+
+/* The user context of a create op's udata, NULL for kernel callers. */
+static inline struct rxe_ucontext *rxe_udata_ucontext(struct ib_udata *udata)
+{
+	return rdma_udata_to_drv_context(udata, struct rxe_ucontext, ibuc);
+}
+
+/* rxe_cq.c */
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int rxe_cq_post(struct rxe_cq *cq, const union rxe_cqe *cqe, bool solicited);
+
+/* rxe_qp.c */
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+/* rxe_qp_attr.c */
+void rxe_qp_init_attr(struct rxe_qp *qp, const struct ib_qp_init_attr *init);
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+
+/* rxe_srq.c */
+int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/* rxe_mr.c */
+struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
+int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* rxe_mw.c */
+int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int rxe_dealloc_mw(struct ib_mw *ibmw);
+
+/* rxe_ah.c */
+int rxe_av_from_attr(struct rxe_dev *rxe, struct rxe_av *av,
+		     const struct rdma_ah_attr *attr);
+void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata);
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* rxe_mcast.c */
+int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void rxe_mcast_detach_qp(struct rxe_qp *qp);
+void rxe_mcast_init(struct rxe_dev *rxe);
+void rxe_mcast_cleanup(struct rxe_dev *rxe);
 
 extern const struct ib_device_ops rxe_dev_ops;
 

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Layer 2 addresses of RoCE destinations.
+ *
+ * A RoCE path names its destination by GID, which is an IP address (IPv6,
+ * or IPv4-mapped); the device needs the Ethernet address to send to.
+ * Multicast GIDs map to multicast MACs; RoCE v1 link-local GIDs embed the
+ * MAC; everything else goes through the IP stack of the source GID's
+ * netdev: route from it, then the neighbour (ARP/ND) of the next hop.
+ */
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/inetdevice.h>
+#include <linux/sched/signal.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "core_priv.h"
+
+/* How long to wait for ARP/ND to answer, as the stock kernel does. */
+#define NEIGH_WAIT_MS	1000
+#define NEIGH_POLL_MS	10
+
+union ip_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+static void multicast_mac(struct in6_addr *dgid, u8 *mac)
+{
+	if (ipv6_addr_v4mapped(dgid))
+		ip_eth_mc_map(dgid->s6_addr32[3], mac);
+	else
+		ipv6_eth_mc_map(dgid, mac);
+}
+
+/* The route from @ndev's addresses to @dst, or ERR_PTR(). */
+static struct dst_entry *route_to(struct net_device *ndev,
+				  const union ip_addr *src,
+				  const union ip_addr *dst)
+{
+	struct net *net = dev_net(ndev);
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	if (dst->sa.sa_family == AF_INET6) {
+		fl6.daddr = dst->in6.sin6_addr;
+		fl6.saddr = src->in6.sin6_addr;
+		fl6.flowi6_oif = ndev->ifindex;
+		return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	}
+
+	fl4.daddr = dst->in.sin_addr.s_addr;
+	fl4.saddr = src->in.sin_addr.s_addr;
+	fl4.flowi4_oif = ndev->ifindex;
+	rt = ip_route_output_key(net, &fl4);
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+}
+
+/* The netdev that has @addr, trying @ndev first; under RCU. */
+static struct net_device *addr_owner_rcu(struct net_device *ndev,
+					 const union ip_addr *addr)
+{
+	const struct in6_addr *addr6 = &addr->in6.sin6_addr;
+	struct net *net = dev_net(ndev);
+	struct net_device *dev;
+
+	if (addr->sa.sa_family == AF_INET)
+		return __ip_dev_find(net, addr->in.sin_addr.s_addr, false);
+
+	if (ipv6_chk_addr(net, addr6, ndev, 1))
+		return ndev;
+	for_each_netdev_rcu(net, dev)
+		if (ipv6_chk_addr(net, addr6, dev, 1))
+			return dev;
+	return NULL;
+}
+
+/* A destination on this host: the MAC of the netdev that has it. */
+static int local_mac(struct net_device *ndev, const union ip_addr *dst,
+		     u8 *mac)
+{
+	struct net_device *owner;
+	int ret = -ENODEV;
+
+	rcu_read_lock();
+	owner = addr_owner_rcu(ndev, dst);
+	if (owner && owner->addr_len == ETH_ALEN) {
+		ether_addr_copy(mac, owner->dev_addr);
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static bool neigh_mac(struct neighbour *neigh, u8 *mac)
+{
+	char ha[MAX_ADDR_LEN];
+
+	if (!(READ_ONCE(neigh->nud_state) & NUD_VALID))
+		return false;
+	neigh_ha_snapshot(ha, neigh, neigh->dev);
+	ether_addr_copy(mac, ha);
+	return true;
+}
+
+/* The MAC of @route's next hop to @dst, waiting for ARP/ND if needed. */
+static int next_hop_mac(struct dst_entry *route, const union ip_addr *dst,
+			u8 *mac)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(NEIGH_WAIT_MS);
+	const void *daddr = dst->sa.sa_family == AF_INET ?
+			    (const void *)&dst->in.sin_addr :
+			    (const void *)&dst->in6.sin6_addr;
+	struct neighbour *neigh;
+	int ret = 0;
+
+	if (route->dev->addr_len != ETH_ALEN)
+		return -EINVAL;
+	if (route->dev->flags & IFF_NOARP) {
+		eth_zero_addr(mac);
+		return 0;
+	}
+
+	neigh = dst_neigh_lookup(route, daddr);
+	if (!neigh)
+		return -ENOMEM;
+	while (!neigh_mac(neigh, mac)) {
+		if (time_after(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		neigh_event_send(neigh, NULL);
+		if (msleep_interruptible(NEIGH_POLL_MS) ||
+		    signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	neigh_release(neigh);
+	return ret;
+}
+
+static int resolve_unicast(const struct ib_gid_attr *sgid_attr,
+			   const union ib_gid *dgid, u8 *mac, u8 *hop_limit)
+{
+	union ip_addr src, dst;
+	struct net_device *ndev;
+	struct dst_entry *route;
+	int ret;
+
+	rdma_gid2ip(&src.sa, &sgid_attr->gid);
+	rdma_gid2ip(&dst.sa, dgid);
+	if (src.sa.sa_family != dst.sa.sa_family)
+		return -EINVAL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return PTR_ERR(ndev);
+	}
+	dev_hold(ndev);
+	rcu_read_unlock();
+
+	route = route_to(ndev, &src, &dst);
+	if (IS_ERR(route)) {
+		ret = PTR_ERR(route);
+		goto out;
+	}
+
+	if (route->dev->flags & IFF_LOOPBACK)
+		ret = local_mac(ndev, &dst, mac);
+	else
+		ret = next_hop_mac(route, &dst, mac);
+	if (!ret)
+		*hop_limit = dst.sa.sa_family == AF_INET ?
+			     ip4_dst_hoplimit(route) : ip6_dst_hoplimit(route);
+	dst_release(route);
+out:
+	dev_put(ndev);
+	return ret;
+}
+
+int rdma_resolve_roce_dmac(struct ib_device *device,
+			   struct rdma_ah_attr *ah_attr)
+{
+	struct ib_global_route *grh = &ah_attr->grh;
+	struct in6_addr *dgid = (struct in6_addr *)grh->dgid.raw;
+
+	might_sleep();
+
+	if (!(ah_attr->ah_flags & IB_AH_GRH) || !grh->sgid_attr)
+		return -EINVAL;
+
+	if (rdma_is_multicast_addr(dgid)) {
+		multicast_mac(dgid, ah_attr->roce.dmac);
+		return 0;
+	}
+	/* RoCE v1 is not routed: its link-local GIDs carry the MAC. */
+	if (rdma_link_local_addr(dgid) &&
+	    grh->sgid_attr->gid_type == IB_GID_TYPE_ROCE) {
+		rdma_get_ll_mac(dgid, ah_attr->roce.dmac);
+		return 0;
+	}
+	return resolve_unicast(grh->sgid_attr, &grh->dgid, ah_attr->roce.dmac,
+			       &grh->hop_limit);
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmap() offsets a driver hands out to user space (struct
+ * rdma_user_mmap_entry), and mapping device memory into a VMA.
+ *
+ * A driver inserts an entry covering DIV_ROUND_UP(length, PAGE_SIZE)
+ * consecutive page offsets of its user context, returns
+ * rdma_user_mmap_get_offset() to user space, and on mmap() of that offset
+ * looks the entry up again (rdma_user_mmap_entry_get()) to learn what to
+ * map.
+ *
+ * Entries in ucontext->mmap_xa
+ * ----------------------------
+ * Every page offset an entry covers indexes the entry in the xarray.  The
+ * xarray lock protects the index and entry->driver_removed.  An entry
+ * leaves the xarray, under that lock, before it can be freed (by its kref
+ * release before the driver's mmap_free(), or by a failed insertion before
+ * the driver gets it back): so an entry found while holding the lock may
+ * be dereferenced, even if its count already dropped to zero
+ * (kref_get_unless_zero() then refuses it).
+ *
+ * References: the insertion holds one, dropped by
+ * rdma_user_mmap_entry_remove(); each successful lookup holds one until
+ * rdma_user_mmap_entry_put(); each VMA set up by rdma_user_mmap_io()
+ * holds one until it is unmapped.
+ *
+ * Inserters search for a free range under the lock, then claim the range
+ * page by page with xa_insert() (which may sleep, so without the lock):
+ * a concurrent inserter that got there first makes xa_insert() fail with
+ * -EBUSY and the claim is undone and retried.  While it is being claimed
+ * an entry is marked driver_removed, so lookups never return a partially
+ * inserted entry.
+ */
+#include <linux/kref.h>
+#include <linux/mm.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+/* Erase @entry's page offsets below @end_pgoff from the xarray. */
+static void mmap_entry_erase(struct rdma_user_mmap_entry *entry,
+			     unsigned long end_pgoff)
+{
+	struct xarray *xa = &entry->ucontext->mmap_xa;
+	unsigned long pgoff;
+
+	lockdep_assert_held(&xa->xa_lock);
+
+	for (pgoff = entry->start_pgoff; pgoff < end_pgoff; pgoff++)
+		__xa_erase(xa, pgoff);
+}
+
+static void mmap_entry_release(struct kref *kref)
+{
+	struct rdma_user_mmap_entry *entry =
+		container_of(kref, struct rdma_user_mmap_entry, ref);
+	struct ib_ucontext *ucontext = entry->ucontext;
+
+	xa_lock(&ucontext->mmap_xa);
+	mmap_entry_erase(entry, entry->start_pgoff + entry->npages);
+	xa_unlock(&ucontext->mmap_xa);
+
+	if (ucontext->device->ops.mmap_free)
+		ucontext->device->ops.mmap_free(entry);
+}
+
+/**
+ * rdma_user_mmap_entry_put - drop a reference to an mmap entry
+ * @entry: the entry, from rdma_user_mmap_entry_get() or _get_pgoff()
+ *
+ * The last reference erases the entry from its context and calls the
+ * driver's ops.mmap_free() on it.
+ */
+void rdma_user_mmap_entry_put(struct rdma_user_mmap_entry *entry)
+{
+	kref_put(&entry->ref, mmap_entry_release);
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_put);
+
+/**
+ * rdma_user_mmap_entry_remove - withdraw an entry the driver inserted
+ * @entry: the entry, or NULL (nothing to do)
+ *
+ * New lookups no longer find it; it is freed (ops.mmap_free()) once the
+ * VMAs mapping it are gone and every lookup reference is put.
+ */
+void rdma_user_mmap_entry_remove(struct rdma_user_mmap_entry *entry)
+{
+	if (!entry)
+		return;
+
+	xa_lock(&entry->ucontext->mmap_xa);
+	entry->driver_removed = true;
+	xa_unlock(&entry->ucontext->mmap_xa);
+
+	rdma_user_mmap_entry_put(entry);
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_remove);
+
+/**
+ * rdma_user_mmap_entry_get_pgoff - look an entry up by its first page offset
+ * @ucontext: the user context
+ * @pgoff: page offset of the entry's start (offset >> PAGE_SHIFT)
+ *
+ * Return: the entry with a reference (rdma_user_mmap_entry_put() it), or
+ * NULL when no inserted, not removed entry starts at @pgoff.
+ */
+struct rdma_user_mmap_entry *
+rdma_user_mmap_entry_get_pgoff(struct ib_ucontext *ucontext,
+			       unsigned long pgoff)
+{
+	struct rdma_user_mmap_entry *entry;
+
+	xa_lock(&ucontext->mmap_xa);
+	entry = xa_load(&ucontext->mmap_xa, pgoff);
+	if (entry && (entry->start_pgoff != pgoff || entry->driver_removed ||
+		      !kref_get_unless_zero(&entry->ref)))
+		entry = NULL;
+	xa_unlock(&ucontext->mmap_xa);
+
+	return entry;
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_get_pgoff);
+
+/**
+ * rdma_user_mmap_entry_get - the entry a VMA maps
+ * @ucontext: the user context
+ * @vma: the VMA being set up by ops.mmap()
+ *
+ * Return: the entry starting at @vma's offset with a reference, or NULL
+ * when there is none or the VMA's size is not exactly the entry's.
+ */
+struct rdma_user_mmap_entry *
+rdma_user_mmap_entry_get(struct ib_ucontext *ucontext,
+			 struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+
+	entry = rdma_user_mmap_entry_get_pgoff(ucontext, vma->vm_pgoff);
+	if (entry && vma_pages(vma) != entry->npages) {
+		rdma_user_mmap_entry_put(entry);
+		return NULL;
+	}
+	return entry;
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_get);
+
+/*
+ * The first free range of @npages page offsets in [@start, @max_pgoff],
+ * searched under the xarray lock; false when there is none.
+ */
+static bool mmap_find_free_range(struct xarray *xa, unsigned long *start,
+				 unsigned long npages, unsigned long max_pgoff)
+{
+	struct rdma_user_mmap_entry *found;
+	unsigned long index;
+	bool ret = false;
+
+	xa_lock(xa);
+	while (*start <= max_pgoff && npages - 1 <= max_pgoff - *start) {
+		index = *start;
+		found = xa_find(xa, &index, *start + npages - 1, XA_PRESENT);
+		if (!found) {
+			ret = true;
+			break;
+		}
+		/* Skip the whole entry in the way (alive: see the top). */
+		*start = found->start_pgoff + found->npages;
+	}
+	xa_unlock(xa);
+	return ret;
+}
+
+/*
+ * Index @entry at each of its page offsets; on failure (-EBUSY: raced
+ * with another inserter, -ENOMEM) none of them is left.
+ */
+static int mmap_entry_claim(struct rdma_user_mmap_entry *entry)
+{
+	struct xarray *xa = &entry->ucontext->mmap_xa;
+	unsigned long pgoff;
+	int ret;
+
+	for (pgoff = entry->start_pgoff;
+	     pgoff < entry->start_pgoff + entry->npages; pgoff++) {
+		ret = xa_insert(xa, pgoff, entry, GFP_KERNEL);
+		if (ret) {
+			xa_lock(xa);
+			mmap_entry_erase(entry, pgoff);
+			xa_unlock(xa);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rdma_user_mmap_entry_insert_range - give an entry mmap() offsets
+ * @ucontext: the user context the offsets belong to
+ * @entry: the driver's entry (embedded in its own structure)
+ * @length: bytes the entry maps
+ * @min_pgoff: lowest page offset it may start at
+ * @max_pgoff: highest page offset it may cover
+ *
+ * The entry gets the lowest free range of DIV_ROUND_UP(@length, PAGE_SIZE)
+ * page offsets within the bounds, and a reference that
+ * rdma_user_mmap_entry_remove() drops.
+ *
+ * Return: 0; -EINVAL for a zero @length; -ENOMEM when no range is free
+ * or out of memory.
+ */
+int rdma_user_mmap_entry_insert_range(struct ib_ucontext *ucontext,
+				      struct rdma_user_mmap_entry *entry,
+				      size_t length, u32 min_pgoff,
+				      u32 max_pgoff)
+{
+	unsigned long start = min_pgoff;
+	int ret;
+
+	if (!length)
+		return -EINVAL;
+
+	kref_init(&entry->ref);
+	entry->ucontext = ucontext;
+	/* DIV_ROUND_UP() could wrap around. */
+	entry->npages = (length >> PAGE_SHIFT) + !!offset_in_page(length);
+	/* Not found by lookups until fully inserted. */
+	entry->driver_removed = true;
+
+	do {
+		if (!mmap_find_free_range(&ucontext->mmap_xa, &start,
+					  entry->npages, max_pgoff))
+			return -ENOMEM;
+		entry->start_pgoff = start;
+		ret = mmap_entry_claim(entry);
+	} while (ret == -EBUSY);
+	if (ret)
+		return ret;
+
+	xa_lock(&ucontext->mmap_xa);
+	entry->driver_removed = false;
+	xa_unlock(&ucontext->mmap_xa);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_insert_range);
+
+/**
+ * rdma_user_mmap_entry_insert - give an entry mmap() offsets anywhere
+ * @ucontext: the user context
+ * @entry: the driver's entry
+ * @length: bytes the entry maps
+ *
+ * As rdma_user_mmap_entry_insert_range() over every page offset.
+ */
+int rdma_user_mmap_entry_insert(struct ib_ucontext *ucontext,
+				struct rdma_user_mmap_entry *entry,
+				size_t length)
+{
+	return rdma_user_mmap_entry_insert_range(ucontext, entry, length, 0,
+						 U32_MAX);
+}
+EXPORT_SYMBOL(rdma_user_mmap_entry_insert);
+
+/*
+ * A VMA from rdma_user_mmap_io() holds a reference to its entry; a VMA
+ * split off it (or moved by mremap()) holds another one.
+ */
+static void rdma_umap_open(struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry = vma->vm_private_data;
+
+	if (entry)
+		kref_get(&entry->ref);
+}
+
+static void rdma_umap_close(struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry = vma->vm_private_data;
+
+	if (entry)
+		rdma_user_mmap_entry_put(entry);
+}
+
+static const struct vm_operations_struct rdma_umap_ops = {
+	.open = rdma_umap_open,
+	.close = rdma_umap_close,
+};
+
+/**
+ * rdma_user_mmap_io - map device memory into a VMA, from ops.mmap()
+ * @ucontext: the user context being mapped
+ * @vma: the VMA, which must be shared and exactly @size bytes
+ * @pfn: first page frame of the device memory
+ * @size: bytes to map
+ * @prot: page protection (e.g. pgprot_noncached(vma->vm_page_prot))
+ * @entry: the entry the VMA maps, or NULL; the VMA takes a reference
+ *
+ * The mapping is not inherited across fork() and cannot grow.
+ *
+ * Return: 0; -EINVAL for a private VMA or a size mismatch; -EAGAIN when
+ * the page tables cannot be set up.
+ */
+int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
+		      unsigned long pfn, unsigned long size, pgprot_t prot,
+		      struct rdma_user_mmap_entry *entry)
+{
+	if (vma->vm_end - vma->vm_start != size)
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND;
+	vma->vm_page_prot = prot;
+	if (io_remap_pfn_range(vma, vma->vm_start, pfn, size, prot))
+		return -EAGAIN;
+
+	vma->vm_private_data = entry;
+	vma->vm_ops = &rdma_umap_ops;
+	rdma_umap_open(vma);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_user_mmap_io);

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_uverbs: queue pairs and their multicast groups.
+ *
+ * A QP holds its PD, both CQs (one count per role, even when the same
+ * CQ serves both) and its SRQ through their usecnt, so none of them can
+ * be destroyed under it.  ib_core's ib_destroy_qp_user() drops them.
+ */
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/restrack.h>
+#include <rdma/uverbs_std_types.h>
+
+#include "core_priv.h"
+#include "uverbs_write.h"
+
+/* The attr_mask bits each form of MODIFY_QP knows. */
+#define UVERBS_LEGACY_QP_ATTR_MASK	((IB_QP_DEST_QPN << 1) - 1)
+#define UVERBS_EX_QP_ATTR_MASK		((IB_QP_RATE_LIMIT << 1) - 1)
+
+/* The create_flags userspace may ask for; the driver refuses the others. */
+#define UVERBS_QP_CREATE_FLAGS (IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |	\
+				IB_QP_CREATE_CROSS_CHANNEL |		\
+				IB_QP_CREATE_MANAGED_SEND |		\
+				IB_QP_CREATE_MANAGED_RECV |		\
+				IB_QP_CREATE_SCATTER_FCS |		\
+				IB_QP_CREATE_CVLAN_STRIPPING |		\
+				IB_QP_CREATE_SOURCE_QPN |		\
+				IB_QP_CREATE_PCI_WRITE_END_PADDING)
+
+/* The objects a new QP uses, claimed for reading while it is created. */
+struct qp_create_refs {
+	struct ib_uobject *pd;
+	struct ib_uobject *send_cq;
+	struct ib_uobject *recv_cq;
+	struct ib_uobject *srq;
+};
+
+static void qp_put_refs(struct qp_create_refs *refs)
+{
+	if (refs->srq)
+		uverbs_put_read(refs->srq);
+	if (refs->recv_cq)
+		uverbs_put_read(refs->recv_cq);
+	if (refs->send_cq)
+		uverbs_put_read(refs->send_cq);
+	if (refs->pd)
+		uverbs_put_read(refs->pd);
+}
+
+/*
+ * Claim what @cmd names: -EINVAL for a handle naming nothing suitable.
+ * An XRC initiator has no receive side; the others receive on their
+ * recv CQ, the send CQ when both are the same handle.
+ */
+static int qp_get_refs(struct uverbs_attr_bundle *attrs,
+		       const struct ib_uverbs_ex_create_qp *cmd,
+		       struct qp_create_refs *refs)
+{
+	int ret;
+
+	ret = uverbs_get_read(&uverbs_pd_object, cmd->pd_handle, attrs,
+			      &refs->pd);
+	if (ret)
+		return ret;
+	ret = uverbs_get_read(&uverbs_cq_object, cmd->send_cq_handle, attrs,
+			      &refs->send_cq);
+	if (ret)
+		return ret;
+	if (cmd->qp_type == IB_QPT_XRC_INI)
+		return 0;
+
+	if (cmd->recv_cq_handle != cmd->send_cq_handle) {
+		ret = uverbs_get_read(&uverbs_cq_object, cmd->recv_cq_handle,
+				      attrs, &refs->recv_cq);
+		if (ret)
+			return ret;
+	}
+	if (cmd->is_srq) {
+		struct ib_srq *srq;
+
+		ret = uverbs_get_read(&uverbs_srq_object, cmd->srq_handle,
+				      attrs, &refs->srq);
+		if (ret)
+			return ret;
+		srq = refs->srq->object;
+		if (srq->srq_type == IB_SRQT_XRC)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* What stock checks before the driver sees the request. */
+static int qp_check_create(const struct ib_uverbs_ex_create_qp *cmd)
+{
+	switch (cmd->qp_type) {
+	case IB_QPT_RAW_PACKET:
+		if (!capable(CAP_NET_RAW))
+			return -EPERM;
+		break;
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_DRIVER:
+		break;
+	default:
+		/* XRC targets need an XRC domain, which we do not offer. */
+		return -EINVAL;
+	}
+	if (cmd->comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
+		return -EINVAL;
+	/* Receive work queue indirection tables are not offered either. */
+	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
+		return -EOPNOTSUPP;
+	if (cmd->create_flags & ~UVERBS_QP_CREATE_FLAGS)
+		return -EINVAL;
+	if (cmd->create_flags & IB_QP_CREATE_SOURCE_QPN) {
+		if (cmd->qp_type != IB_QPT_UD)
+			return -EINVAL;
+		if (!capable(CAP_NET_RAW))
+			return -EPERM;
+	}
+	return 0;
+}
+
+static struct ib_qp *qp_alloc(struct ib_device *ib_dev, struct ib_pd *pd,
+			      struct ib_uqp_object *uqp,
+			      const struct ib_qp_init_attr *init)
+{
+	struct ib_qp *qp;
+
+	qp = rdma_zalloc_drv_obj(ib_dev, ib_qp);
+	if (!qp)
+		return NULL;
+	qp->device = ib_dev;
+	qp->pd = pd;
+	qp->send_cq = init->send_cq;
+	qp->recv_cq = init->recv_cq;
+	qp->srq = init->srq;
+	qp->real_qp = qp;
+	qp->qp_type = init->qp_type;
+	qp->event_handler = init->event_handler;
+	qp->qp_context = init->qp_context;
+	qp->uobject = uqp;
+	atomic_set(&qp->usecnt, 0);
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
+	rdma_restrack_set_name(&qp->res, NULL);
+	return qp;
+}
+
+/* After the driver made it: what it uses cannot go before it. */
+static void qp_hold_users(struct ib_qp *qp)
+{
+	atomic_inc(&qp->pd->usecnt);
+	if (qp->send_cq)
+		atomic_inc(&qp->send_cq->usecnt);
+	if (qp->recv_cq)
+		atomic_inc(&qp->recv_cq->usecnt);
+	if (qp->srq)
+		atomic_inc(&qp->srq->usecnt);
+}
+
+static void qp_fill_resp(struct ib_uverbs_ex_create_qp_resp *resp,
+			 const struct ib_uobject *uobj, const struct ib_qp *qp,
+			 const struct ib_qp_cap *cap)
+{
+	resp->base.qp_handle = uobj->id;
+	resp->base.qpn = qp->qp_num;
+	resp->base.max_send_wr = cap->max_send_wr;
+	resp->base.max_recv_wr = cap->max_recv_wr;
+	resp->base.max_send_sge = cap->max_send_sge;
+	resp->base.max_recv_sge = cap->max_recv_sge;
+	resp->base.max_inline_data = cap->max_inline_data;
+}
+
+static void qp_init_attr_from_cmd(struct ib_qp_init_attr *init,
+				  const struct ib_uverbs_ex_create_qp *cmd,
+				  const struct qp_create_refs *refs)
+{
+	init->event_handler = ib_uverbs_qp_event_handler;
+	init->send_cq = refs->send_cq->object;
+	if (cmd->qp_type != IB_QPT_XRC_INI)
+		init->recv_cq = refs->recv_cq ? refs->recv_cq->object :
+						init->send_cq;
+	init->srq = refs->srq ? refs->srq->object : NULL;
+	init->cap.max_send_wr = cmd->max_send_wr;
+	init->cap.max_recv_wr = cmd->max_recv_wr;
+	init->cap.max_send_sge = cmd->max_send_sge;
+	init->cap.max_recv_sge = cmd->max_recv_sge;
+	init->cap.max_inline_data = cmd->max_inline_data;
+	init->sq_sig_type = cmd->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					      IB_SIGNAL_REQ_WR;
+	init->qp_type = cmd->qp_type;
+	init->create_flags = cmd->create_flags;
+	init->source_qpn = cmd->source_qpn;
+}
+
+/* Both forms of CREATE_QP, the legacy one converted. */
+static int create_qp(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev,
+		     const struct ib_uverbs_ex_create_qp *cmd)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct qp_create_refs refs = {};
+	struct ib_qp_init_attr init = {};
+	struct ib_uqp_object *uqp;
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = qp_check_create(cmd);
+	if (ret)
+		return ret;
+
+	uobj = rdma_alloc_begin_uobject(&uverbs_qp_object, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
+	mutex_init(&uqp->mcast_lock);
+	INIT_LIST_HEAD(&uqp->mcast_list);
+	ib_uverbs_uevent_init(&uqp->uevent, attrs->ufile->async_file);
+
+	ret = qp_get_refs(attrs, cmd, &refs);
+	if (ret)
+		goto err_refs;
+	qp_init_attr_from_cmd(&init, cmd, &refs);
+
+	qp = qp_alloc(ib_dev, refs.pd->object, uqp, &init);
+	if (!qp) {
+		ret = -ENOMEM;
+		goto err_refs;
+	}
+
+	ret = ib_dev->ops.create_qp(qp, &init, &attrs->driver_udata);
+	if (ret)
+		goto err_qp;
+	qp_hold_users(qp);
+	rdma_restrack_add(&qp->res);
+	uobj->object = qp;
+	uobj->user_handle = cmd->user_handle;
+	qp_put_refs(&refs);
+
+	qp_fill_resp(&resp, uobj, qp, &init.cap);
+	resp.response_length = uverbs_response_length(attrs, sizeof(resp));
+	ret = uverbs_response(attrs, &resp, sizeof(resp));
+	if (ret) {
+		rdma_alloc_abort_uobject(uobj, attrs, true);
+		return ret;
+	}
+	rdma_alloc_commit_uobject(uobj, attrs);
+	return 0;
+
+err_qp:
+	rdma_restrack_del(&qp->res);
+	kfree(qp);
+err_refs:
+	qp_put_refs(&refs);
+	ib_uverbs_uevent_release(&uqp->uevent);
+	mutex_destroy(&uqp->mcast_lock);
+	rdma_alloc_abort_uobject(uobj, attrs, false);
+	return ret;
+}
+
+int ib_uverbs_create_qp(struct uverbs_attr_bundle *attrs,
+			struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_create_qp cmd_ex = {};
+	struct ib_uverbs_create_qp cmd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	cmd_ex.user_handle = cmd.user_handle;
+	cmd_ex.pd_handle = cmd.pd_handle;
+	cmd_ex.send_cq_handle = cmd.send_cq_handle;
+	cmd_ex.recv_cq_handle = cmd.recv_cq_handle;
+	cmd_ex.srq_handle = cmd.srq_handle;
+	cmd_ex.max_send_wr = cmd.max_send_wr;
+	cmd_ex.max_recv_wr = cmd.max_recv_wr;
+	cmd_ex.max_send_sge = cmd.max_send_sge;
+	cmd_ex.max_recv_sge = cmd.max_recv_sge;
+	cmd_ex.max_inline_data = cmd.max_inline_data;
+	cmd_ex.sq_sig_all = cmd.sq_sig_all;
+	cmd_ex.qp_type = cmd.qp_type;
+	cmd_ex.is_srq = cmd.is_srq;
+	return create_qp(attrs, ib_dev, &cmd_ex);
+}
+
+int ib_uverbs_ex_create_qp(struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_create_qp cmd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	return create_qp(attrs, ib_dev, &cmd);
+}
+
+static void copy_ah_attr_to_uverbs(struct ib_uverbs_qp_dest *dest,
+				   const struct rdma_ah_attr *ah)
+{
+	dest->sl = rdma_ah_get_sl(ah);
+	dest->src_path_bits = rdma_ah_get_path_bits(ah);
+	dest->dlid = rdma_ah_get_dlid(ah);
+	dest->static_rate = rdma_ah_get_static_rate(ah);
+	dest->is_global = !!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH);
+	if (dest->is_global) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+		memcpy(dest->dgid, grh->dgid.raw, sizeof(dest->dgid));
+		dest->flow_label = grh->flow_label;
+		dest->sgid_index = grh->sgid_index;
+		dest->hop_limit = grh->hop_limit;
+		dest->traffic_class = grh->traffic_class;
+	}
+	dest->port_num = rdma_ah_get_port_num(ah);
+}
+
+static void copy_qp_attr_to_uverbs(struct ib_uverbs_query_qp_resp *resp,
+				   const struct ib_qp_attr *attr,
+				   const struct ib_qp_init_attr *init)
+{
+	resp->qp_state = attr->qp_state;
+	resp->cur_qp_state = attr->cur_qp_state;
+	resp->path_mtu = attr->path_mtu;
+	resp->path_mig_state = attr->path_mig_state;
+	resp->qkey = attr->qkey;
+	resp->rq_psn = attr->rq_psn;
+	resp->sq_psn = attr->sq_psn;
+	resp->dest_qp_num = attr->dest_qp_num;
+	resp->qp_access_flags = attr->qp_access_flags;
+	resp->pkey_index = attr->pkey_index;
+	resp->alt_pkey_index = attr->alt_pkey_index;
+	resp->sq_draining = attr->sq_draining;
+	resp->max_rd_atomic = attr->max_rd_atomic;
+	resp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	resp->min_rnr_timer = attr->min_rnr_timer;
+	resp->port_num = attr->port_num;
+	resp->timeout = attr->timeout;
+	resp->retry_cnt = attr->retry_cnt;
+	resp->rnr_retry = attr->rnr_retry;
+	resp->alt_port_num = attr->alt_port_num;
+	resp->alt_timeout = attr->alt_timeout;
+	copy_ah_attr_to_uverbs(&resp->dest, &attr->ah_attr);
+	copy_ah_attr_to_uverbs(&resp->alt_dest, &attr->alt_ah_attr);
+
+	resp->max_send_wr = init->cap.max_send_wr;
+	resp->max_recv_wr = init->cap.max_recv_wr;
+	resp->max_send_sge = init->cap.max_send_sge;
+	resp->max_recv_sge = init->cap.max_recv_sge;
+	resp->max_inline_data = init->cap.max_inline_data;
+	resp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+}
+
+int ib_uverbs_query_qp(struct uverbs_attr_bundle *attrs,
+		       struct ib_device *ib_dev)
+{
+	struct ib_uverbs_query_qp_resp resp = {};
+	struct ib_uverbs_query_qp cmd;
+	struct ib_qp_init_attr *init;
+	struct ib_qp_attr *attr;
+	struct ib_uobject *uobj;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	init = kzalloc(sizeof(*init), GFP_KERNEL);
+	if (!attr || !init) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		goto out;
+	qp = uobj->object;
+	ret = ib_dev->ops.query_qp(qp->real_qp, attr, cmd.attr_mask, init);
+	uverbs_put_read(uobj);
+	if (ret)
+		goto out;
+
+	copy_qp_attr_to_uverbs(&resp, attr, init);
+	ret = uverbs_response(attrs, &resp, sizeof(resp));
+out:
+	kfree(init);
+	kfree(attr);
+	return ret;
+}
+
+static void copy_ah_attr_from_uverbs(struct ib_device *ib_dev,
+				     struct rdma_ah_attr *ah,
+				     const struct ib_uverbs_qp_dest *dest)
+{
+	ah->type = rdma_ah_find_type(ib_dev, dest->port_num);
+	if (dest->is_global) {
+		rdma_ah_set_grh(ah, NULL, dest->flow_label, dest->sgid_index,
+				dest->hop_limit, dest->traffic_class);
+		memcpy(rdma_ah_retrieve_grh(ah)->dgid.raw, dest->dgid,
+		       sizeof(dest->dgid));
+	} else {
+		rdma_ah_set_ah_flags(ah, 0);
+	}
+	rdma_ah_set_dlid(ah, dest->dlid);
+	rdma_ah_set_sl(ah, dest->sl);
+	rdma_ah_set_path_bits(ah, dest->src_path_bits);
+	rdma_ah_set_static_rate(ah, dest->static_rate);
+	rdma_ah_set_port_num(ah, dest->port_num);
+}
+
+/* The port numbers a request names must be the device's. */
+static int qp_check_modify(struct ib_device *ib_dev,
+			   const struct ib_uverbs_modify_qp *cmd)
+{
+	u32 mask = cmd->attr_mask;
+
+	if ((mask & IB_QP_PORT) && !rdma_is_port_valid(ib_dev, cmd->port_num))
+		return -EINVAL;
+	if ((mask & IB_QP_AV) &&
+	    !rdma_is_port_valid(ib_dev, cmd->dest.port_num))
+		return -EINVAL;
+	if ((mask & IB_QP_AV) && (mask & IB_QP_PORT) &&
+	    cmd->port_num != cmd->dest.port_num)
+		return -EINVAL;
+	if ((mask & IB_QP_ALT_PATH) &&
+	    (!rdma_is_port_valid(ib_dev, cmd->alt_port_num) ||
+	     !rdma_is_port_valid(ib_dev, cmd->alt_dest.port_num) ||
+	     cmd->alt_port_num != cmd->alt_dest.port_num))
+		return -EINVAL;
+	if ((mask & IB_QP_CUR_STATE) && cmd->cur_qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	if ((mask & IB_QP_STATE) && cmd->qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	return 0;
+}
+
+static void qp_attr_from_cmd(struct ib_device *ib_dev, struct ib_qp_attr *attr,
+			     const struct ib_uverbs_ex_modify_qp *cmd)
+{
+	const struct ib_uverbs_modify_qp *base = &cmd->base;
+
+	attr->qp_state = base->qp_state;
+	attr->cur_qp_state = base->cur_qp_state;
+	attr->path_mtu = base->path_mtu;
+	attr->path_mig_state = base->path_mig_state;
+	attr->qkey = base->qkey;
+	attr->rq_psn = base->rq_psn;
+	attr->sq_psn = base->sq_psn;
+	attr->dest_qp_num = base->dest_qp_num;
+	attr->qp_access_flags = base->qp_access_flags;
+	attr->pkey_index = base->pkey_index;
+	attr->alt_pkey_index = base->alt_pkey_index;
+	attr->en_sqd_async_notify = base->en_sqd_async_notify;
+	attr->max_rd_atomic = base->max_rd_atomic;
+	attr->max_dest_rd_atomic = base->max_dest_rd_atomic;
+	attr->min_rnr_timer = base->min_rnr_timer;
+	attr->port_num = base->port_num;
+	attr->timeout = base->timeout;
+	attr->retry_cnt = base->retry_cnt;
+	attr->rnr_retry = base->rnr_retry;
+	attr->alt_port_num = base->alt_port_num;
+	attr->alt_timeout = base->alt_timeout;
+	attr->rate_limit = cmd->rate_limit;
+	if (base->attr_mask & IB_QP_AV)
+		copy_ah_attr_from_uverbs(ib_dev, &attr->ah_attr, &base->dest);
+	if (base->attr_mask & IB_QP_ALT_PATH)
+		copy_ah_attr_from_uverbs(ib_dev, &attr->alt_ah_attr,
+					 &base->alt_dest);
+}
+
+/* XRC QPs have no use for some attributes; stock drops them silently. */
+static int qp_modify_mask(enum ib_qp_type qp_type, u32 mask)
+{
+	switch (qp_type) {
+	case IB_QPT_XRC_INI:
+		return mask & ~(IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	case IB_QPT_XRC_TGT:
+		return mask & ~(IB_QP_MAX_QP_RD_ATOMIC | IB_QP_RETRY_CNT |
+				IB_QP_RNR_RETRY);
+	default:
+		return mask;
+	}
+}
+
+/* Both forms of MODIFY_QP; ib_core checks the transition. */
+static int modify_qp(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev,
+		     const struct ib_uverbs_ex_modify_qp *cmd)
+{
+	struct ib_uobject *uobj;
+	struct ib_qp_attr *attr;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = qp_check_modify(ib_dev, &cmd->base);
+	if (ret)
+		return ret;
+
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	if (!attr)
+		return -ENOMEM;
+
+	ret = uverbs_get_read(&uverbs_qp_object, cmd->base.qp_handle, attrs,
+			      &uobj);
+	if (ret)
+		goto out;
+	qp = uobj->object;
+
+	qp_attr_from_cmd(ib_dev, attr, cmd);
+	ret = ib_modify_qp_with_udata(qp, attr,
+				      qp_modify_mask(qp->qp_type,
+						     cmd->base.attr_mask),
+				      &attrs->driver_udata);
+	uverbs_put_read(uobj);
+out:
+	kfree(attr);
+	return ret;
+}
+
+int ib_uverbs_modify_qp(struct uverbs_attr_bundle *attrs,
+			struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_modify_qp cmd = {};
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd.base, sizeof(cmd.base));
+	if (ret)
+		return ret;
+
+	if (cmd.base.attr_mask & ~UVERBS_LEGACY_QP_ATTR_MASK)
+		return -EOPNOTSUPP;
+	return modify_qp(attrs, ib_dev, &cmd);
+}
+
+int ib_uverbs_ex_modify_qp(struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_modify_qp_resp resp = {};
+	struct ib_uverbs_ex_modify_qp cmd;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	if (cmd.base.attr_mask & ~UVERBS_EX_QP_ATTR_MASK)
+		return -EOPNOTSUPP;
+	ret = modify_qp(attrs, ib_dev, &cmd);
+	if (ret)
+		return ret;
+
+	resp.response_length = uverbs_response_length(attrs, sizeof(resp));
+	return uverbs_response(attrs, &resp, sizeof(resp));
+}
+
+int ib_uverbs_destroy_qp(struct uverbs_attr_bundle *attrs,
+			 struct ib_device *ib_dev)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct ib_uverbs_destroy_qp cmd;
+	struct ib_uqp_object *uqp;
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	uobj = __uobj_get_destroy(&uverbs_qp_object, cmd.qp_handle, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
+	resp.events_reported = uqp->uevent.events_reported;
+	uobj_put_destroy(uobj);
+
+	return uverbs_response(attrs, &resp, sizeof(resp));
+}
+
+static struct ib_uverbs_mcast_entry *
+mcast_find(struct ib_uqp_object *uqp, const union ib_gid *gid, u16 lid)
+{
+	struct ib_uverbs_mcast_entry *mcast;
+
+	lockdep_assert_held(&uqp->mcast_lock);
+	list_for_each_entry(mcast, &uqp->mcast_list, list)
+		if (mcast->lid == lid &&
+		    !memcmp(mcast->gid.raw, gid->raw, sizeof(gid->raw)))
+			return mcast;
+	return NULL;
+}
+
+/* Attaching a group twice is a success that changes nothing, as stock. */
+int ib_uverbs_attach_mcast(struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	struct ib_uverbs_mcast_entry *mcast;
+	struct ib_uverbs_attach_mcast cmd;
+	struct ib_uqp_object *uqp;
+	struct ib_uobject *uobj;
+	union ib_gid gid;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
+
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		return ret;
+	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
+
+	mutex_lock(&uqp->mcast_lock);
+	if (mcast_find(uqp, &gid, cmd.mlid))
+		goto out;
+
+	mcast = kmalloc(sizeof(*mcast), GFP_KERNEL);
+	if (!mcast) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mcast->gid = gid;
+	mcast->lid = cmd.mlid;
+	ret = ib_attach_mcast(uobj->object, &gid, cmd.mlid);
+	if (ret)
+		kfree(mcast);
+	else
+		list_add_tail(&mcast->list, &uqp->mcast_list);
+out:
+	mutex_unlock(&uqp->mcast_lock);
+	uverbs_put_read(uobj);
+	return ret;
+}
+
+/* Only a group the QP was attached to: -EINVAL for any other. */
+int ib_uverbs_detach_mcast(struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	struct ib_uverbs_mcast_entry *mcast;
+	struct ib_uverbs_detach_mcast cmd;
+	struct ib_uqp_object *uqp;
+	struct ib_uobject *uobj;
+	union ib_gid gid;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
+
+	ret = uverbs_get_read(&uverbs_qp_object, cmd.qp_handle, attrs, &uobj);
+	if (ret)
+		return ret;
+	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
+
+	mutex_lock(&uqp->mcast_lock);
+	mcast = mcast_find(uqp, &gid, cmd.mlid);
+	if (!mcast) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = ib_detach_mcast(uobj->object, &gid, cmd.mlid);
+	if (ret)
+		goto out;
+	list_del(&mcast->list);
+	kfree(mcast);
+out:
+	mutex_unlock(&uqp->mcast_lock);
+	uverbs_put_read(uobj);
+	return ret;
+}

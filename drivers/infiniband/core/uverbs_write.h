@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ib_uverbs: what the write() command handlers share.
+ *
+ * The dispatcher (uverbs_cmd.c) has split the command: @attrs->ucore is
+ * the core request and response, @attrs->driver_udata the driver's.  A
+ * handler reads and answers only through them (the ioctl path builds
+ * them from its attributes), runs with the ib_device live and, unless
+ * its table entry says otherwise, with @attrs->context set.
+ */
+#ifndef OOT_RDMA_UVERBS_WRITE_H
+#define OOT_RDMA_UVERBS_WRITE_H
+
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_types.h>
+
+#include "uverbs.h"
+
+/* uverbs_cmd.c */
+int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
+		   size_t req_len);
+int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
+		    size_t resp_len);
+/* How much of an extended answer of @resp_len bytes userspace has room for. */
+u32 uverbs_response_length(struct uverbs_attr_bundle *attrs,
+			   size_t resp_len);
+
+/*
+ * Claim the object a handle names for reading, into *@uobj (NULL on
+ * failure).  Return: 0, -ENOENT for a handle naming nothing, -EINVAL
+ * for one of another type, -EBADF for an fd that is no such object
+ * (as stock answers).  Given back with uverbs_put_read().
+ */
+static inline int uverbs_get_read(const struct uverbs_api_object *obj,
+				  s64 handle, struct uverbs_attr_bundle *attrs,
+				  struct ib_uobject **uobj)
+{
+	*uobj = rdma_lookup_get_uobject(obj, attrs->ufile, handle,
+					UVERBS_LOOKUP_READ, attrs);
+	if (IS_ERR(*uobj)) {
+		int ret = PTR_ERR(*uobj);
+
+		*uobj = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static inline void uverbs_put_read(struct ib_uobject *uobj)
+{
+	rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_READ);
+}
+
+#define UVERBS_WRITE_HANDLER(name)					\
+	int name(struct uverbs_attr_bundle *attrs, struct ib_device *ib_dev)
+
+/* uverbs_cmd_mr.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_reg_mr);
+UVERBS_WRITE_HANDLER(ib_uverbs_rereg_mr);
+UVERBS_WRITE_HANDLER(ib_uverbs_dereg_mr);
+UVERBS_WRITE_HANDLER(ib_uverbs_alloc_mw);
+UVERBS_WRITE_HANDLER(ib_uverbs_dealloc_mw);
+
+/* uverbs_cmd_cq.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_create_comp_channel);
+UVERBS_WRITE_HANDLER(ib_uverbs_create_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_create_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_resize_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_destroy_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_req_notify_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_poll_cq);
+
+/* uverbs_cmd_qp.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_create_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_create_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_query_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_modify_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_modify_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_destroy_qp);
+UVERBS_WRITE_HANDLER(ib_uverbs_attach_mcast);
+UVERBS_WRITE_HANDLER(ib_uverbs_detach_mcast);
+
+/* uverbs_cmd_wr.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_post_send);
+UVERBS_WRITE_HANDLER(ib_uverbs_post_recv);
+UVERBS_WRITE_HANDLER(ib_uverbs_post_srq_recv);
+
+/* uverbs_cmd_srq.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_create_srq);
+UVERBS_WRITE_HANDLER(ib_uverbs_modify_srq);
+UVERBS_WRITE_HANDLER(ib_uverbs_query_srq);
+UVERBS_WRITE_HANDLER(ib_uverbs_destroy_srq);
+
+/* uverbs_cmd_ah.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_create_ah);
+UVERBS_WRITE_HANDLER(ib_uverbs_destroy_ah);
+
+#endif /* OOT_RDMA_UVERBS_WRITE_H */

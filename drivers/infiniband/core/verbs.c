@@ -1,0 +1,924 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The verbs ib_core implements on top of a driver's ops for objects that
+ * ib_uverbs (or, later, a kernel user) created: the QP state machine check,
+ * modify/query of QPs, address handles and their attributes, multicast
+ * attachment, and the destruction of PDs, CQs, QPs, SRQs, MRs and AHs.
+ *
+ * Object contract with the creator
+ * --------------------------------
+ * The creator allocates CQs, QPs and SRQs (rdma_zalloc_drv_obj()), fills
+ * their core fields, calls the driver, then takes one usecnt on each
+ * object the new one uses (a QP: its PD, send CQ, receive CQ and SRQ, one
+ * per role even when both CQs are the same; an SRQ: its PD, and its CQ
+ * for types that have one; an MR, MW or AH: its PD) and adds it to
+ * restrack.  The *_user() destroy calls below undo exactly that once the
+ * driver's destroy op succeeded, and free what the creator allocated (an
+ * MR is freed by the driver's dereg_mr).  When the driver fails nothing
+ * is changed and its errno is returned.  Refusing to destroy an object
+ * still in use is the caller's business; the checks here only protect
+ * the core's own invariants.
+ */
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
+
+#include "core_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* The QP state machine                                                */
+
+/*
+ * What a transition accepts, per QP type: the attributes that must be
+ * in the mask and those that may be.  IB_QP_STATE is always allowed.
+ */
+struct qp_transition {
+	bool valid;
+	enum ib_qp_attr_mask required[IB_QPT_MAX];
+	enum ib_qp_attr_mask optional[IB_QPT_MAX];
+};
+
+/* Attribute sets the IBTA tables repeat for several QP types. */
+#define QP_CONN_INIT	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+#define QP_DGRAM_INIT	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+#define QP_SPECIAL_INIT	(IB_QP_PKEY_INDEX | IB_QP_QKEY)
+#define QP_RTR_PATH	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+			 IB_QP_RQ_PSN)
+#define QP_RTR_RESPONDER (IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define QP_RTS_REQUESTER (IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+			  IB_QP_RNR_RETRY | IB_QP_SQ_PSN | \
+			  IB_QP_MAX_QP_RD_ATOMIC)
+#define QP_UC_REARM	(IB_QP_CUR_STATE | IB_QP_ALT_PATH | \
+			 IB_QP_ACCESS_FLAGS | IB_QP_PATH_MIG_STATE)
+#define QP_RC_REARM	(QP_UC_REARM | IB_QP_MIN_RNR_TIMER)
+#define QP_DGRAM_REARM	(IB_QP_CUR_STATE | IB_QP_QKEY)
+
+/*
+ * The IBTA QP state diagram with, per type, the attribute masks of each
+ * transition (IBTA vol. 1, "Modify QP" attribute tables, and its XRC and
+ * raw Ethernet annexes).  Any state may go to RESET, and any but RESET
+ * to ERR, with no other attribute; SQE (send queue error) only arises for
+ * UD and UC QPs.
+ */
+static const struct qp_transition qp_transitions[IB_QPS_ERR + 1][IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_INIT] = {
+			.valid = true,
+			.required = {
+				[IB_QPT_UD] = QP_DGRAM_INIT,
+				[IB_QPT_UC] = QP_CONN_INIT,
+				[IB_QPT_RC] = QP_CONN_INIT,
+				[IB_QPT_XRC_INI] = QP_CONN_INIT,
+				[IB_QPT_XRC_TGT] = QP_CONN_INIT,
+				[IB_QPT_SMI] = QP_SPECIAL_INIT,
+				[IB_QPT_GSI] = QP_SPECIAL_INIT,
+				[IB_QPT_RAW_PACKET] = IB_QP_PORT,
+			},
+		},
+	},
+	[IB_QPS_INIT] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+		[IB_QPS_INIT] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = QP_DGRAM_INIT,
+				[IB_QPT_UC] = QP_CONN_INIT,
+				[IB_QPT_RC] = QP_CONN_INIT,
+				[IB_QPT_XRC_INI] = QP_CONN_INIT,
+				[IB_QPT_XRC_TGT] = QP_CONN_INIT,
+				[IB_QPT_SMI] = QP_SPECIAL_INIT,
+				[IB_QPT_GSI] = QP_SPECIAL_INIT,
+			},
+		},
+		[IB_QPS_RTR] = {
+			.valid = true,
+			.required = {
+				[IB_QPT_UC] = QP_RTR_PATH,
+				[IB_QPT_RC] = QP_RTR_PATH | QP_RTR_RESPONDER,
+				[IB_QPT_XRC_INI] = QP_RTR_PATH,
+				[IB_QPT_XRC_TGT] = QP_RTR_PATH |
+						   QP_RTR_RESPONDER,
+			},
+			.optional = {
+				[IB_QPT_UD] = QP_SPECIAL_INIT,
+				[IB_QPT_UC] = IB_QP_ALT_PATH |
+					      IB_QP_ACCESS_FLAGS |
+					      IB_QP_PKEY_INDEX,
+				[IB_QPT_RC] = IB_QP_ALT_PATH |
+					      IB_QP_ACCESS_FLAGS |
+					      IB_QP_PKEY_INDEX,
+				[IB_QPT_XRC_INI] = IB_QP_ALT_PATH |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX,
+				[IB_QPT_XRC_TGT] = IB_QP_ALT_PATH |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX,
+				[IB_QPT_SMI] = QP_SPECIAL_INIT,
+				[IB_QPT_GSI] = QP_SPECIAL_INIT,
+			},
+		},
+	},
+	[IB_QPS_RTR] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+		[IB_QPS_RTS] = {
+			.valid = true,
+			.required = {
+				[IB_QPT_UD] = IB_QP_SQ_PSN,
+				[IB_QPT_UC] = IB_QP_SQ_PSN,
+				[IB_QPT_RC] = QP_RTS_REQUESTER,
+				[IB_QPT_XRC_INI] = QP_RTS_REQUESTER,
+				[IB_QPT_XRC_TGT] = IB_QP_TIMEOUT |
+						   IB_QP_SQ_PSN,
+				[IB_QPT_SMI] = IB_QP_SQ_PSN,
+				[IB_QPT_GSI] = IB_QP_SQ_PSN,
+			},
+			.optional = {
+				[IB_QPT_UD] = QP_DGRAM_REARM,
+				[IB_QPT_UC] = QP_UC_REARM,
+				[IB_QPT_RC] = QP_RC_REARM,
+				[IB_QPT_XRC_INI] = QP_UC_REARM,
+				[IB_QPT_XRC_TGT] = QP_RC_REARM,
+				[IB_QPT_SMI] = QP_DGRAM_REARM,
+				[IB_QPT_GSI] = QP_DGRAM_REARM,
+				[IB_QPT_RAW_PACKET] = IB_QP_RATE_LIMIT,
+			},
+		},
+	},
+	[IB_QPS_RTS] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+		[IB_QPS_RTS] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = QP_DGRAM_REARM,
+				[IB_QPT_UC] = QP_UC_REARM,
+				[IB_QPT_RC] = QP_RC_REARM,
+				[IB_QPT_XRC_INI] = QP_UC_REARM,
+				[IB_QPT_XRC_TGT] = QP_RC_REARM,
+				[IB_QPT_SMI] = QP_DGRAM_REARM,
+				[IB_QPT_GSI] = QP_DGRAM_REARM,
+				[IB_QPT_RAW_PACKET] = IB_QP_RATE_LIMIT,
+			},
+		},
+		[IB_QPS_SQD] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_UC] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_RC] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_XRC_INI] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_XRC_TGT] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_SMI] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+				[IB_QPT_GSI] = IB_QP_EN_SQD_ASYNC_NOTIFY,
+			},
+		},
+	},
+	[IB_QPS_SQD] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+		[IB_QPS_RTS] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = QP_DGRAM_REARM,
+				[IB_QPT_UC] = QP_UC_REARM,
+				[IB_QPT_RC] = QP_RC_REARM,
+				[IB_QPT_XRC_INI] = QP_UC_REARM,
+				[IB_QPT_XRC_TGT] = QP_RC_REARM,
+				[IB_QPT_SMI] = QP_DGRAM_REARM,
+				[IB_QPT_GSI] = QP_DGRAM_REARM,
+			},
+		},
+		[IB_QPS_SQD] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = QP_SPECIAL_INIT,
+				[IB_QPT_UC] = IB_QP_AV | IB_QP_ALT_PATH |
+					      IB_QP_ACCESS_FLAGS |
+					      IB_QP_PKEY_INDEX |
+					      IB_QP_PATH_MIG_STATE,
+				[IB_QPT_RC] = IB_QP_PORT | IB_QP_AV |
+					      IB_QP_TIMEOUT |
+					      IB_QP_RETRY_CNT |
+					      IB_QP_RNR_RETRY |
+					      IB_QP_MAX_QP_RD_ATOMIC |
+					      IB_QP_MAX_DEST_RD_ATOMIC |
+					      IB_QP_ALT_PATH |
+					      IB_QP_ACCESS_FLAGS |
+					      IB_QP_PKEY_INDEX |
+					      IB_QP_MIN_RNR_TIMER |
+					      IB_QP_PATH_MIG_STATE,
+				[IB_QPT_XRC_INI] = IB_QP_PORT | IB_QP_AV |
+						   IB_QP_TIMEOUT |
+						   IB_QP_RETRY_CNT |
+						   IB_QP_RNR_RETRY |
+						   IB_QP_MAX_QP_RD_ATOMIC |
+						   IB_QP_ALT_PATH |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_PATH_MIG_STATE,
+				[IB_QPT_XRC_TGT] = IB_QP_PORT | IB_QP_AV |
+						   IB_QP_TIMEOUT |
+						   IB_QP_MAX_DEST_RD_ATOMIC |
+						   IB_QP_ALT_PATH |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_MIN_RNR_TIMER |
+						   IB_QP_PATH_MIG_STATE,
+				[IB_QPT_SMI] = QP_SPECIAL_INIT,
+				[IB_QPT_GSI] = QP_SPECIAL_INIT,
+			},
+		},
+	},
+	[IB_QPS_SQE] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+		[IB_QPS_RTS] = {
+			.valid = true,
+			.optional = {
+				[IB_QPT_UD] = QP_DGRAM_REARM,
+				[IB_QPT_UC] = IB_QP_CUR_STATE |
+					      IB_QP_ACCESS_FLAGS,
+				[IB_QPT_SMI] = QP_DGRAM_REARM,
+				[IB_QPT_GSI] = QP_DGRAM_REARM,
+			},
+		},
+	},
+	[IB_QPS_ERR] = {
+		[IB_QPS_RESET] = { .valid = true },
+		[IB_QPS_ERR] = { .valid = true },
+	},
+};
+
+/**
+ * ib_modify_qp_is_ok - check a QP state transition and its attribute mask
+ * @cur_state: the QP's current state (or the one the caller asserts)
+ * @next_state: the state asked for (the current one when the mask has no
+ *	IB_QP_STATE)
+ * @type: the QP type
+ * @mask: the attributes the caller supplies
+ *
+ * Return: true when the IBTA allows the transition, @mask holds every
+ * attribute it requires for @type and nothing it does not allow.
+ * IB_QP_CUR_STATE is only meaningful from RTR, RTS, SQD and SQE.
+ */
+bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
+			enum ib_qp_type type, enum ib_qp_attr_mask mask)
+{
+	const struct qp_transition *transition;
+	enum ib_qp_attr_mask required, allowed;
+
+	if ((unsigned int)cur_state > IB_QPS_ERR ||
+	    (unsigned int)next_state > IB_QPS_ERR ||
+	    (unsigned int)type >= IB_QPT_MAX)
+		return false;
+
+	if ((mask & IB_QP_CUR_STATE) && cur_state != IB_QPS_RTR &&
+	    cur_state != IB_QPS_RTS && cur_state != IB_QPS_SQD &&
+	    cur_state != IB_QPS_SQE)
+		return false;
+
+	transition = &qp_transitions[cur_state][next_state];
+	if (!transition->valid)
+		return false;
+
+	required = transition->required[type];
+	allowed = required | transition->optional[type] | IB_QP_STATE;
+	return (mask & required) == required && !(mask & ~allowed);
+}
+EXPORT_SYMBOL(ib_modify_qp_is_ok);
+
+/* ------------------------------------------------------------------ */
+/* Address handle attributes and their source GID reference            */
+
+/**
+ * rdma_destroy_ah_attr - drop the source GID reference of an AH attribute
+ * @ah_attr: the attribute; its grh.sgid_attr is put and cleared
+ */
+void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
+{
+	if (!ah_attr->grh.sgid_attr)
+		return;
+	rdma_put_gid_attr(ah_attr->grh.sgid_attr);
+	ah_attr->grh.sgid_attr = NULL;
+}
+EXPORT_SYMBOL(rdma_destroy_ah_attr);
+
+/**
+ * rdma_copy_ah_attr - copy an AH attribute, with its own GID reference
+ * @dest: uninitialised destination
+ * @src: the attribute to copy
+ */
+void rdma_copy_ah_attr(struct rdma_ah_attr *dest,
+		       const struct rdma_ah_attr *src)
+{
+	*dest = *src;
+	if (dest->grh.sgid_attr)
+		rdma_hold_gid_attr(dest->grh.sgid_attr);
+}
+EXPORT_SYMBOL(rdma_copy_ah_attr);
+
+/**
+ * rdma_replace_ah_attr - overwrite an AH attribute with a copy of another
+ * @old: initialised attribute; its GID reference is dropped
+ * @new: the attribute to copy (its GID reference is taken again)
+ */
+void rdma_replace_ah_attr(struct rdma_ah_attr *old,
+			  const struct rdma_ah_attr *new)
+{
+	rdma_destroy_ah_attr(old);
+	rdma_copy_ah_attr(old, new);
+}
+EXPORT_SYMBOL(rdma_replace_ah_attr);
+
+/**
+ * rdma_move_ah_attr - move an AH attribute, GID reference included
+ * @dest: initialised attribute; its GID reference is dropped
+ * @src: the attribute moved; left without GID reference
+ */
+void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
+{
+	rdma_destroy_ah_attr(dest);
+	*dest = *src;
+	src->grh.sgid_attr = NULL;
+}
+EXPORT_SYMBOL(rdma_move_ah_attr);
+
+static int check_ah_attr(struct ib_device *device,
+			 const struct rdma_ah_attr *ah_attr)
+{
+	const struct ib_gid_attr *sgid_attr = ah_attr->grh.sgid_attr;
+	u32 port = rdma_ah_get_port_num(ah_attr);
+
+	if (!rdma_is_port_valid(device, port))
+		return -EINVAL;
+	/* RoCE addresses are IP addresses: there is no route without GRH. */
+	if ((ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE ||
+	     rdma_is_grh_required(device, port)) &&
+	    !(ah_attr->ah_flags & IB_AH_GRH))
+		return -EINVAL;
+	if (sgid_attr && (sgid_attr->index != ah_attr->grh.sgid_index ||
+			  sgid_attr->port_num != port))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Give @ah_attr the reference to its source GID entry that drivers expect
+ * in grh.sgid_attr, looked up from the port and sgid_index the user gave,
+ * unless the caller already provided one.  *@saved keeps what was there,
+ * for put_sgid_attr() once the driver is done.  -EINVAL for a bad port or
+ * a missing GRH, or rdma_get_gid_attr()'s error for an empty GID slot.
+ */
+static int get_sgid_attr(struct ib_device *device,
+			 struct rdma_ah_attr *ah_attr,
+			 const struct ib_gid_attr **saved)
+{
+	const struct ib_gid_attr *sgid_attr;
+	int ret;
+
+	*saved = ah_attr->grh.sgid_attr;
+
+	ret = check_ah_attr(device, ah_attr);
+	if (ret)
+		return ret;
+	if (!(ah_attr->ah_flags & IB_AH_GRH) || ah_attr->grh.sgid_attr)
+		return 0;
+
+	sgid_attr = rdma_get_gid_attr(device, rdma_ah_get_port_num(ah_attr),
+				      ah_attr->grh.sgid_index);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+	ah_attr->grh.sgid_attr = sgid_attr;
+	return 0;
+}
+
+static void put_sgid_attr(struct rdma_ah_attr *ah_attr,
+			  const struct ib_gid_attr *saved)
+{
+	if (ah_attr->grh.sgid_attr == saved)
+		return;
+	rdma_destroy_ah_attr(ah_attr);
+	ah_attr->grh.sgid_attr = saved;
+}
+
+/* A reference of its own to @ah_attr's source GID, for an object. */
+static const struct ib_gid_attr *hold_sgid_attr(struct rdma_ah_attr *ah_attr)
+{
+	if (!(ah_attr->ah_flags & IB_AH_GRH) || !ah_attr->grh.sgid_attr)
+		return NULL;
+	rdma_hold_gid_attr(ah_attr->grh.sgid_attr);
+	return ah_attr->grh.sgid_attr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+
+/**
+ * rdma_create_user_ah - create an address handle for user space
+ * @pd: the protection domain
+ * @ah_attr: the address, with type set (rdma_ah_find_type()); for RoCE its
+ *	destination MAC is resolved into ah_attr->roce.dmac
+ * @udata: the driver's part of the command
+ *
+ * The AH holds a reference to its source GID entry and one usecnt of @pd.
+ *
+ * Return: the AH, or ERR_PTR(): -EINVAL for a bad port, a RoCE address
+ * without GRH or a GID reference that does not match; the GID lookup's
+ * error for an empty source GID slot; the address resolution's error
+ * (addr.c); -EOPNOTSUPP when the driver has no create_user_ah; -ENOMEM;
+ * or the driver's error.
+ */
+struct ib_ah *rdma_create_user_ah(struct ib_pd *pd,
+				  struct rdma_ah_attr *ah_attr,
+				  struct ib_udata *udata)
+{
+	struct rdma_ah_init_attr init_attr = {
+		.ah_attr = ah_attr,
+		.flags = RDMA_CREATE_AH_SLEEPABLE,
+	};
+	struct ib_device *device = pd->device;
+	const struct ib_gid_attr *saved;
+	struct ib_ah *ah;
+	int ret;
+
+	if (!device->ops.create_user_ah)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	ret = get_sgid_attr(device, ah_attr, &saved);
+	if (ret)
+		return ERR_PTR(ret);
+
+	if (ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
+		ret = rdma_resolve_roce_dmac(device, ah_attr);
+		if (ret)
+			goto out;
+	}
+
+	ah = rdma_zalloc_drv_obj(device, ib_ah);
+	if (!ah) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ah->device = device;
+	ah->pd = pd;
+	ah->type = ah_attr->type;
+	ah->sgid_attr = hold_sgid_attr(ah_attr);
+
+	ret = device->ops.create_user_ah(ah, &init_attr, udata);
+	if (ret) {
+		if (ah->sgid_attr)
+			rdma_put_gid_attr(ah->sgid_attr);
+		kfree(ah);
+		goto out;
+	}
+	atomic_inc(&pd->usecnt);
+out:
+	put_sgid_attr(ah_attr, saved);
+	return ret ? ERR_PTR(ret) : ah;
+}
+EXPORT_SYMBOL(rdma_create_user_ah);
+
+/**
+ * rdma_destroy_ah_user - destroy an address handle
+ * @ah: the AH
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE when the caller may sleep
+ * @udata: the user's command, or NULL for a kernel AH
+ *
+ * Return: 0, or the driver's error (nothing changed then).
+ */
+int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
+{
+	const struct ib_gid_attr *sgid_attr = ah->sgid_attr;
+	struct ib_pd *pd = ah->pd;
+	int ret;
+
+	might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE);
+
+	ret = ah->device->ops.destroy_ah(ah, flags);
+	if (ret)
+		return ret;
+
+	atomic_dec(&pd->usecnt);
+	if (sgid_attr)
+		rdma_put_gid_attr(sgid_attr);
+	kfree(ah);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_destroy_ah_user);
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                          */
+
+static bool qp_type_is_connected(const struct ib_qp *qp)
+{
+	return qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC ||
+	       qp->qp_type == IB_QPT_XRC_INI || qp->qp_type == IB_QPT_XRC_TGT;
+}
+
+/* PSNs are 24 bits on the wire; the IB/RoCE drivers expect no more. */
+static void mask_psns(struct ib_qp_attr *attr, int attr_mask)
+{
+	if (attr_mask & IB_QP_RQ_PSN)
+		attr->rq_psn &= 0xffffff;
+	if (attr_mask & IB_QP_SQ_PSN)
+		attr->sq_psn &= 0xffffff;
+}
+
+/*
+ * Modify @qp: the source GID references of the primary (and alternate)
+ * path go into the attributes for the driver and, on success, into the
+ * QP (av_sgid_attr, alt_path_sgid_attr) in place of the old ones.  A user
+ * RoCE primary path also gets its destination MAC resolved here; kernel
+ * callers pass it resolved.
+ */
+static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
+		     struct ib_udata *udata)
+{
+	u32 port = (attr_mask & IB_QP_PORT) ? attr->port_num : qp->port;
+	struct ib_device *device = qp->device;
+	const struct ib_gid_attr *saved_av = NULL, *saved_alt = NULL;
+	int ret;
+
+	if (!device->ops.modify_qp)
+		return -EOPNOTSUPP;
+
+	attr->xmit_slave = NULL;
+	if (attr_mask & IB_QP_AV) {
+		ret = get_sgid_attr(device, &attr->ah_attr, &saved_av);
+		if (ret)
+			return ret;
+	}
+	if (attr_mask & IB_QP_ALT_PATH) {
+		ret = get_sgid_attr(device, &attr->alt_ah_attr, &saved_alt);
+		if (ret)
+			goto out_av;
+		/* Alternate paths (APM) exist on InfiniBand links only. */
+		if (!rdma_is_port_valid(device, port) ||
+		    !rdma_protocol_ib(device, port) ||
+		    !rdma_protocol_ib(device, attr->alt_ah_attr.port_num)) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+
+	if (udata && (attr_mask & IB_QP_AV) &&
+	    attr->ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE &&
+	    qp_type_is_connected(qp)) {
+		ret = rdma_resolve_roce_dmac(device, &attr->ah_attr);
+		if (ret)
+			goto out;
+	}
+
+	if (rdma_is_port_valid(device, port) && rdma_ib_or_roce(device, port))
+		mask_psns(attr, attr_mask);
+
+	ret = device->ops.modify_qp(qp->real_qp, attr, attr_mask, udata);
+	if (ret)
+		goto out;
+
+	if (attr_mask & IB_QP_PORT)
+		qp->port = attr->port_num;
+	if (attr_mask & IB_QP_AV) {
+		if (qp->av_sgid_attr)
+			rdma_put_gid_attr(qp->av_sgid_attr);
+		qp->av_sgid_attr = hold_sgid_attr(&attr->ah_attr);
+	}
+	if (attr_mask & IB_QP_ALT_PATH) {
+		if (qp->alt_path_sgid_attr)
+			rdma_put_gid_attr(qp->alt_path_sgid_attr);
+		qp->alt_path_sgid_attr = hold_sgid_attr(&attr->alt_ah_attr);
+	}
+
+out:
+	if (attr_mask & IB_QP_ALT_PATH)
+		put_sgid_attr(&attr->alt_ah_attr, saved_alt);
+out_av:
+	if (attr_mask & IB_QP_AV)
+		put_sgid_attr(&attr->ah_attr, saved_av);
+	return ret;
+}
+
+/**
+ * ib_modify_qp_with_udata - modify a QP for user space
+ * @ib_qp: the QP
+ * @attr: the attributes in @attr_mask; a primary path (IB_QP_AV) must have
+ *	ah_attr.type set (rdma_ah_find_type()); for RoCE on a connected QP
+ *	its destination MAC is resolved into ah_attr.roce.dmac
+ * @attr_mask: IB_QP_* attributes to change
+ * @udata: the driver's part of the command
+ *
+ * Return: 0; -EINVAL for a bad port, a RoCE path without GRH, a GID
+ * reference not matching its index, or an alternate path on a non-IB
+ * port; the GID lookup's error (-ENOENT, -EINVAL) for an empty source GID
+ * slot; the resolution's error for a RoCE destination (addr.c);
+ * -EOPNOTSUPP without ops.modify_qp; or the driver's error.
+ */
+int ib_modify_qp_with_udata(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
+			    int attr_mask, struct ib_udata *udata)
+{
+	return modify_qp(ib_qp->real_qp, attr, attr_mask, udata);
+}
+EXPORT_SYMBOL(ib_modify_qp_with_udata);
+
+/**
+ * ib_modify_qp - modify a kernel QP
+ * @qp: the QP
+ * @qp_attr: the attributes; RoCE paths come with their MAC resolved
+ * @qp_attr_mask: IB_QP_* attributes to change
+ *
+ * Return: as ib_modify_qp_with_udata().
+ */
+int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		 int qp_attr_mask)
+{
+	return modify_qp(qp->real_qp, qp_attr, qp_attr_mask, NULL);
+}
+EXPORT_SYMBOL(ib_modify_qp);
+
+/**
+ * ib_query_qp - current attributes of a QP, from the driver
+ * @qp: the QP
+ * @qp_attr: filled in; its paths come without GID references
+ * @qp_attr_mask: the attributes wanted (drivers may fill more)
+ * @qp_init_attr: filled in with the creation attributes
+ *
+ * Return: 0, -EOPNOTSUPP without ops.query_qp, or the driver's error.
+ */
+int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		int qp_attr_mask, struct ib_qp_init_attr *qp_init_attr)
+{
+	qp_attr->ah_attr.grh.sgid_attr = NULL;
+	qp_attr->alt_ah_attr.grh.sgid_attr = NULL;
+
+	if (!qp->device->ops.query_qp)
+		return -EOPNOTSUPP;
+	return qp->device->ops.query_qp(qp->real_qp, qp_attr, qp_attr_mask,
+					qp_init_attr);
+}
+EXPORT_SYMBOL(ib_query_qp);
+
+/**
+ * ib_destroy_qp_user - destroy a QP
+ * @qp: the QP
+ * @udata: the user's command, or NULL for a kernel QP
+ *
+ * Return: 0; -EBUSY while multicast groups are attached (qp->usecnt);
+ * -EOPNOTSUPP for a shared QP handle (not supported); or the driver's
+ * error (nothing changed then).
+ */
+int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
+{
+	const struct ib_gid_attr *alt_sgid_attr = qp->alt_path_sgid_attr;
+	const struct ib_gid_attr *av_sgid_attr = qp->av_sgid_attr;
+	struct ib_rwq_ind_table *ind_tbl = qp->rwq_ind_tbl;
+	struct ib_cq *send_cq = qp->send_cq;
+	struct ib_cq *recv_cq = qp->recv_cq;
+	struct ib_srq *srq = qp->srq;
+	struct ib_pd *pd = qp->pd;
+	int ret;
+
+	if (atomic_read(&qp->usecnt))
+		return -EBUSY;
+	/* ib_open_qp() handles do not exist yet. */
+	if (qp->real_qp != qp)
+		return -EOPNOTSUPP;
+
+	ret = qp->device->ops.destroy_qp(qp, udata);
+	if (ret)
+		return ret;
+
+	if (alt_sgid_attr)
+		rdma_put_gid_attr(alt_sgid_attr);
+	if (av_sgid_attr)
+		rdma_put_gid_attr(av_sgid_attr);
+	if (pd)
+		atomic_dec(&pd->usecnt);
+	if (send_cq)
+		atomic_dec(&send_cq->usecnt);
+	if (recv_cq)
+		atomic_dec(&recv_cq->usecnt);
+	if (srq)
+		atomic_dec(&srq->usecnt);
+	if (ind_tbl)
+		atomic_dec(&ind_tbl->usecnt);
+	rdma_restrack_del(&qp->res);
+	kfree(qp);
+	return 0;
+}
+EXPORT_SYMBOL(ib_destroy_qp_user);
+
+/* ------------------------------------------------------------------ */
+/* Multicast                                                            */
+
+/*
+ * On InfiniBand a multicast group is joined with a multicast LID; RoCE
+ * ignores the LID.  A QP is on one port once it left RESET (qp->port);
+ * before that, any non-IB port of the device makes the LID irrelevant.
+ */
+static bool mcast_lid_is_valid(struct ib_qp *qp, u16 lid)
+{
+	bool any_eth = false;
+	u32 port;
+
+	if (qp->port && rdma_is_port_valid(qp->device, qp->port)) {
+		any_eth = rdma_port_get_link_layer(qp->device, qp->port) !=
+			  IB_LINK_LAYER_INFINIBAND;
+	} else {
+		rdma_for_each_port(qp->device, port)
+			if (rdma_port_get_link_layer(qp->device, port) !=
+			    IB_LINK_LAYER_INFINIBAND)
+				any_eth = true;
+	}
+	if (any_eth)
+		return true;
+	return lid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
+	       lid != be16_to_cpu(IB_LID_PERMISSIVE);
+}
+
+static int check_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
+{
+	if (qp->qp_type != IB_QPT_UD ||
+	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw) ||
+	    !mcast_lid_is_valid(qp, lid))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ib_attach_mcast - attach a UD QP to a multicast group
+ * @qp: the QP; each attachment holds one qp->usecnt
+ * @gid: the group's multicast GID
+ * @lid: its multicast LID (ignored on RoCE)
+ *
+ * Return: 0; -EOPNOTSUPP when the driver has no multicast; -EINVAL for a
+ * non-UD QP, a non-multicast GID or an invalid LID; or the driver's error.
+ */
+int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
+{
+	int ret;
+
+	if (!qp->device->ops.attach_mcast)
+		return -EOPNOTSUPP;
+	ret = check_mcast(qp, gid, lid);
+	if (ret)
+		return ret;
+
+	ret = qp->device->ops.attach_mcast(qp, gid, lid);
+	if (!ret)
+		atomic_inc(&qp->usecnt);
+	return ret;
+}
+EXPORT_SYMBOL(ib_attach_mcast);
+
+/**
+ * ib_detach_mcast - detach a UD QP from a multicast group
+ * @qp: the QP
+ * @gid: the group's multicast GID
+ * @lid: its multicast LID (ignored on RoCE)
+ *
+ * Return: as ib_attach_mcast(); the driver's error when not attached.
+ */
+int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
+{
+	int ret;
+
+	if (!qp->device->ops.detach_mcast)
+		return -EOPNOTSUPP;
+	ret = check_mcast(qp, gid, lid);
+	if (ret)
+		return ret;
+
+	ret = qp->device->ops.detach_mcast(qp, gid, lid);
+	if (!ret)
+		atomic_dec(&qp->usecnt);
+	return ret;
+}
+EXPORT_SYMBOL(ib_detach_mcast);
+
+/* ------------------------------------------------------------------ */
+/* Destruction of the other objects                                     */
+
+/**
+ * ib_destroy_cq_user - destroy a CQ
+ * @cq: the CQ
+ * @udata: the user's command, or NULL for a kernel CQ
+ *
+ * Return: 0; -EBUSY while QPs or SRQs use it; -EOPNOTSUPP for a CQ of the
+ * shared pool (returned with ib_cq_pool_put()); or the driver's error.
+ */
+int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
+{
+	int ret;
+
+	if (cq->shared)
+		return -EOPNOTSUPP;
+	if (atomic_read(&cq->usecnt))
+		return -EBUSY;
+
+	ret = cq->device->ops.destroy_cq(cq, udata);
+	if (ret)
+		return ret;
+
+	rdma_restrack_del(&cq->res);
+	kfree(cq);
+	return 0;
+}
+EXPORT_SYMBOL(ib_destroy_cq_user);
+
+/**
+ * ib_destroy_srq_user - destroy an SRQ
+ * @srq: the SRQ
+ * @udata: the user's command, or NULL for a kernel SRQ
+ *
+ * Drops the usecnt it holds on its PD, on its CQ for types with one, and
+ * on its XRC domain for XRC SRQs.
+ *
+ * Return: 0; -EBUSY while QPs use it; or the driver's error.
+ */
+int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
+{
+	enum ib_srq_type type = srq->srq_type;
+	struct ib_xrcd *xrcd = NULL;
+	struct ib_cq *cq = NULL;
+	struct ib_pd *pd = srq->pd;
+	int ret;
+
+	if (atomic_read(&srq->usecnt))
+		return -EBUSY;
+	if (type == IB_SRQT_XRC)
+		xrcd = srq->ext.xrc.xrcd;
+	if (ib_srq_has_cq(type))
+		cq = srq->ext.cq;
+
+	ret = srq->device->ops.destroy_srq(srq, udata);
+	if (ret)
+		return ret;
+
+	atomic_dec(&pd->usecnt);
+	if (xrcd)
+		atomic_dec(&xrcd->usecnt);
+	if (cq)
+		atomic_dec(&cq->usecnt);
+	rdma_restrack_del(&srq->res);
+	kfree(srq);
+	return 0;
+}
+EXPORT_SYMBOL(ib_destroy_srq_user);
+
+/**
+ * ib_dereg_mr_user - deregister (and free) an MR
+ * @mr: the MR; the driver's dereg_mr frees it
+ * @udata: the user's command, or NULL for a kernel MR
+ *
+ * The MR leaves restrack first, as it is gone once the driver succeeds;
+ * when the driver fails (e.g. memory windows still bound) it stays
+ * usable but is no longer listed.
+ *
+ * Return: 0 or the driver's error.
+ */
+int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
+{
+	struct ib_sig_attrs *sig_attrs = mr->sig_attrs;
+	struct ib_pd *pd = mr->pd;
+	struct ib_dm *dm = mr->dm;
+	int ret;
+
+	rdma_restrack_del(&mr->res);
+	ret = mr->device->ops.dereg_mr(mr, udata);
+	if (ret)
+		return ret;
+
+	atomic_dec(&pd->usecnt);
+	if (dm)
+		atomic_dec(&dm->usecnt);
+	kfree(sig_attrs);
+	return 0;
+}
+EXPORT_SYMBOL(ib_dereg_mr_user);
+
+/**
+ * ib_dealloc_pd_user - free a PD
+ * @pd: the PD, no longer used by any object (the caller checks usecnt)
+ * @udata: the user's command, or NULL for a kernel PD
+ *
+ * Return: 0 or the driver's error (nothing changed then).
+ */
+int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
+{
+	int ret;
+
+	ret = pd->device->ops.dealloc_pd(pd, udata);
+	if (ret)
+		return ret;
+
+	rdma_restrack_del(&pd->res);
+	kfree(pd);
+	return 0;
+}
+EXPORT_SYMBOL(ib_dealloc_pd_user);

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Numbers that name rxe objects on the wire or to userspace: QP numbers,
+ * SRQ numbers, the index part of memory keys, AH numbers.  Each kind is
+ * allocated from its own range, cyclically, as stock rxe does, so that a
+ * number just freed is not reused at once by a new object a stale peer
+ * could mistake for the old one.
+ */
+#ifndef RXE_INDEX_H
+#define RXE_INDEX_H
+
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+struct rxe_index_space {
+	/* The xarray's own lock serialises allocation and freeing. */
+	struct xarray	xa;
+	struct xa_limit	range;
+	u32		next;
+};
+
+void rxe_index_space_init(struct rxe_index_space *space, u32 min, u32 max);
+void rxe_index_space_destroy(struct rxe_index_space *space);
+int rxe_index_alloc(struct rxe_index_space *space, void *object, u32 *index,
+		    gfp_t gfp);
+int rxe_index_insert(struct rxe_index_space *space, void *object, u32 index);
+void rxe_index_free(struct rxe_index_space *space, u32 index);
+
+#endif /* RXE_INDEX_H */

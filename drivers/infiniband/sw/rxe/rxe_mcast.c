@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Multicast groups: which UD QPs are attached to which multicast GID.
+ * The first attach to a group subscribes the netdev to the group's
+ * Ethernet address, the last detach unsubscribes it.  Delivering
+ * packets to the members is the protocol engine's.
+ */
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+
+#include "rxe.h"
+#include "rxe_verbs.h"
+
+struct rxe_mcg {
+	struct list_head	list;		/* in rxe->mcg_list */
+	union ib_gid		mgid;
+	struct list_head	members;	/* of struct rxe_mca */
+	unsigned int		num_members;
+};
+
+/* One QP's membership of one group. */
+struct rxe_mca {
+	struct list_head	list;
+	struct rxe_qp		*qp;
+};
+
+void rxe_mcast_init(struct rxe_dev *rxe)
+{
+	mutex_init(&rxe->mcg_lock);
+	INIT_LIST_HEAD(&rxe->mcg_list);
+}
+
+static void rxe_mcg_mac(const union ib_gid *mgid, u8 *mac)
+{
+	ipv6_eth_mc_map((const struct in6_addr *)mgid->raw, mac);
+}
+
+static struct rxe_mcg *rxe_mcg_find(struct rxe_dev *rxe,
+				    const union ib_gid *mgid)
+{
+	struct rxe_mcg *mcg;
+
+	lockdep_assert_held(&rxe->mcg_lock);
+
+	list_for_each_entry(mcg, &rxe->mcg_list, list)
+		if (!memcmp(mcg->mgid.raw, mgid->raw, sizeof(mgid->raw)))
+			return mcg;
+	return NULL;
+}
+
+static struct rxe_mcg *rxe_mcg_create(struct rxe_dev *rxe,
+				      const union ib_gid *mgid)
+{
+	u8 mac[ETH_ALEN];
+	struct rxe_mcg *mcg;
+	int err;
+
+	lockdep_assert_held(&rxe->mcg_lock);
+
+	if (rxe->num_mcg >= RXE_MAX_MCAST_GRP)
+		return ERR_PTR(-ENOMEM);
+
+	mcg = kzalloc(sizeof(*mcg), GFP_KERNEL);
+	if (!mcg)
+		return ERR_PTR(-ENOMEM);
+
+	rxe_mcg_mac(mgid, mac);
+	err = dev_mc_add(rxe->ndev, mac);
+	if (err) {
+		kfree(mcg);
+		return ERR_PTR(err);
+	}
+
+	mcg->mgid = *mgid;
+	INIT_LIST_HEAD(&mcg->members);
+	list_add_tail(&mcg->list, &rxe->mcg_list);
+	rxe->num_mcg++;
+	return mcg;
+}
+
+static void rxe_mcg_destroy(struct rxe_dev *rxe, struct rxe_mcg *mcg)
+{
+	u8 mac[ETH_ALEN];
+
+	lockdep_assert_held(&rxe->mcg_lock);
+
+	rxe_mcg_mac(&mcg->mgid, mac);
+	dev_mc_del(rxe->ndev, mac);
+	list_del(&mcg->list);
+	rxe->num_mcg--;
+	kfree(mcg);
+}
+
+static struct rxe_mca *rxe_mca_find(struct rxe_mcg *mcg, struct rxe_qp *qp)
+{
+	struct rxe_mca *mca;
+
+	list_for_each_entry(mca, &mcg->members, list)
+		if (mca->qp == qp)
+			return mca;
+	return NULL;
+}
+
+/* Removes a membership; the group goes with its last member. */
+static void rxe_mca_remove(struct rxe_dev *rxe, struct rxe_mcg *mcg,
+			   struct rxe_mca *mca)
+{
+	lockdep_assert_held(&rxe->mcg_lock);
+
+	list_del(&mca->list);
+	kfree(mca);
+	if (!--mcg->num_members)
+		rxe_mcg_destroy(rxe, mcg);
+}
+
+static int rxe_mcg_add_member(struct rxe_mcg *mcg, struct rxe_qp *qp)
+{
+	struct rxe_mca *mca;
+
+	if (mcg->num_members >= RXE_MAX_MCAST_QP_ATTACH)
+		return -ENOMEM;
+
+	mca = kzalloc(sizeof(*mca), GFP_KERNEL);
+	if (!mca)
+		return -ENOMEM;
+	mca->qp = qp;
+	list_add_tail(&mca->list, &mcg->members);
+	mcg->num_members++;
+	return 0;
+}
+
+/* Attaching a member again succeeds and changes nothing. */
+int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct rxe_dev *rxe = to_rdev(ibqp->device);
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_mcg *mcg;
+	bool created = false;
+	int err = 0;
+
+	mutex_lock(&rxe->mcg_lock);
+	mcg = rxe_mcg_find(rxe, gid);
+	if (!mcg) {
+		mcg = rxe_mcg_create(rxe, gid);
+		if (IS_ERR(mcg)) {
+			err = PTR_ERR(mcg);
+			goto out;
+		}
+		created = true;
+	}
+
+	if (rxe_mca_find(mcg, qp))
+		goto out;
+
+	err = rxe_mcg_add_member(mcg, qp);
+	if (err && created)
+		rxe_mcg_destroy(rxe, mcg);
+out:
+	mutex_unlock(&rxe->mcg_lock);
+	return err;
+}
+
+int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct rxe_dev *rxe = to_rdev(ibqp->device);
+	struct rxe_mcg *mcg;
+	struct rxe_mca *mca;
+	int err = -EINVAL;
+
+	mutex_lock(&rxe->mcg_lock);
+	mcg = rxe_mcg_find(rxe, gid);
+	if (!mcg)
+		goto out;
+	mca = rxe_mca_find(mcg, to_rqp(ibqp));
+	if (!mca)
+		goto out;
+
+	rxe_mca_remove(rxe, mcg, mca);
+	err = 0;
+out:
+	mutex_unlock(&rxe->mcg_lock);
+	return err;
+}
+
+/* A QP being destroyed leaves every group it is in. */
+void rxe_mcast_detach_qp(struct rxe_qp *qp)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_mcg *mcg, *next;
+	struct rxe_mca *mca;
+
+	mutex_lock(&rxe->mcg_lock);
+	list_for_each_entry_safe(mcg, next, &rxe->mcg_list, list) {
+		mca = rxe_mca_find(mcg, qp);
+		if (mca)
+			rxe_mca_remove(rxe, mcg, mca);
+	}
+	mutex_unlock(&rxe->mcg_lock);
+}
+
+/* The device is being freed: every QP, and so every group, is gone. */
+void rxe_mcast_cleanup(struct rxe_dev *rxe)
+{
+	mutex_destroy(&rxe->mcg_lock);
+}

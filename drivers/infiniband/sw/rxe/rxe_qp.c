@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queue pairs: creation with their send and receive queues, destruction,
+ * and the posting verbs.  RC, UC, UD and the GSI QP (QP1).  Attributes
+ * are in rxe_qp_attr.c.
+ *
+ * The queues of a user QP are mapped into the application, which writes
+ * its work requests there itself and rings the doorbell with an empty
+ * post_send.
+ */
+#include <linux/hash.h>
+
+#include "rxe.h"
+#include "rxe_verbs.h"
+
+static int rxe_qp_check_type(const struct ib_qp_init_attr *init,
+			     struct ib_udata *udata)
+{
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		return 0;
+	case IB_QPT_GSI:
+		/* The MAD layer's, on our single port. */
+		if (udata || init->port_num != RXE_PORT)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int rxe_qp_check_caps(const struct ib_qp_init_attr *init)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > RXE_MAX_QP_WR ||
+	    cap->max_send_sge > RXE_MAX_SGE ||
+	    cap->max_inline_data > RXE_MAX_INLINE_DATA)
+		return -EINVAL;
+
+	/* With an SRQ, the receive caps are not ours to check. */
+	if (!init->srq && (cap->max_recv_wr > RXE_MAX_QP_WR ||
+			   cap->max_recv_sge > RXE_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int rxe_qp_check_init(const struct ib_qp_init_attr *init,
+			     struct ib_udata *udata)
+{
+	int err;
+
+	err = rxe_qp_check_type(init, udata);
+	if (err)
+		return err;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	return rxe_qp_check_caps(init);
+}
+
+static enum rxe_queue_type rxe_qp_queue_type(const struct rxe_qp *qp)
+{
+	return qp->is_user ? RXE_QUEUE_FROM_USER : RXE_QUEUE_KERNEL;
+}
+
+/*
+ * The send WQE carries either the SGEs or the inline data in the same
+ * room: each cap grows to what that room holds.  The caller gets them
+ * back, but the number of WRs as asked (as stock; query_qp tells the
+ * real one).
+ */
+static int rxe_qp_init_sq(struct rxe_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	size_t payload;
+
+	payload = max_t(size_t, cap->max_send_sge * sizeof(struct rxe_sge),
+			cap->max_inline_data);
+	qp->sq.max_sge = payload / sizeof(struct rxe_sge);
+	qp->sq.max_inline = payload;
+	qp->sq.max_wr = cap->max_send_wr;
+
+	qp->sq.queue = rxe_queue_alloc(&qp->sq.max_wr,
+				       sizeof(struct rxe_send_wqe) + payload,
+				       rxe_qp_queue_type(qp));
+	if (!qp->sq.queue)
+		return -ENOMEM;
+
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+	return 0;
+}
+
+/* No receive queue of its own for a QP on an SRQ. */
+static int rxe_qp_init_rq(struct rxe_qp *qp, struct ib_qp_init_attr *init)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (init->srq)
+		return 0;
+
+	qp->rq.max_sge = cap->max_recv_sge;
+	qp->rq.max_wr = cap->max_recv_wr;
+	qp->rq.queue = rxe_queue_alloc(&qp->rq.max_wr,
+				       sizeof(struct rxe_recv_wqe) +
+				       qp->rq.max_sge * sizeof(struct rxe_sge),
+				       rxe_qp_queue_type(qp));
+	if (!qp->rq.queue)
+		return -ENOMEM;
+	return 0;
+}
+
+static void rxe_qp_free_queues(struct rxe_qp *qp)
+{
+	rxe_queue_free(qp->rq.queue);
+	qp->rq.queue = NULL;
+	rxe_queue_free(qp->sq.queue);
+	qp->sq.queue = NULL;
+}
+
+/* QP1 has its fixed number; the others come from stock's range. */
+static int rxe_qp_alloc_num(struct rxe_dev *rxe, struct rxe_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		err = rxe_index_insert(&rxe->qp_index, qp, RXE_GSI_QPN);
+		if (err)
+			return err;
+		qpn = RXE_GSI_QPN;
+	} else {
+		err = rxe_index_alloc(&rxe->qp_index, qp, &qpn, GFP_KERNEL);
+		if (err)
+			return err;
+	}
+
+	qp->ibqp.qp_num = qpn;
+	/* Spreads the QPs' flows over the peers' receive queues (ECMP). */
+	qp->src_port = RXE_ROCE_V2_SPORT_BASE +
+		       hash_32(qpn, RXE_ROCE_V2_SPORT_BITS);
+	return 0;
+}
+
+/* Offers the queues for mmap and tells the application where. */
+static int rxe_qp_respond(struct rxe_qp *qp, struct ib_udata *udata)
+{
+	struct rxe_mmap_ctx *ctx = &rxe_udata_ucontext(udata)->mmap;
+	struct rxe_create_qp_resp resp = {};
+
+	rxe_queue_export(qp->sq.queue, ctx, &resp.sq_mi);
+	if (qp->rq.queue)
+		rxe_queue_export(qp->rq.queue, ctx, &resp.rq_mi);
+
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibqp->device);
+	struct rxe_qp *qp = to_rqp(ibqp);
+	int err;
+
+	err = rxe_qp_check_init(init, udata);
+	if (err)
+		return err;
+	if (udata && udata->outlen < sizeof(struct rxe_create_qp_resp))
+		return -EINVAL;
+
+	qp->is_user = !!udata;
+	qp->sq_sig_type = init->sq_sig_type;
+	spin_lock_init(&qp->lock);
+
+	err = rxe_qp_alloc_num(rxe, qp);
+	if (err)
+		return err;
+
+	err = rxe_qp_init_sq(qp, init);
+	if (err)
+		goto err_free_num;
+	err = rxe_qp_init_rq(qp, init);
+	if (err)
+		goto err_free_queues;
+
+	rxe_qp_init_attr(qp, init);
+
+	if (udata) {
+		err = rxe_qp_respond(qp, udata);
+		if (err)
+			goto err_free_queues;
+	}
+	return 0;
+
+err_free_queues:
+	rxe_qp_free_queues(qp);
+err_free_num:
+	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
+	return err;
+}
+
+/* The core destroys a QP only once nothing else refers to it. */
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+
+	rxe_mcast_detach_qp(qp);
+	rxe_qp_free_queues(qp);
+	rxe_index_free(&to_rdev(ibqp->device)->qp_index, ibqp->qp_num);
+	return 0;
+}
+
+/*
+ * For a user QP, the doorbell: the work requests are in the mapped send
+ * queue already, and @wr is NULL.  The requester that will consume them
+ * is the protocol engine's.  Kernel QPs cannot send yet.
+ *
+ * As on stock, a QP sends from RTS on (and flushes in SQD, SQE and ERR):
+ * before that, -EINVAL.
+ */
+int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+
+	if (READ_ONCE(qp->attr.qp_state) < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	if (qp->is_user)
+		return 0;
+
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+/* Applications post receives to their mapped queue, without a syscall. */
+int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
