@@ -3,12 +3,9 @@
  * ib_uverbs: address handles.
  *
  * An AH holds its PD and, with a GRH, a reference to its source GID
- * entry (ah->sgid_attr), which ib_core's rdma_destroy_ah_user() drops.
+ * entry (ah->sgid_attr); ib_core's rdma_destroy_ah_user() drops both.
  */
 
-#include <linux/slab.h>
-#include <rdma/ib_addr.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_std_types.h>
 
@@ -37,30 +34,17 @@ static void ah_attr_from_uverbs(struct ib_device *ib_dev,
 }
 
 /*
- * RoCE frames need the destination MAC.  Multicast and link-local GIDs
- * carry it; for the others it comes from neighbour resolution.
+ * ib_core makes the AH (rdma_create_user_ah()): it takes the source GID
+ * reference and resolves a RoCE destination MAC, as for a kernel AH.
  */
-static void ah_resolve_roce_dmac(struct rdma_ah_attr *ah)
-{
-	struct in6_addr *dgid = (struct in6_addr *)ah->grh.dgid.raw;
-
-	if (rdma_is_multicast_addr(dgid))
-		rdma_get_mcast_mac(dgid, ah->roce.dmac);
-	else if (rdma_link_local_addr(dgid))
-		rdma_get_ll_mac(dgid, ah->roce.dmac);
-}
-
 int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs,
 			struct ib_device *ib_dev)
 {
-	const struct ib_gid_attr *sgid_attr = NULL;
 	struct ib_uverbs_create_ah_resp resp = {};
-	struct rdma_ah_init_attr init = {};
 	struct ib_uverbs_create_ah cmd;
 	struct rdma_ah_attr ah_attr;
 	struct ib_uobject *pd_uobj;
 	struct ib_uobject *uobj;
-	struct ib_pd *pd;
 	struct ib_ah *ah;
 	int ret;
 
@@ -69,11 +53,6 @@ int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs,
 		return ret;
 
 	if (!rdma_is_port_valid(ib_dev, cmd.attr.port_num))
-		return -EINVAL;
-	ah_attr_from_uverbs(ib_dev, &ah_attr, &cmd.attr);
-	/* RoCE has no LIDs: the GRH is the address. */
-	if (ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE &&
-	    !(rdma_ah_get_ah_flags(&ah_attr) & IB_AH_GRH))
 		return -EINVAL;
 
 	uobj = rdma_alloc_begin_uobject(&uverbs_ah_object, attrs);
@@ -84,41 +63,18 @@ int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs,
 			      &pd_uobj);
 	if (ret)
 		goto err_uobj;
-	pd = pd_uobj->object;
 
-	if (rdma_ah_get_ah_flags(&ah_attr) & IB_AH_GRH) {
-		sgid_attr = rdma_get_gid_attr(ib_dev, cmd.attr.port_num,
-					      cmd.attr.grh.sgid_index);
-		if (IS_ERR(sgid_attr)) {
-			ret = PTR_ERR(sgid_attr);
-			sgid_attr = NULL;
-			goto err_pd;
-		}
-		ah_attr.grh.sgid_attr = sgid_attr;
+	ah_attr_from_uverbs(ib_dev, &ah_attr, &cmd.attr);
+	ah = rdma_create_user_ah(pd_uobj->object, &ah_attr,
+				 &attrs->driver_udata);
+	uverbs_put_read(pd_uobj);
+	if (IS_ERR(ah)) {
+		ret = PTR_ERR(ah);
+		goto err_uobj;
 	}
-	if (ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE)
-		ah_resolve_roce_dmac(&ah_attr);
-
-	ah = rdma_zalloc_drv_obj(ib_dev, ib_ah);
-	if (!ah) {
-		ret = -ENOMEM;
-		goto err_gid;
-	}
-	ah->device = ib_dev;
-	ah->pd = pd;
 	ah->uobject = uobj;
-	ah->type = ah_attr.type;
-	ah->sgid_attr = sgid_attr;
-
-	init.ah_attr = &ah_attr;
-	init.flags = RDMA_CREATE_AH_SLEEPABLE;
-	ret = ib_dev->ops.create_user_ah(ah, &init, &attrs->driver_udata);
-	if (ret)
-		goto err_ah;
-	atomic_inc(&pd->usecnt);
 	uobj->object = ah;
 	uobj->user_handle = cmd.user_handle;
-	uverbs_put_read(pd_uobj);
 
 	resp.ah_handle = uobj->id;
 	ret = uverbs_response(attrs, &resp, sizeof(resp));
@@ -129,13 +85,6 @@ int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs,
 	rdma_alloc_commit_uobject(uobj, attrs);
 	return 0;
 
-err_ah:
-	kfree(ah);
-err_gid:
-	if (sgid_attr)
-		rdma_put_gid_attr(sgid_attr);
-err_pd:
-	uverbs_put_read(pd_uobj);
 err_uobj:
 	rdma_alloc_abort_uobject(uobj, attrs, false);
 	return ret;

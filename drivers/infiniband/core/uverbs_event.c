@@ -346,7 +346,6 @@ void ib_uverbs_qp_event_handler(struct ib_event *event, void *context)
 {
 	struct ib_qp *qp = event->element.qp;
 
-	/* Events of a QP opened on an XRC target QP go to that one's owner. */
 	uevent_queue(qp->uobject ? &qp->uobject->uevent : NULL, event->event);
 }
 
