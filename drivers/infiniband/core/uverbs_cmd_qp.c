@@ -389,7 +389,7 @@ int ib_uverbs_query_qp(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		goto out;
 	qp = uobj->object;
-	ret = ib_dev->ops.query_qp(qp->real_qp, attr, cmd.attr_mask, init);
+	ret = ib_query_qp(qp, attr, cmd.attr_mask, init);
 	uverbs_put_read(uobj);
 	if (ret)
 		goto out;
