@@ -74,15 +74,15 @@ int rxe_av_from_attr(struct rxe_dev *rxe, struct rxe_av *av,
 	return 0;
 }
 
-/* The attributes back from an AV; all zero for one never set. */
+/*
+ * The attributes back from an AV.  One never set reads as a RoCE AV
+ * with a zero GRH and port 0, as on stock.
+ */
 void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr)
 {
 	union ib_gid dgid;
 
 	memset(attr, 0, sizeof(*attr));
-	if (!av->port_num)
-		return;
-
 	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(attr, av->port_num);
 	memcpy(dgid.raw, av->grh.dgid.raw, sizeof(dgid.raw));

@@ -26,21 +26,23 @@ void rxe_mmap_ctx_init(struct rxe_mmap_ctx *ctx)
 /*
  * Offers @size bytes at @buf for mmap and tells userspace where, in @mi.
  * Offsets grow monotonically: a stale offset never maps a newer buffer.
+ * The size is given in whole pages, as stock does: vmalloc_user() zeroed
+ * the tail of the last page.
  */
 void rxe_mmap_offer(struct rxe_mmap_ctx *ctx, struct rxe_mmap_entry *entry,
 		    void *buf, size_t size, struct mminfo *mi)
 {
 	entry->buf = buf;
-	entry->size = size;
+	entry->size = PAGE_ALIGN(size);
 
 	mutex_lock(&ctx->lock);
 	entry->offset = ctx->next_offset;
-	ctx->next_offset += PAGE_ALIGN(size);
+	ctx->next_offset += entry->size;
 	list_add_tail(&entry->list, &ctx->pending);
 	mutex_unlock(&ctx->lock);
 
 	mi->offset = entry->offset;
-	mi->size = size;
+	mi->size = entry->size;
 	mi->pad = 0;
 }
 
@@ -84,7 +86,7 @@ int rxe_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		err = -EINVAL;
 		goto out;
 	}
-	if (len > PAGE_ALIGN(entry->size)) {
+	if (len > entry->size) {
 		err = -EINVAL;
 		goto out;
 	}

@@ -73,7 +73,8 @@ static void rxe_qp_set_state(struct rxe_qp *qp, enum ib_qp_state state)
 
 	if (state == IB_QPS_RESET)
 		rxe_qp_reset_queues(qp);
-	qp->attr.qp_state = state;
+	/* post_send reads it without the lock. */
+	WRITE_ONCE(qp->attr.qp_state, state);
 	/* Nothing is in flight yet: draining the SQ is over at once. */
 	qp->attr.sq_draining = 0;
 }

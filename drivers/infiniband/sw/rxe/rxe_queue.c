@@ -78,14 +78,15 @@ struct rxe_queue *rxe_queue_alloc(u32 *num_elem, size_t elem_size,
 	elem_size = roundup_pow_of_two(elem_size);
 
 	data_size = array_size(num_slots, elem_size);
-	if (data_size == SIZE_MAX)
+	/* struct mminfo gives userspace the size in 32 bits. */
+	if (data_size > U32_MAX - PAGE_SIZE - sizeof(*q->buf))
 		return NULL;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return NULL;
 
-	q->buf_size = size_add(sizeof(*q->buf), data_size);
+	q->buf_size = sizeof(*q->buf) + data_size;
 	q->buf = vmalloc_user(q->buf_size);
 	if (!q->buf) {
 		kfree(q);

@@ -151,3 +151,13 @@ removal_under_holder() {
 	[ $((t1 - t0)) -lt 5 ] || { echo "rdma link del took $((t1 - t0))s"; return 1; }
 	cat "$dir/out"
 }
+
+# rxe0_up: veth_setup and rxe0 on it, once its GID 0 (the default GID,
+# from the MAC) is there: the GID table is filled asynchronously, and
+# address handles and connected QPs need that GID.
+rxe0_up() {
+	veth_setup &&
+	rdma link add rxe0 type rxe netdev "$VETH" &&
+	eventually 10 grep -qv '^0000:0000:0000:0000' \
+		/sys/class/infiniband/rxe0/ports/1/gids/0
+}
