@@ -65,7 +65,10 @@ struct rxe_dev {
 
 	atomic64_t		stats_counters[RXE_NUM_OF_COUNTERS];
 
-	/* Object numbers, each kind in stock's range (rxe_param.h). */
+	/*
+	 * Object numbers, each kind in stock's range (rxe_param.h); the
+	 * GSI QP holds QP number 1 in qp_index.
+	 */
 	struct rxe_index_space	qp_index;
 	struct rxe_index_space	srq_index;
 	struct rxe_index_space	mr_index;
@@ -73,8 +76,6 @@ struct rxe_dev {
 	struct rxe_index_space	ah_index;
 	/* CQs need no number, only a count against max_cq. */
 	atomic_t		num_cq;
-	/* The port's GSI QP (QP1) exists; one per port. */
-	atomic_t		gsi_in_use;
 
 	/*
 	 * Multicast groups (rxe_mcast.c).  Attach and detach run in

@@ -9,14 +9,9 @@
 #include "rxe.h"
 #include "rxe_verbs.h"
 
-static int rxe_cq_check_size(struct rxe_cq *cq, int cqe)
+static int rxe_cq_check_size(int cqe)
 {
-	if (cqe <= 0 || cqe > RXE_MAX_CQE)
-		return -EINVAL;
-	/* On resize, what is queued must fit. */
-	if (cq->queue && cqe < rxe_queue_count(cq->queue))
-		return -EINVAL;
-	return 0;
+	return cqe > 0 && cqe <= RXE_MAX_CQE ? 0 : -EINVAL;
 }
 
 static enum rxe_queue_type rxe_cq_queue_type(struct rxe_cq *cq)
@@ -54,7 +49,7 @@ int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	err = rxe_cq_check_size(cq, attr->cqe);
+	err = rxe_cq_check_size(attr->cqe);
 	if (err)
 		return err;
 	if (udata && udata->outlen < sizeof(resp))
@@ -92,7 +87,10 @@ err_count:
 
 /*
  * The entries still queued move to the new queue; the application maps
- * the new one (rxe_resize_cq_resp) and unmaps the old.
+ * the new one (rxe_resize_cq_resp) and unmaps the old.  As on stock, the
+ * new size must hold them without the rounding up.  Resizes of one CQ
+ * may run concurrently (uverbs holds the CQ shared): the lock orders
+ * them.
  */
 int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
@@ -103,7 +101,7 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	if (cq->is_user && (!udata || udata->outlen < sizeof(resp)))
 		return -EINVAL;
-	err = rxe_cq_check_size(cq, cqe);
+	err = rxe_cq_check_size(cqe);
 	if (err)
 		return err;
 
@@ -118,7 +116,10 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	}
 
 	spin_lock_irq(&cq->lock);
-	err = rxe_queue_move(new, cq->queue);
+	if (rxe_queue_count(cq->queue) > cqe)
+		err = -EINVAL;
+	else
+		err = rxe_queue_move(new, cq->queue);
 	if (err) {
 		spin_unlock_irq(&cq->lock);
 		goto err_free;

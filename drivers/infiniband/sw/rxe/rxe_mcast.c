@@ -19,10 +19,15 @@ struct rxe_mcg {
 	unsigned int		num_members;
 };
 
-/* One QP's membership of one group. */
+/*
+ * One QP's membership of one group.  The core counts every successful
+ * attach as a use of the QP, to be undone by a detach: a membership
+ * lasts until as many detaches as attaches.
+ */
 struct rxe_mca {
 	struct list_head	list;
 	struct rxe_qp		*qp;
+	unsigned int		attached;
 };
 
 void rxe_mcast_init(struct rxe_dev *rxe)
@@ -125,16 +130,17 @@ static int rxe_mcg_add_member(struct rxe_mcg *mcg, struct rxe_qp *qp)
 	if (!mca)
 		return -ENOMEM;
 	mca->qp = qp;
+	mca->attached = 1;
 	list_add_tail(&mca->list, &mcg->members);
 	mcg->num_members++;
 	return 0;
 }
 
-/* Attaching a member again succeeds and changes nothing. */
 int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct rxe_dev *rxe = to_rdev(ibqp->device);
 	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_mca *mca;
 	struct rxe_mcg *mcg;
 	bool created = false;
 	int err = 0;
@@ -150,8 +156,11 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		created = true;
 	}
 
-	if (rxe_mca_find(mcg, qp))
+	mca = rxe_mca_find(mcg, qp);
+	if (mca) {
+		mca->attached++;
 		goto out;
+	}
 
 	err = rxe_mcg_add_member(mcg, qp);
 	if (err && created)
@@ -176,7 +185,8 @@ int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	if (!mca)
 		goto out;
 
-	rxe_mca_remove(rxe, mcg, mca);
+	if (!--mca->attached)
+		rxe_mca_remove(rxe, mcg, mca);
 	err = 0;
 out:
 	mutex_unlock(&rxe->mcg_lock);

@@ -144,11 +144,18 @@ err_free:
 	return err;
 }
 
+/*
+ * Resize (IB_SRQ_MAX_WR) and arm the limit (IB_SRQ_LIMIT).  The limit
+ * counts WQEs left in the queue: it must not exceed the queue size.  As
+ * on stock, both checks are against the SRQ as it is, even when one
+ * call changes both: no resize below the armed limit, no limit above
+ * the current size.
+ */
 int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct rxe_srq *srq = to_rsrq(ibsrq);
-	u32 max_wr = srq->max_wr;
+	u32 max_wr, limit;
 	int err;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
@@ -156,18 +163,23 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (srq->is_user && !udata)
 		return -EINVAL;
 
+	spin_lock_bh(&srq->lock);
+	max_wr = srq->max_wr;
+	limit = srq->limit;
+	spin_unlock_bh(&srq->lock);
+
 	if (mask & IB_SRQ_MAX_WR) {
 		err = rxe_srq_check_max_wr(attr->max_wr);
 		if (err)
 			return err;
-		max_wr = attr->max_wr;
+		if (attr->max_wr < limit)
+			return -EINVAL;
 	}
-	/* The limit counts WQEs left in the queue: it must fit in it. */
 	if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > max_wr)
 		return -EINVAL;
 
 	if (mask & IB_SRQ_MAX_WR) {
-		err = rxe_srq_resize(srq, max_wr, udata);
+		err = rxe_srq_resize(srq, attr->max_wr, udata);
 		if (err)
 			return err;
 	}
