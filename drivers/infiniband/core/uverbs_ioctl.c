@@ -54,8 +54,6 @@ struct uverbs_call {
 	DECLARE_BITMAP(uobj_held, UVERBS_API_ATTR_BKEY_LEN);
 	/* NEW objects whose driver object exists (uverbs_finalize_uobj_create). */
 	DECLARE_BITMAP(hw_obj_valid, UVERBS_API_ATTR_BKEY_LEN);
-	/* The handle of the DESTROY attribute, destroyed before the handler. */
-	u32 destroy_id;
 	struct list_head allocs;
 	struct uverbs_attr_bundle bundle;
 };
@@ -460,23 +458,12 @@ static int process_uobj(struct uverbs_call *call, u32 bkey,
 		if (o_attr->uobject)
 			__set_bit(bkey, call->uobj_held);
 		return ret;
-	case UVERBS_ACCESS_DESTROY:
-		/*
-		 * Looked up now, so a bad handle fails as early as any
-		 * other attribute; destroyed by destroy_uobj() once every
-		 * attribute is known good.
-		 */
-		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile,
-					       uattr->data_s64,
-					       UVERBS_LOOKUP_DESTROY,
-					       &call->bundle);
-		if (IS_ERR(uobj))
-			return PTR_ERR(uobj);
-		o_attr->uobject = uobj;
-		call->destroy_id = uobj->id;
-		__set_bit(bkey, call->uobj_held);
-		return 0;
 	default:
+		/*
+		 * A DESTROY one too: looked up now, so a bad handle fails
+		 * as early as any other attribute; destroy_uobj() destroys
+		 * it once every attribute is known good.
+		 */
 		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile,
 					       uattr->data_s64,
 					       lookup_mode(spec->u.obj.access),
@@ -665,17 +652,18 @@ static int destroy_uobj(struct uverbs_call *call)
 	int bkey = call->method.destroy_bkey;
 	struct uverbs_obj_attr *o_attr;
 	struct ib_uobject *uobj;
+	u32 id;
 
 	if (bkey < 0 || !test_bit(bkey, call->bundle.attr_present))
 		return 0;
 	o_attr = &call->bundle.attrs[bkey].obj_attr;
 
+	id = o_attr->uobject->id;
 	rdma_lookup_put_uobject(o_attr->uobject, UVERBS_LOOKUP_DESTROY);
 	o_attr->uobject = NULL;
 	__clear_bit(bkey, call->uobj_held);
 
-	uobj = __uobj_get_destroy(call->method.objs[bkey], call->destroy_id,
-				  &call->bundle);
+	uobj = __uobj_get_destroy(call->method.objs[bkey], id, &call->bundle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	o_attr->uobject = uobj;

@@ -36,8 +36,8 @@ static const struct uapi_definition uverbs_core_api[] = {
 
 /*
  * The uobject types of the core's objects, by UVERBS_OBJECT_* id.  Types
- * of driver objects (namespace ids) are not supported yet: a method that
- * names one is unavailable.
+ * of driver objects (namespace ids) and UVERBS_IDR_ANY_OBJECT are not
+ * supported yet: a method whose attributes name one is unavailable.
  */
 static const struct uverbs_api_object *const uverbs_core_objects[] = {
 	[UVERBS_OBJECT_PD] = &uverbs_pd_object,
