@@ -9,13 +9,16 @@
 # handles of another type, absurd queue sizes, MRs on unmapped or
 # read-only memory or wrapping around the address space, bad AH
 # attributes, the send doorbell on a QP that cannot send, malformed ioctl
-# headers.  None may warn (the harness fails the run on a kernel WARN or
-# BUG), and the stack unloads afterwards: nothing leaked a reference.
+# headers, and the other commands (port and QP queries, bad QP state
+# transitions and ports, resize, notify, stale destroys, detaching a
+# group never attached).  None may warn (the harness fails the run on a
+# kernel WARN or BUG), and the stack unloads afterwards: nothing leaked a
+# reference.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 rdma_unload_all
 rxe0_up
@@ -27,7 +30,7 @@ base=$(rdma res show | rdma_norm)
 
 # One python for all the cases (its start is slow under TCG); a result
 # for each group.
-groups="header context pd cq qp mr srq_ah ioctl"
+groups="header context pd cq qp mr srq_ah more ioctl"
 # shellcheck disable=SC2086
 python3 "$TESTDIR/uverbs_raw.py" check $groups >"$dir/raw" 2>&1
 raw() {	# raw GROUP: the group ran to its end with no mismatch
@@ -43,6 +46,7 @@ ktap_test_result "CQ: absurd sizes, bad vectors and channels, foreign handle" ra
 ktap_test_result "QP: absurd caps and type, missing handles, doorbell, mcast" raw qp
 ktap_test_result "MR and MW: unmapped, read-only, overflowing, bad access and type" raw mr
 ktap_test_result "SRQ, AH and comp channel: absurd sizes, bad GID index and port" raw srq_ah
+ktap_test_result "queries, modify QP, resize CQ, notify, destroys, mcast detach" raw more
 ktap_test_result "ioctl: bad headers, unknown object, method and attribute" raw ioctl
 
 # Every object the cases left behind went with its file.

@@ -29,30 +29,46 @@ DEV = "/dev/infiniband/uverbs0"
 
 # write() command numbers (enum ib_uverbs_write_cmds)
 GET_CONTEXT = 0
+QUERY_PORT = 2
 ALLOC_PD = 3
 DEALLOC_PD = 4
 CREATE_AH = 5
+DESTROY_AH = 8
 REG_MR = 9
 DEREG_MR = 13
 ALLOC_MW = 14
+DEALLOC_MW = 16
 CREATE_COMP_CHANNEL = 17
 CREATE_CQ = 18
+RESIZE_CQ = 19
 DESTROY_CQ = 20
+REQ_NOTIFY_CQ = 23
 CREATE_QP = 24
+QUERY_QP = 25
+MODIFY_QP = 26
 DESTROY_QP = 27
 POST_SEND = 28
 ATTACH_MCAST = 30
+DETACH_MCAST = 31
 CREATE_SRQ = 32
+DESTROY_SRQ = 35
+# extended commands: the flag, then ib_uverbs_ex_cmd_hdr
+EXTENDED = 0x80000000
+EX_QUERY_DEVICE = 1
 
 # enum ib_access_flags
 LOCAL_WRITE = 1
 REMOTE_WRITE = 2
 # enum ib_uverbs_qp_type
 QPT_RC, QPT_UC, QPT_UD = 2, 3, 4
+# enum ib_qp_state, enum ib_qp_attr_mask
+QPS_INIT, QPS_RTS = 1, 3
+QP_STATE, QP_ACCESS_FLAGS, QP_PKEY_INDEX, QP_PORT = 1, 8, 16, 32
 
 RDMA_VERBS_IOCTL = 0xc0181b01
 RXE_DRIVER_ID = 14
 NO_HANDLE = 0xdead
+MCAST_GID = bytes.fromhex("ff0e" + "00" * 13 + "01")
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
@@ -174,10 +190,31 @@ class Uverbs:
     def alloc_mw(self, pd, mw_type):
         return self.write(ALLOC_MW, struct.pack("<QIB3x", self.resp_addr, pd, mw_type), 8)[0]
 
+    def ex_write(self, cmd, body, out_len):
+        """One extended write() command; sizes count 8-byte words."""
+        hdr = struct.pack("<IHH", EXTENDED | cmd, len(body) // 8, out_len // 8)
+        ex_hdr = struct.pack("<QHHI", self.resp_addr, 0, 0, 0)
+        return self.raw(hdr + ex_hdr + body)
+
+    def modify_qp(self, qp, mask, state, port=0):
+        # ib_uverbs_modify_qp: two ib_uverbs_qp_dest, then the handle and
+        # mask at 64, the states at 96, port_num at 104; 112 bytes
+        body = bytearray(112)
+        struct.pack_into("<II", body, 64, qp, mask)
+        struct.pack_into("<B", body, 96, state)
+        struct.pack_into("<B", body, 104, port)
+        return self.write(MODIFY_QP, bytes(body))[0]
+
     def create_srq(self, pd, max_wr=16, max_sge=1):
         # ib_uverbs_create_srq_resp (16), then rxe_create_srq_resp (24)
         return self.write(CREATE_SRQ, struct.pack("<QQIIII", self.resp_addr, 0, pd,
-                                                  max_wr, max_sge, 0), 16 + 24)[0]
+                                                  max_wr, max_sge, 0), 16 + 24)
+
+    def srq(self, pd):
+        res, resp = self.create_srq(pd)
+        if res != "ok":
+            raise Failed("CREATE_SRQ: " + res)
+        return struct.unpack_from("<I", resp)[0]
 
     def create_ah(self, pd, sgid_index=0, port=1, is_global=1, dgid=None):
         dgid = dgid or bytes.fromhex("fe80000000000000" "001122fffe334455")
@@ -189,8 +226,8 @@ class Uverbs:
         return self.write(CREATE_AH, struct.pack("<QQII", self.resp_addr, 0, pd, 0) + attr,
                           4 + 8)[0]
 
-    def attach_mcast(self, qp, gid):
-        return self.write(ATTACH_MCAST, struct.pack("<16sIHH", gid, qp, 0, 0))[0]
+    def attach_mcast(self, qp, gid, cmd=ATTACH_MCAST):
+        return self.write(cmd, struct.pack("<16sIHH", gid, qp, 0, 0))[0]
 
     def post_send_doorbell(self, qp, wqe_size):
         # what librxe writes to kick the send queue: no work requests
@@ -459,7 +496,7 @@ def doorbell_no_such_qp(u):
 def attach_mcast_to_an_rc_qp(u):
     u.context()
     qp = u.qp(u.pd(), u.cq())
-    return u.attach_mcast(qp, bytes.fromhex("ff0e" + "00" * 13 + "01"))
+    return u.attach_mcast(qp, MCAST_GID)
 
 
 @case("qp")
@@ -544,13 +581,13 @@ def mw_pd_no_such_handle(u):
 @case("srq_ah")
 def srq_max_wr_2_31(u):
     u.context()
-    return u.create_srq(u.pd(), max_wr=1 << 31)
+    return u.create_srq(u.pd(), max_wr=1 << 31)[0]
 
 
 @case("srq_ah")
 def srq_max_sge_2_31(u):
     u.context()
-    return u.create_srq(u.pd(), max_sge=1 << 31)
+    return u.create_srq(u.pd(), max_sge=1 << 31)[0]
 
 
 @case("srq_ah")
@@ -575,6 +612,116 @@ def ah_without_grh_on_roce(u):
 def comp_channel_response_unmapped(u):
     u.context()
     return u.write(CREATE_COMP_CHANNEL, struct.pack("<Q", unmapped()), 4)[0]
+
+
+# --- the other commands: queries, modify, resize, notify, destroys ---------
+
+@case("more")
+def query_port_0(u):
+    u.context()
+    return u.write(QUERY_PORT, struct.pack("<QB7x", u.resp_addr, 0), 40)[0]
+
+
+@case("more")
+def query_port_2(u):
+    u.context()
+    return u.write(QUERY_PORT, struct.pack("<QB7x", u.resp_addr, 2), 40)[0]
+
+
+@case("more")
+def ex_query_device_comp_mask_set(u):
+    u.context()
+    return u.ex_write(EX_QUERY_DEVICE, struct.pack("<II", 1, 0), 304)
+
+
+@case("more")
+def ex_query_device_reserved_set(u):
+    u.context()
+    return u.ex_write(EX_QUERY_DEVICE, struct.pack("<II", 0, 1), 304)
+
+
+@case("more")
+def modify_qp_reset_to_rts(u):
+    u.context()
+    return u.modify_qp(u.qp(u.pd(), u.cq()), QP_STATE, QPS_RTS)
+
+
+@case("more")
+def modify_qp_unknown_mask_bit(u):
+    u.context()
+    return u.modify_qp(u.qp(u.pd(), u.cq()), QP_STATE | 1 << 30, QPS_INIT)
+
+
+@case("more")
+def modify_qp_to_init_on_port_9(u):
+    u.context()
+    mask = QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS
+    return u.modify_qp(u.qp(u.pd(), u.cq()), mask, QPS_INIT, port=9)
+
+
+@case("more")
+def modify_qp_no_such_handle(u):
+    u.context()
+    u.qp(u.pd(), u.cq())
+    return u.modify_qp(NO_HANDLE, QP_STATE, QPS_INIT)
+
+
+@case("more")
+def query_qp_no_such_handle(u):
+    u.context()
+    return u.write(QUERY_QP, struct.pack("<QII", u.resp_addr, NO_HANDLE, QP_STATE), 128)[0]
+
+
+@case("more")
+def resize_cq_to_2_31(u):
+    u.context()
+    cq = u.cq()
+    # ib_uverbs_resize_cq_resp, then rxe_resize_cq_resp (mminfo)
+    return u.write(RESIZE_CQ, struct.pack("<QII", u.resp_addr, cq, 1 << 31), 8 + 16)[0]
+
+
+@case("more")
+def req_notify_no_such_cq(u):
+    u.context()
+    return u.write(REQ_NOTIFY_CQ, struct.pack("<II", NO_HANDLE, 0))[0]
+
+
+@case("more")
+def destroy_srq_twice(u):
+    u.context()
+    srq = u.srq(u.pd())
+    body = struct.pack("<QII", u.resp_addr, srq, 0)
+    if u.write(DESTROY_SRQ, body, 4)[0] != "ok":
+        raise Failed("first DESTROY_SRQ")
+    return u.write(DESTROY_SRQ, body, 4)[0]
+
+
+@case("more")
+def destroy_ah_no_such_handle(u):
+    u.context()
+    return u.write(DESTROY_AH, struct.pack("<I", NO_HANDLE))[0]
+
+
+@case("more")
+def dealloc_mw_no_such_handle(u):
+    u.context()
+    return u.write(DEALLOC_MW, struct.pack("<I", NO_HANDLE))[0]
+
+
+@case("more")
+def detach_mcast_never_attached(u):
+    u.context()
+    qp = u.qp(u.pd(), u.cq(), QPT_UD)
+    return u.attach_mcast(qp, MCAST_GID, DETACH_MCAST)
+
+
+@case("more")
+def attach_mcast_twice(u):
+    u.context()
+    qp = u.qp(u.pd(), u.cq(), QPT_UD)
+    if u.attach_mcast(qp, MCAST_GID) != "ok":
+        raise Failed("first ATTACH_MCAST")
+    return u.attach_mcast(qp, MCAST_GID)
 
 
 # --- ioctl(RDMA_VERBS_IOCTL) -------------------------------------------------
@@ -696,6 +843,22 @@ EXPECTED = {
     'ah_on_port_7': 'EINVAL',
     'ah_without_grh_on_roce': 'EINVAL',
     'comp_channel_response_unmapped': 'EFAULT',
+    'query_port_0': 'EINVAL',
+    'query_port_2': 'EINVAL',
+    'ex_query_device_comp_mask_set': 'EINVAL',
+    'ex_query_device_reserved_set': 'EINVAL',
+    'modify_qp_reset_to_rts': 'EINVAL',
+    'modify_qp_unknown_mask_bit': 'ENOTSUP',
+    'modify_qp_to_init_on_port_9': 'EINVAL',
+    'modify_qp_no_such_handle': 'ENOENT',
+    'query_qp_no_such_handle': 'ENOENT',
+    'resize_cq_to_2_31': 'EINVAL',
+    'req_notify_no_such_cq': 'ENOENT',
+    'destroy_srq_twice': 'ENOENT',
+    'destroy_ah_no_such_handle': 'ENOENT',
+    'dealloc_mw_no_such_handle': 'ENOENT',
+    'detach_mcast_never_attached': 'EINVAL',
+    'attach_mcast_twice': 'ok',
     'ioctl_libibverbs_probe': 'EINVAL',
     'ioctl_length_short_of_header': 'EINVAL',
     'ioctl_length_not_matching_attrs': 'EINVAL',
