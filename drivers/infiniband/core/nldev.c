@@ -26,6 +26,7 @@
 #include <rdma/restrack.h>
 
 #include "core_priv.h"
+#include "uverbs.h"
 
 /* ---------------------------------------------------------------- */
 /* System settings                                                  */
@@ -1104,13 +1105,20 @@ static int nldev_fill_cq(struct sk_buff *msg, bool admin,
 			      atomic_read(&cq->usecnt), RDMA_NLDEV_ATTR_PAD))
 		return -EMSGSIZE;
 
-	/* Polling context and moderation belong to kernel CQs only. */
+	/* Only kernel CQs have a polling context. */
 	if (rdma_is_kernel_res(res) &&
-	    (nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_POLL_CTX, cq->poll_ctx) ||
-	     nla_put_u8(msg, RDMA_NLDEV_ATTR_DEV_DIM, !!cq->dim)))
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_POLL_CTX, cq->poll_ctx))
 		return -EMSGSIZE;
 
-	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CQN, res->id))
+	/* Stock reports moderation for every CQ: "off" for user CQs. */
+	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_DEV_DIM, !!cq->dim) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CQN, res->id))
+		return -EMSGSIZE;
+
+	if (!rdma_is_kernel_res(res) && cq->uobject &&
+	    cq->uobject->uevent.uobject.context &&
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CTXN,
+			cq->uobject->uevent.uobject.context->res.id))
 		return -EMSGSIZE;
 
 	ret = nldev_fill_res_owner(msg, res);
