@@ -265,8 +265,10 @@ static void fd_alloc_abort(struct ib_uobject *uobj)
 }
 
 /*
- * The file keeps the uobject while the lookup holds the file; a file
- * of another type, or of another uverbs file, is -EBADF.
+ * The uobject behind fd @id, referenced: a file of another type, or of
+ * another uverbs file, is -EBADF.  The fd may be closed as soon as we
+ * let go of the file; the uobject stays valid memory, at worst already
+ * destroyed, which for an event channel only means it reports nothing.
  */
 static struct ib_uobject *fd_lookup_get(const struct uverbs_api_object *obj,
 					struct ib_uverbs_file *ufile, s64 id,
@@ -284,19 +286,16 @@ static struct ib_uobject *fd_lookup_get(const struct uverbs_api_object *obj,
 	if (!filp)
 		return ERR_PTR(-EBADF);
 	uobj = filp->private_data;
-	if (filp->f_op != fd_type_of(obj)->fops || uobj->ufile != ufile) {
-		fput(filp);
-		return ERR_PTR(-EBADF);
-	}
-	uverbs_uobject_get(uobj);
+	if (filp->f_op != fd_type_of(obj)->fops || uobj->ufile != ufile)
+		uobj = ERR_PTR(-EBADF);
+	else
+		uverbs_uobject_get(uobj);
+	fput(filp);
 	return uobj;
 }
 
 static void fd_lookup_put(struct ib_uobject *uobj, enum rdma_lookup_mode mode)
 {
-	struct file *filp = uobj->object;
-
-	fput(filp);
 }
 
 static int fd_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,

@@ -4,15 +4,20 @@
  *
  * Who owns what:
  *	uverbs_main.c	module, class "infiniband_verbs", char devices, the
- *			ib client, file operations, device disassociation,
- *			the async event file
- *	uverbs_cmd.c	write() and extended write() commands
+ *			ib client, file operations (mmap included), user
+ *			contexts, device disassociation
+ *	uverbs_event.c	event files: the async one, comp channels, and the
+ *			handlers that feed them
+ *	uverbs_cmd.c	write() and extended write() commands: the
+ *			dispatcher, device, context and PD commands
+ *	uverbs_cmd_{mr,cq,qp,wr,srq,ah}.c  the other write() commands, by
+ *			object (uverbs_write.h)
  *	uverbs_ioctl.c	RDMA_VERBS_IOCTL: parsing attributes into a bundle,
  *			running the method, the bundle accessors
  *	uverbs_uapi.c	the ioctl method trees: finding a device's method
  *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
- *	rdma_core.c	uobjects: handle table, lookups, create/destroy,
- *			whole-file cleanup
+ *	rdma_core.c	uobjects: handle table and fd classes, lookups,
+ *			create/destroy, whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
  */
 #ifndef OOT_RDMA_UVERBS_H

@@ -610,40 +610,30 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 
 static const struct uverbs_write_cmd
 uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
+	/*
+	 * Extended commands of any size, as stock: a shorter request reads
+	 * as zeros past its end, the answer is as long as the room for it.
+	 */
 	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
-		/* Any size: the answer is as long as the room for it. */
 		.handler = ib_uverbs_ex_query_device,
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(query_device),
 	},
-	/*
-	 * The minimum sizes of the extended commands are those of their
-	 * first release; what an older userspace leaves out reads as zero.
-	 */
 	[IB_USER_VERBS_EX_CMD_CREATE_CQ] = {
 		.handler = ib_uverbs_ex_create_cq,
-		.req_size = offsetofend(struct ib_uverbs_ex_create_cq, reserved),
-		.resp_size = offsetofend(struct ib_uverbs_ex_create_cq_resp,
-					 response_length),
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(create_cq),
 	},
 	[IB_USER_VERBS_EX_CMD_CREATE_QP] = {
 		.handler = ib_uverbs_ex_create_qp,
-		.req_size = offsetofend(struct ib_uverbs_ex_create_qp, comp_mask),
-		.resp_size = offsetofend(struct ib_uverbs_ex_create_qp_resp,
-					 response_length),
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(create_qp),
 	},
 	[IB_USER_VERBS_EX_CMD_MODIFY_QP] = {
 		.handler = ib_uverbs_ex_modify_qp,
-		.req_size = offsetofend(struct ib_uverbs_ex_modify_qp, base),
-		.resp_size = offsetofend(struct ib_uverbs_ex_modify_qp_resp,
-					 response_length),
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(modify_qp),

@@ -112,9 +112,9 @@ static int qp_check_create(const struct ib_uverbs_ex_create_qp *cmd)
 	}
 	if (cmd->comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
 		return -EINVAL;
-	/* Receive work queue indirection tables are not offered either. */
+	/* No receive WQ indirection table exists for the handle to name. */
 	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	if (cmd->create_flags & ~UVERBS_QP_CREATE_FLAGS)
 		return -EINVAL;
 	if (cmd->create_flags & IB_QP_CREATE_SOURCE_QPN) {
@@ -389,7 +389,7 @@ int ib_uverbs_query_qp(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		goto out;
 	qp = uobj->object;
-	ret = ib_dev->ops.query_qp(qp->real_qp, attr, cmd.attr_mask, init);
+	ret = ib_query_qp(qp, attr, cmd.attr_mask, init);
 	uverbs_put_read(uobj);
 	if (ret)
 		goto out;

@@ -10,13 +10,10 @@
  * and are freed when closed.
  */
 
-#include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
-#include <linux/poll.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib.h>
 #include <rdma/ib_user_verbs.h>

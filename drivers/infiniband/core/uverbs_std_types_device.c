@@ -6,8 +6,10 @@
  * opens a device and, finding it, sends every legacy command this way.
  * QUERY_PORT, QUERY_GID_TABLE and QUERY_GID_ENTRY answer what the
  * write() command or sysfs would, in the richer ioctl structures.
- * GET_CONTEXT, QUERY_CONTEXT and INFO_HANDLES are not here: userspace
- * falls back to the write() command, or does without.
+ * QUERY_CONTEXT repeats what GET_CONTEXT answered, on devices whose
+ * driver has query_ucontext.  GET_CONTEXT (with
+ * its companion ASYNC_EVENT_ALLOC) and INFO_HANDLES are not here:
+ * userspace falls back to the write() command, or does without.
  */
 
 #include <linux/overflow.h>
@@ -162,6 +164,53 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_QUERY_PORT,
 			    UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_PORT_RESP,
 						QUERY_PORT_RESP_SPEC,
 						UA_MANDATORY));
+
+/* ---------------------------------------------------------------- */
+/* QUERY_CONTEXT                                                    */
+
+/*
+ * What GET_CONTEXT answered, for a process that got the context another
+ * way (ibv_import_device()), plus the driver's own attributes.  As on
+ * stock, a driver without query_ucontext (rxe) answers -EOPNOTSUPP.
+ * Optional MR access bits are accepted by REG_MR (ib_check_mr_access()),
+ * so that support is reported.
+ */
+static int UVERBS_HANDLER(UVERBS_METHOD_QUERY_CONTEXT)(struct uverbs_attr_bundle *attrs)
+{
+	u64 core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	struct ib_ucontext *ucontext;
+	u32 num_comp_vectors;
+	int ret;
+
+	ucontext = ib_uverbs_get_ucontext(attrs);
+	if (IS_ERR(ucontext))
+		return PTR_ERR(ucontext);
+	/* Only drivers with something of their own to say answer it. */
+	if (!ucontext->device->ops.query_ucontext)
+		return -EOPNOTSUPP;
+
+	num_comp_vectors = attrs->ufile->device->num_comp_vectors;
+	ret = uverbs_copy_to(attrs, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+			     &num_comp_vectors, sizeof(num_comp_vectors));
+	if (IS_UVERBS_COPY_ERR(ret))
+		return ret;
+
+	ret = uverbs_copy_to(attrs, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+			     &core_support, sizeof(core_support));
+	if (IS_UVERBS_COPY_ERR(ret))
+		return ret;
+
+	/* The driver answers its own attributes of the method. */
+	return ucontext->device->ops.query_ucontext(ucontext, attrs);
+}
+
+DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_QUERY_CONTEXT,
+			    UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+						UVERBS_ATTR_TYPE(u32),
+						UA_OPTIONAL),
+			    UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+						UVERBS_ATTR_TYPE(u64),
+						UA_OPTIONAL));
 
 /* ---------------------------------------------------------------- */
 /* QUERY_GID_TABLE, QUERY_GID_ENTRY                                 */
@@ -361,6 +410,7 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_QUERY_GID_ENTRY,
 DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_DEVICE,
 			      &UVERBS_METHOD(UVERBS_METHOD_INVOKE_WRITE),
 			      &UVERBS_METHOD(UVERBS_METHOD_QUERY_PORT),
+			      &UVERBS_METHOD(UVERBS_METHOD_QUERY_CONTEXT),
 			      &UVERBS_METHOD(UVERBS_METHOD_QUERY_GID_TABLE),
 			      &UVERBS_METHOD(UVERBS_METHOD_QUERY_GID_ENTRY));
 

@@ -5,7 +5,8 @@
 # (verbs_holder.py --objects: PD, MR on malloc'd memory, MW, comp channel,
 # CQs, RC/UC/UD QPs, SRQ, AH) shows in rdma res as on stock: the counts
 # grow by what it made, each object is attributed to its pid and comm and
-# names the PD, context and QP it belongs to.  The MR pins its pages.
+# names the PD, context and QP it belongs to; the event files and the
+# mmap'd queues are there.  The MR pins its pages.
 # kill -9 gives everything back: the counts and the kernel's page-pin
 # balance (nr_foll_pin_* in /proc/vmstat) return to where they were.
 # Removing the device, or its netdev, while the process holds all of it
@@ -16,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 9
 
 rdma_unload_all
 rxe0_up
@@ -97,6 +98,18 @@ tied() {
 			sed -nE 's/.* lqpn ([0-9]+) .*/\1 /p')"
 }
 ktap_test_result "the objects name their context, PD and QP" tied
+
+# The async event file and the comp channel are event fds; each CQ, SQ,
+# RQ and SRQ is a shared mapping of the device file (the RC QP takes its
+# receives from the SRQ: 2 CQs + 3 SQs + 2 RQs + 1 SRQ).
+files() {
+	local fd
+	expect_eq "event files" "$(for fd in /proc/$HOLDER_PID/fd/*; do readlink "$fd"; done |
+		grep -c '^anon_inode:\[infinibandevent\]$')" 2 &&
+	expect_eq "queue mappings" \
+		"$(grep -c ' rw-s .* /dev/infiniband/uverbs0$' /proc/$HOLDER_PID/maps)" 8
+}
+ktap_test_result "two event files and eight queue mappings, as stock" files
 
 pinned() {
 	expect_eq "VmPin" "$(sed -n 's/^VmPin:[[:space:]]*//p' /proc/$HOLDER_PID/status)" \
