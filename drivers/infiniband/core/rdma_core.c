@@ -488,6 +488,25 @@ static int uverbs_destroy_uobject(struct ib_uobject *uobj,
 }
 
 /**
+ * uverbs_destroy_claimed_uobject() - destroy a uobject claimed for it
+ * @uobj: looked up with UVERBS_LOOKUP_DESTROY by the caller
+ * @attrs: the call's bundle
+ *
+ * For the ioctl path, which claims its objects while parsing attributes:
+ * destroying the uobject it holds, rather than looking its handle up
+ * again, cannot hit a newer object that reused a freed handle.
+ *
+ * Return: 0 with the object gone, the uobject still referenced and
+ * claimed (put it with rdma_lookup_put_uobject(..., DESTROY)); or the
+ * type's refusal (-EBUSY while in use), everything as it was.
+ */
+int uverbs_destroy_claimed_uobject(struct ib_uobject *uobj,
+				   struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_destroy_uobject(uobj, RDMA_REMOVE_DESTROY, attrs);
+}
+
+/**
  * __uobj_get_destroy() - claim a uobject and destroy its object
  * @obj: the type the handle must name
  * @id: the handle

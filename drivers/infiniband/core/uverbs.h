@@ -268,6 +268,13 @@ extern const struct file_operations uverbs_comp_channel_fops;
 
 void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 				   enum rdma_remove_reason why);
+/*
+ * Destroy @uobj, claimed with UVERBS_LOOKUP_DESTROY by the caller: 0 (the
+ * claim and reference stay for rdma_lookup_put_uobject()), or the type's
+ * refusal with nothing changed.
+ */
+int uverbs_destroy_claimed_uobject(struct ib_uobject *uobj,
+				   struct uverbs_attr_bundle *attrs);
 
 /* uverbs_cmd.c */
 

@@ -642,33 +642,21 @@ static void finalize_uobjs(struct uverbs_call *call, bool success)
  * the handler answers from the uobject, which stays readable until
  * finalize_uobjs() puts it.
  *
- * rdma_core.c destroys by handle only (__uobj_get_destroy()), so the
- * claim parse_attrs() took is given back and the handle claimed again
- * for the destroy; a concurrent destroy of the same handle makes this
- * call fail with -ENOENT or -EBUSY, as it would have a moment earlier.
+ * It is destroyed under the exclusive claim parse_attrs() took, never
+ * looked up again by handle: a handle freed and reused meanwhile cannot
+ * make us destroy the newer object.
  */
 static int destroy_uobj(struct uverbs_call *call)
 {
 	int bkey = call->method.destroy_bkey;
 	struct uverbs_obj_attr *o_attr;
-	struct ib_uobject *uobj;
-	u32 id;
 
 	if (bkey < 0 || !test_bit(bkey, call->bundle.attr_present))
 		return 0;
 	o_attr = &call->bundle.attrs[bkey].obj_attr;
 
-	id = o_attr->uobject->id;
-	rdma_lookup_put_uobject(o_attr->uobject, UVERBS_LOOKUP_DESTROY);
-	o_attr->uobject = NULL;
-	__clear_bit(bkey, call->uobj_held);
-
-	uobj = __uobj_get_destroy(call->method.objs[bkey], id, &call->bundle);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	o_attr->uobject = uobj;
-	__set_bit(bkey, call->uobj_held);
-	return 0;
+	/* Claimed while parsing: put back by the finalisation either way. */
+	return uverbs_destroy_claimed_uobject(o_attr->uobject, &call->bundle);
 }
 
 static int run_method(struct uverbs_call *call, u16 num_attrs)
