@@ -113,11 +113,13 @@ static bool neigh_mac(struct neighbour *neigh, u8 *mac)
 	return true;
 }
 
-/* The MAC of @route's next hop to @dst, waiting for ARP/ND if needed. */
+/*
+ * The MAC of @route's next hop to @dst: -EAGAIN while ARP/ND has no
+ * answer yet (a request is then on its way).
+ */
 static int next_hop_mac(struct dst_entry *route, const union ip_addr *dst,
 			u8 *mac)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(NEIGH_WAIT_MS);
 	const void *daddr = dst->sa.sa_family == AF_INET ?
 			    (const void *)&dst->in.sin_addr :
 			    (const void *)&dst->in6.sin6_addr;
@@ -134,28 +136,48 @@ static int next_hop_mac(struct dst_entry *route, const union ip_addr *dst,
 	neigh = dst_neigh_lookup(route, daddr);
 	if (!neigh)
 		return -ENOMEM;
-	while (!neigh_mac(neigh, mac)) {
-		if (time_after(jiffies, deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
+	if (!neigh_mac(neigh, mac)) {
 		neigh_event_send(neigh, NULL);
-		if (msleep_interruptible(NEIGH_POLL_MS) ||
-		    signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
+		ret = -EAGAIN;
 	}
 	neigh_release(neigh);
 	return ret;
 }
 
+/* One try: route from @ndev to @dst, then its next hop's MAC. */
+static int resolve_once(struct net_device *ndev, const union ip_addr *src,
+			const union ip_addr *dst, u8 *mac, u8 *hop_limit)
+{
+	struct dst_entry *route;
+	int ret;
+
+	route = route_to(ndev, src, dst);
+	if (IS_ERR(route))
+		return PTR_ERR(route);
+
+	if (route->dev->flags & IFF_LOOPBACK)
+		ret = local_mac(ndev, dst, mac);
+	else
+		ret = next_hop_mac(route, dst, mac);
+	if (!ret)
+		*hop_limit = dst->sa.sa_family == AF_INET ?
+			     ip4_dst_hoplimit(route) : ip6_dst_hoplimit(route);
+	dst_release(route);
+	return ret;
+}
+
+/*
+ * Each try looks the route up again, not only the neighbour: an address
+ * of our own whose duplicate detection is still running has no local
+ * route yet, and gets one while we wait (stock's resolver retries the
+ * same way).
+ */
 static int resolve_unicast(const struct ib_gid_attr *sgid_attr,
 			   const union ib_gid *dgid, u8 *mac, u8 *hop_limit)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(NEIGH_WAIT_MS);
 	union ip_addr src, dst;
 	struct net_device *ndev;
-	struct dst_entry *route;
 	int ret;
 
 	rdma_gid2ip(&src.sa, &sgid_attr->gid);
@@ -172,21 +194,20 @@ static int resolve_unicast(const struct ib_gid_attr *sgid_attr,
 	dev_hold(ndev);
 	rcu_read_unlock();
 
-	route = route_to(ndev, &src, &dst);
-	if (IS_ERR(route)) {
-		ret = PTR_ERR(route);
-		goto out;
+	for (;;) {
+		ret = resolve_once(ndev, &src, &dst, mac, hop_limit);
+		if (ret != -EAGAIN)
+			break;
+		if (time_after(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (msleep_interruptible(NEIGH_POLL_MS) ||
+		    signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 	}
-
-	if (route->dev->flags & IFF_LOOPBACK)
-		ret = local_mac(ndev, &dst, mac);
-	else
-		ret = next_hop_mac(route, &dst, mac);
-	if (!ret)
-		*hop_limit = dst.sa.sa_family == AF_INET ?
-			     ip4_dst_hoplimit(route) : ip6_dst_hoplimit(route);
-	dst_release(route);
-out:
 	dev_put(ndev);
 	return ret;
 }

@@ -73,7 +73,11 @@ int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto err_free_queue;
 	}
 
-	attr->max_wr = srq->max_wr;
+	/*
+	 * Stock answers CREATE_SRQ with the max_wr asked for, not the
+	 * queue's capacity (QUERY_SRQ gives that): only the SGE count is
+	 * written back.
+	 */
 	attr->max_sge = srq->max_sge;
 	return 0;
 
@@ -160,7 +164,13 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if (srq->is_user && !udata)
+	/*
+	 * A user SRQ is modified with rxe's command (where to tell the
+	 * new queue's mmap info), even for a limit alone: stock refuses a
+	 * modify without it.
+	 */
+	if (srq->is_user &&
+	    (!udata || udata->inlen < sizeof(struct rxe_modify_srq_cmd)))
 		return -EINVAL;
 
 	spin_lock_bh(&srq->lock);
