@@ -6,8 +6,7 @@
     uverbs_races.py busy         destroy versus use (EBUSY), twin destroys
     uverbs_races.py fork         children inheriting the fds exit
     uverbs_races.py close        the fds closed while threads issue commands
-    uverbs_races.py createloop DIR    create/destroy forever (to be killed);
-                                 DIR/ready once a round is done
+    uverbs_races.py killed       children in a create loop killed with -9
     uverbs_races.py removal DIR  threads create/destroy until the device
                                  goes; DIR/ready once they run, DIR/done
                                  (from the test) once rdma link del returned
@@ -140,7 +139,7 @@ def run_threads(targets):
 
 # --- 1: handle churn ----------------------------------------------------
 
-CHURN_CREATORS, CHURN_ROUNDS = 4, 120
+CHURN_CREATORS, CHURN_ROUNDS = 4, 80
 CHURN_DESTROYERS = 2
 # what a destroy of a handle may answer: done, no such object, in use,
 # an object of another type
@@ -206,7 +205,7 @@ def churn():
 
 # --- 2: destroy versus use ----------------------------------------------
 
-BUSY_ROUNDS = 15
+BUSY_ROUNDS = 10
 SPIN_BOUND = 100000
 
 
@@ -395,14 +394,23 @@ def close():
     return "threads saw %s" % seen
 
 
-# --- 4b: a create loop, to be killed ------------------------------------
+# --- 4b: a create loop, killed ------------------------------------------
 
+KILLS = 4
 LOOP_BOUND = 100000
 
 
-def createloop(where):
+def pins():
+    """Pages pinned now, all users together."""
+    with open("/proc/vmstat") as f:
+        stat = dict(line.split() for line in f)
+    return int(stat["nr_foll_pin_acquired"]) - int(stat["nr_foll_pin_released"])
+
+
+def createloop(ready):
     """PDs, MRs (pinning 64 KiB each), CQs and QPs made and half of them
-    destroyed again, round after round, until killed."""
+    destroyed again, round after round, until killed; a byte to ready
+    after the second round."""
     u = open_context()
     lane = Lane(u.fd)
     buf = raw.pages(16)
@@ -416,8 +424,51 @@ def createloop(where):
             lane.destroy_qp(qp)
             lane.dereg_mr(mr)
         if i == 1:
-            open(os.path.join(where, "ready"), "w").close()
-    return "never killed"
+            os.write(ready, b"r")
+
+
+def vmpin(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmPin:"):
+                return int(line.split()[1])
+    return 0
+
+
+def killed():
+    """A child in the create loop is killed with SIGKILL, KILLS times, at
+    varying points: each time rdma res and the page-pin balance return
+    to where they were."""
+    base, base_pins = counts(), pins()
+    rnd = random.Random(4)
+    for i in range(KILLS):
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(rfd)
+            try:
+                createloop(wfd)
+            finally:
+                os._exit(1)
+        os.close(wfd)
+        got_ready = os.read(rfd, 1)
+        os.close(rfd)
+        time.sleep(rnd.random() * 0.3)
+        pinned = vmpin(pid) if got_ready else 0
+        os.kill(pid, 9)
+        _, status = os.waitpid(pid, 0)
+        if not got_ready or status != 9:
+            problem("round %d: the loop ended by itself (status %#x)" % (i, status))
+        if pinned <= 0:
+            problem("round %d: VmPin %d kB in the loop" % (i, pinned))
+        expect_counts("round %d" % i, base)
+        for _ in range(100):
+            if pins() == base_pins:
+                break
+            time.sleep(0.1)
+        else:
+            problem("round %d: %d pages pinned, want %d" % (i, pins(), base_pins))
+    return "%d kills" % KILLS
 
 
 # --- 5: removal during activity ------------------------------------------
@@ -481,12 +532,13 @@ def removal(where):
 
 
 def main():
-    cases = {"churn": churn, "busy": busy, "fork": fork, "close": close}
+    cases = {"churn": churn, "busy": busy, "fork": fork, "close": close,
+             "killed": killed}
     args = sys.argv[1:]
     if len(args) == 1 and args[0] in cases:
         stats = cases[args[0]]()
-    elif len(args) == 2 and args[0] in ("createloop", "removal"):
-        stats = createloop(args[1]) if args[0] == "createloop" else removal(args[1])
+    elif len(args) == 2 and args[0] == "removal":
+        stats = removal(args[1])
     else:
         print(__doc__, file=sys.stderr)
         return 2
