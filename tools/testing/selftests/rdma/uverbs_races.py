@@ -209,11 +209,17 @@ BUSY_ROUNDS = 10
 SPIN_BOUND = 100000
 
 
+losers = {}
+
+
 def exactly_one_ok(what, outcomes):
     """The loser finds the object gone (ENOENT) or still being destroyed
     by the winner (EBUSY: stock's loser mostly sees that, measured)."""
     if sorted(outcomes) not in (["ENOENT", "ok"], ["EBUSY", "ok"]):
         problem("%s: %s, want one ok and one ENOENT or EBUSY" % (what, outcomes))
+    for res in outcomes:
+        if res != "ok":
+            losers[res] = losers.get(res, 0) + 1
 
 
 def twins(fn_a, fn_b):
@@ -272,7 +278,8 @@ def busy():
     expect_counts("objects destroyed", plus(base, ctx=1))
     u.close()
     expect_counts("context closed", base)
-    return "%d rounds; the CQ found busy in %d" % (BUSY_ROUNDS, sum(1 for w in waits if w))
+    return "%d rounds; the CQ found busy in %d; twin destroys lost with %s" % (
+        BUSY_ROUNDS, sum(1 for w in waits if w), losers)
 
 
 # --- 3: fork ------------------------------------------------------------
