@@ -206,7 +206,7 @@ def churn():
 # --- 2: destroy versus use ----------------------------------------------
 
 BUSY_ROUNDS = 10
-SPIN_BOUND = 100000
+SPIN_BOUND = 1000000
 
 
 losers = {}
@@ -246,15 +246,24 @@ def busy_round(u, rnd):
             problem("%s of a QP's object: %s, want EBUSY" % (what, res))
 
     # The QP goes while the CQ is being destroyed: EBUSY until it is gone,
-    # then exactly one ok.
+    # then exactly one ok.  The spin ends on the first answer that is not
+    # EBUSY, or on an EBUSY to an attempt begun after the QP was gone.
+    qp_gone = threading.Event()
+
+    def qp_destroy():
+        res = a.destroy_qp(qp)
+        qp_gone.set()
+        return res
+
     def cq_until_free():
         seen = []
         for _ in range(SPIN_BOUND):
-            seen.append(b.destroy(("cq"), cq, rnd.random() < 0.5))
-            if seen[-1] != "EBUSY":
+            after_qp = qp_gone.is_set()
+            seen.append(b.destroy("cq", cq, rnd.random() < 0.5))
+            if seen[-1] != "EBUSY" or after_qp:
                 break
         return seen
-    qp_res, cq_seen = twins(lambda: a.destroy_qp(qp), cq_until_free)
+    qp_res, cq_seen = twins(qp_destroy, cq_until_free)
     if qp_res != "ok":
         problem("DESTROY_QP: %s" % qp_res)
     if cq_seen[-1] != "ok" or set(cq_seen[:-1]) - {"EBUSY"}:
