@@ -377,16 +377,20 @@ def close():
     def worker():
         lane = Lane(u.fd)
         outcomes = {}
+        def note(res):
+            outcomes[res] = outcomes.get(res, 0) + 1
+
         for i in range(CLOSE_BOUND):
+            # some objects are left for the close to clean up
             res, pd = lane.alloc_pd()
             if res == "ok":
                 res2, cq = lane.new_cq()
-                outcomes[res2] = outcomes.get(res2, 0) + 1
+                note(res2)
                 if res2 == "ok" and i % 2:
-                    lane.destroy_cq(cq)
+                    note(lane.destroy("cq", cq, i % 4 == 1))
                 if i % 3:
-                    lane.dealloc_pd(pd)
-            outcomes[res] = outcomes.get(res, 0) + 1
+                    note(lane.destroy("pd", pd, i % 3 == 1))
+            note(res)
             if i == 20:
                 running.release()
             if res == "EBADF":
