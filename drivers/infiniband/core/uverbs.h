@@ -16,6 +16,8 @@
  *			running the method, the bundle accessors
  *	uverbs_uapi.c	the ioctl method trees: finding a device's method
  *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
+ *	uverbs_std_types_{cq,qp,srq}.c  ioctl create methods, sharing the
+ *			write() commands' creation (uverbs_write.h)
  *	rdma_core.c	uobjects: handle table and fd classes, lookups,
  *			create/destroy, whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
@@ -246,6 +248,11 @@ void ib_uverbs_close_event_queue(struct ib_uverbs_event_queue *ev_queue);
 struct ib_uverbs_async_event_file *
 ib_uverbs_async_file_create(struct ib_device *ib_dev, struct file **filp);
 void ib_uverbs_async_file_put(struct ib_uverbs_async_event_file *ev_file);
+int ib_uverbs_async_file_of_fd(struct ib_uverbs_file *ufile, int fd,
+			       struct ib_uverbs_async_event_file **ev_file);
+int ib_uverbs_attr_async_file(const struct uverbs_attr_bundle *attrs,
+			      u16 idx,
+			      struct ib_uverbs_async_event_file **ev_file);
 void ib_uverbs_async_file_start(struct ib_uverbs_async_event_file *ev_file);
 void ib_uverbs_async_file_stop(struct ib_uverbs_async_event_file *ev_file);
 void ib_uverbs_async_file_last(struct ib_uverbs_async_event_file *ev_file,
@@ -328,5 +335,8 @@ int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
 /* The core's definitions, one list per file (uverbs_std_types_*.c). */
 extern const struct uapi_definition uverbs_def_obj_device[];
 extern const struct uapi_definition uverbs_def_obj_destroy[];
+extern const struct uapi_definition uverbs_def_obj_cq[];
+extern const struct uapi_definition uverbs_def_obj_qp[];
+extern const struct uapi_definition uverbs_def_obj_srq[];
 
 #endif /* OOT_RDMA_UVERBS_H */

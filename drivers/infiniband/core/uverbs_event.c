@@ -270,6 +270,59 @@ static const struct file_operations async_event_fops = {
 	.llseek = no_llseek,
 };
 
+/**
+ * ib_uverbs_async_file_of_fd() - the async event file an ioctl names
+ * @ufile: the uverbs file of the call
+ * @fd: the fd userspace names it by
+ * @ev_file: set to the event file, which @ufile holds
+ *
+ * A file has one async event file, the one its context was created
+ * with: an object's EVENT_FD attribute can only name that one.
+ *
+ * Return: 0, or -EBADF when @fd is not @ufile's async event file.
+ */
+int ib_uverbs_async_file_of_fd(struct ib_uverbs_file *ufile, int fd,
+			       struct ib_uverbs_async_event_file **ev_file)
+{
+	struct file *filp;
+	int ret = -EBADF;
+
+	filp = fget(fd);
+	if (!filp)
+		return -EBADF;
+	if (filp->f_op == &async_event_fops && ufile->async_file &&
+	    filp->private_data == ufile->async_file) {
+		*ev_file = ufile->async_file;
+		ret = 0;
+	}
+	fput(filp);
+	return ret;
+}
+
+/**
+ * ib_uverbs_attr_async_file() - where a new object's async events go
+ * @attrs: the bundle of an ioctl creating it
+ * @idx: its EVENT_FD attribute (a RAW_FD)
+ * @ev_file: set to the event file the attribute names, or by default
+ *	the context's
+ *
+ * Return: 0, or the errno of a bad fd.
+ */
+int ib_uverbs_attr_async_file(const struct uverbs_attr_bundle *attrs,
+			      u16 idx,
+			      struct ib_uverbs_async_event_file **ev_file)
+{
+	int fd;
+
+	if (!uverbs_attr_is_valid(attrs, idx)) {
+		*ev_file = attrs->ufile->async_file;
+		return 0;
+	}
+	if (uverbs_get_raw_fd(&fd, attrs, idx) || fd < 0)
+		return -EBADF;
+	return ib_uverbs_async_file_of_fd(attrs->ufile, fd, ev_file);
+}
+
 /*
  * Port and device events (ib_dispatch_event()): the element is the
  * port number, as stock reports it.
