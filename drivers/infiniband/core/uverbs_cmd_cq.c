@@ -128,7 +128,7 @@ static int create_cq(struct uverbs_attr_bundle *attrs,
 		.cqe = cmd->cqe,
 		.comp_vector = cmd->comp_vector,
 		.flags = cmd->flags,
-		.event_file = attrs->ufile->async_file,
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
 	};
 	struct ib_uverbs_ex_create_cq_resp resp = {};
 	struct ib_ucq_object *ucq;

@@ -257,7 +257,7 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 			.max_recv_sge = cmd->max_recv_sge,
 			.max_inline_data = cmd->max_inline_data,
 		},
-		.event_file = attrs->ufile->async_file,
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
 	};
 	struct ib_uverbs_ex_create_qp_resp resp = {};
 	struct qp_create_refs refs = {};

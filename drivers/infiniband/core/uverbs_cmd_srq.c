@@ -77,7 +77,7 @@ int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
 			 struct ib_device *ib_dev)
 {
 	struct uverbs_srq_create_params params = {
-		.event_file = attrs->ufile->async_file,
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
 	};
 	struct ib_uverbs_create_srq_resp resp = {};
 	struct ib_uverbs_create_srq cmd;

@@ -68,6 +68,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_CQ_CREATE)(struct uverbs_attr_bundle *at
 
 	ret = uverbs_create_cq(attrs, uverbs_attrs_ib_dev(attrs), ucq,
 			       &params);
+	/* The object holds its own reference. */
+	ib_uverbs_async_file_put(params.event_file);
 	if (ret)
 		return ret;
 	uverbs_finalize_uobj_create(attrs, UVERBS_ATTR_CREATE_CQ_HANDLE);
@@ -78,8 +80,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_CQ_CREATE)(struct uverbs_attr_bundle *at
 }
 
 /*
- * EVENT_FD is a raw fd: the async event file is not a uobject, and the
- * handler checks it is the context's.
+ * EVENT_FD is a raw fd: the async event file of write()'s GET_CONTEXT
+ * is no uobject, so the handler finds the event file itself.
  */
 DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_CQ_CREATE,
 			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_CQ_HANDLE,

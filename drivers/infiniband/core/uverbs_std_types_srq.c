@@ -83,6 +83,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_SRQ_CREATE)(struct uverbs_attr_bundle *a
 
 	ret = uverbs_create_srq(attrs, uverbs_attrs_ib_dev(attrs), usrq,
 				&params);
+	/* The object holds its own reference. */
+	ib_uverbs_async_file_put(params.event_file);
 	if (ret)
 		return ret;
 	uverbs_finalize_uobj_create(attrs, UVERBS_ATTR_CREATE_SRQ_HANDLE);
@@ -91,8 +93,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_SRQ_CREATE)(struct uverbs_attr_bundle *a
 }
 
 /*
- * EVENT_FD is a raw fd: the async event file is not a uobject, and the
- * handler checks it is the context's.  A basic SRQ has no number, so
+ * EVENT_FD is a raw fd: the async event file of write()'s GET_CONTEXT
+ * is no uobject, so the handler finds the event file itself.  A basic SRQ has no number, so
  * RESP_SRQ_NUM is defined but never written.
  */
 DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_SRQ_CREATE,
