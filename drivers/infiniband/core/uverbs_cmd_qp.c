@@ -84,7 +84,7 @@ static int qp_get_refs(struct uverbs_attr_bundle *attrs,
 	return 0;
 }
 
-/* What stock checks of the type and flags before anything else. */
+/* What stock's write() checks of the type and flags before anything else. */
 static int qp_check_request(enum ib_qp_type qp_type, u32 create_flags)
 {
 	switch (qp_type) {
@@ -113,15 +113,18 @@ static int qp_check_request(enum ib_qp_type qp_type, u32 create_flags)
 	return 0;
 }
 
-/* The objects named must be there and suit the type. */
+/*
+ * The objects named must be there (-ENOENT, what stock answers for an
+ * ioctl attribute left out) and suit the type.
+ */
 static int qp_check_users(const struct uverbs_qp_create_params *params)
 {
 	const struct ib_srq *srq;
 
 	if (!params->pd || !params->send_cq)
-		return -EINVAL;
+		return -ENOENT;
 	if (params->qp_type != IB_QPT_XRC_INI && !params->recv_cq)
-		return -EINVAL;
+		return -ENOENT;
 	if (!params->srq)
 		return 0;
 	srq = params->srq->object;
@@ -204,9 +207,8 @@ int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	struct ib_qp *qp;
 	int ret;
 
-	ret = qp_check_request(params->qp_type, params->create_flags);
-	if (!ret)
-		ret = qp_check_users(params);
+	/* The type and flags are the transport's to check: they differ. */
+	ret = qp_check_users(params);
 	if (ret)
 		return ret;
 

@@ -9,6 +9,7 @@
  * to the write() command when it needs them.
  */
 
+#include <linux/capability.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/uverbs_std_types.h>
@@ -34,6 +35,40 @@ static struct ib_uobject *qp_attr_uobj(struct uverbs_attr_bundle *attrs,
 	return IS_ERR(uobj) ? NULL : uobj;
 }
 
+/* The types stock's ioctl creates; XRC targets need an XRC domain. */
+static int qp_check_type(enum ib_qp_type qp_type)
+{
+	switch (qp_type) {
+	case IB_QPT_RAW_PACKET:
+		return capable(CAP_NET_RAW) ? 0 : -EPERM;
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_DRIVER:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * As stock's ioctl answers: creation flags are for UD and raw packet
+ * QPs (any for driver QPs), the Ethernet ones for raw packet QPs only.
+ */
+static int qp_check_flags(enum ib_qp_type qp_type, u32 create_flags)
+{
+	if (!create_flags || qp_type == IB_QPT_DRIVER)
+		return 0;
+	if (qp_type != IB_QPT_UD && qp_type != IB_QPT_RAW_PACKET)
+		return -EINVAL;
+	if (create_flags & (IB_QP_CREATE_SCATTER_FCS |
+			    IB_QP_CREATE_CVLAN_STRIPPING) &&
+	    qp_type != IB_QPT_RAW_PACKET)
+		return -EINVAL;
+	return 0;
+}
+
 static int qp_create_flags(struct uverbs_attr_bundle *attrs,
 			   struct uverbs_qp_create_params *params)
 {
@@ -47,6 +82,9 @@ static int qp_create_flags(struct uverbs_attr_bundle *attrs,
 	/* Not a creation flag of the QP: how it signals. */
 	params->sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	params->create_flags = flags & ~IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	ret = qp_check_flags(params->qp_type, params->create_flags);
+	if (ret)
+		return ret;
 
 	/* A source QPN is its own attribute here. */
 	if (uverbs_attr_is_valid(attrs, UVERBS_ATTR_CREATE_QP_SOURCE_QPN)) {
@@ -69,6 +107,8 @@ static int qp_create_params(struct uverbs_attr_bundle *attrs,
 	/* IB_UVERBS_QPT_* are the IB_QPT_* values. */
 	ret = uverbs_get_const(&qp_type, attrs, UVERBS_ATTR_CREATE_QP_TYPE);
 	params->qp_type = qp_type;
+	if (!ret)
+		ret = qp_check_type(params->qp_type);
 	if (!ret)
 		ret = uverbs_copy_from(&params->user_handle, attrs,
 				       UVERBS_ATTR_CREATE_QP_USER_HANDLE);

@@ -4,8 +4,8 @@
  *
  * The framework reserves the new handle and holds the PD named for
  * reading; uverbs_create_srq() does the rest, as for the write()
- * command.  Only basic SRQs exist here: XRC domains do not, so the XRC
- * attributes are not defined.
+ * command.  Only basic SRQs exist here: XRC domains do not, so their
+ * attribute is not defined, and no device offers tag matching.
  */
 
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -26,9 +26,20 @@ static int srq_create_params(struct uverbs_attr_bundle *attrs,
 	ret = uverbs_get_const(&srq_type, attrs, UVERBS_ATTR_CREATE_SRQ_TYPE);
 	if (ret)
 		return ret;
-	/* XRC and tag-matching SRQs need what this device lacks. */
-	if (srq_type != IB_UVERBS_SRQT_BASIC)
+	switch (srq_type) {
+	case IB_UVERBS_SRQT_BASIC:
+		break;
+	case IB_UVERBS_SRQT_XRC:
+		/* Its XRC domain: none can be named here. */
+		return -ENOENT;
+	case IB_UVERBS_SRQT_TM:
+		/* Its CQ, then tag matching, which no device here has. */
+		if (!uverbs_attr_is_valid(attrs, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE))
+			return -ENOENT;
 		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
 
 	ret = uverbs_copy_from(&params->user_handle, attrs,
 			       UVERBS_ATTR_CREATE_SRQ_USER_HANDLE);
@@ -109,6 +120,10 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_SRQ_CREATE,
 			    UVERBS_ATTR_CONST_IN(UVERBS_ATTR_CREATE_SRQ_TYPE,
 						 enum ib_uverbs_srq_type,
 						 UA_MANDATORY),
+			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE,
+					    UVERBS_OBJECT_CQ,
+					    UVERBS_ACCESS_READ,
+					    UA_OPTIONAL),
 			    UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CREATE_SRQ_USER_HANDLE,
 					       UVERBS_ATTR_TYPE(u64),
 					       UA_MANDATORY),
