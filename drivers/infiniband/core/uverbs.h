@@ -16,6 +16,10 @@
  *			running the method, the bundle accessors
  *	uverbs_uapi.c	the ioctl method trees: finding a device's method
  *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
+ *	uverbs_std_types_{cq,qp,srq}.c  ioctl create methods, sharing the
+ *			write() commands' creation (uverbs_write.h)
+ *	uverbs_std_types_{context,async_fd}.c  ioctl GET_CONTEXT and the
+ *			async event fds it leaves to ASYNC_EVENT_ALLOC
  *	rdma_core.c	uobjects: handle table and fd classes, lookups,
  *			create/destroy, whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
@@ -121,6 +125,18 @@ struct ib_uverbs_async_event_file {
 	struct ib_uverbs_event_queue ev_queue;
 	/* Port and device events, registered while the context exists. */
 	struct ib_event_handler event_handler;
+	/* Under the ucontext_lock of the ib_uverbs_file that made it. */
+	bool handler_registered;
+};
+
+/*
+ * An async event fd made by ASYNC_EVENT_ALLOC: an fd uobject
+ * (uverbs_fd_class) whose file reads @ev_file.  Holds a reference to
+ * @ev_file, set by the method, dropped when the file is released.
+ */
+struct ib_uverbs_async_event_uobj {
+	struct ib_uobject uobj;
+	struct ib_uverbs_async_event_file *ev_file;
 };
 
 /* A completion channel: an fd uobject (uverbs_fd_class) with its queue. */
@@ -148,6 +164,13 @@ struct ib_uverbs_file {
 	 */
 	struct mutex ucontext_lock;
 	struct ib_ucontext *ucontext;
+	/*
+	 * Where objects report by default: made with the context by
+	 * write()'s GET_CONTEXT, or the first ASYNC_EVENT_ALLOC of the
+	 * ioctl path (set once, under ucontext_lock; read with
+	 * ib_uverbs_default_async_file()).  Referenced until the file is
+	 * freed.
+	 */
 	struct ib_uverbs_async_event_file *async_file;
 
 	/*
@@ -215,6 +238,7 @@ extern const struct uverbs_api_object uverbs_qp_object;
 extern const struct uverbs_api_object uverbs_srq_object;
 extern const struct uverbs_api_object uverbs_ah_object;
 extern const struct uverbs_api_object uverbs_comp_channel_object;
+extern const struct uverbs_api_object uverbs_async_event_object;
 
 /* uverbs_main.c */
 
@@ -234,6 +258,15 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 /* Publishes the context made by ib_uverbs_alloc_context(). */
 void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 			      struct file *filp, int fd);
+/*
+ * The same for the ioctl GET_CONTEXT, which makes no async event file
+ * (userspace asks ASYNC_EVENT_ALLOC for them): 0 with the context in
+ * @attrs->context and ucontext_lock held until commit or abort.
+ */
+int ib_uverbs_alloc_context_ioctl(struct uverbs_attr_bundle *attrs,
+				  struct ib_device *ib_dev);
+void ib_uverbs_abort_context_ioctl(struct uverbs_attr_bundle *attrs);
+void ib_uverbs_commit_context_ioctl(struct uverbs_attr_bundle *attrs);
 
 /* Drops a reference taken on @file (ib_uverbs_file.ref). */
 void ib_uverbs_file_put(struct ib_uverbs_file *file);
@@ -244,8 +277,19 @@ void ib_uverbs_init_event_queue(struct ib_uverbs_event_queue *ev_queue);
 void ib_uverbs_close_event_queue(struct ib_uverbs_event_queue *ev_queue);
 
 struct ib_uverbs_async_event_file *
+ib_uverbs_async_file_alloc(struct ib_device *ib_dev);
+struct ib_uverbs_async_event_file *
 ib_uverbs_async_file_create(struct ib_device *ib_dev, struct file **filp);
+struct ib_uverbs_async_event_file *
+ib_uverbs_default_async_file(struct ib_uverbs_file *ufile);
+void ib_uverbs_set_default_async_file(struct ib_uverbs_file *ufile,
+				      struct ib_uverbs_async_event_file *ev_file);
 void ib_uverbs_async_file_put(struct ib_uverbs_async_event_file *ev_file);
+int ib_uverbs_async_file_of_fd(struct ib_uverbs_file *ufile, int fd,
+			       struct ib_uverbs_async_event_file **ev_file);
+int ib_uverbs_attr_async_file(const struct uverbs_attr_bundle *attrs,
+			      u16 idx,
+			      struct ib_uverbs_async_event_file **ev_file);
 void ib_uverbs_async_file_start(struct ib_uverbs_async_event_file *ev_file);
 void ib_uverbs_async_file_stop(struct ib_uverbs_async_event_file *ev_file);
 void ib_uverbs_async_file_last(struct ib_uverbs_async_event_file *ev_file,
@@ -263,6 +307,7 @@ void ib_uverbs_qp_event_handler(struct ib_event *event, void *context);
 void ib_uverbs_srq_event_handler(struct ib_event *event, void *context);
 
 extern const struct file_operations uverbs_comp_channel_fops;
+extern const struct file_operations uverbs_async_event_fops;
 
 /* rdma_core.c */
 
@@ -328,5 +373,10 @@ int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
 /* The core's definitions, one list per file (uverbs_std_types_*.c). */
 extern const struct uapi_definition uverbs_def_obj_device[];
 extern const struct uapi_definition uverbs_def_obj_destroy[];
+extern const struct uapi_definition uverbs_def_obj_context[];
+extern const struct uapi_definition uverbs_def_obj_async_fd[];
+extern const struct uapi_definition uverbs_def_obj_cq[];
+extern const struct uapi_definition uverbs_def_obj_qp[];
+extern const struct uapi_definition uverbs_def_obj_srq[];
 
 #endif /* OOT_RDMA_UVERBS_H */

@@ -45,56 +45,40 @@ int ib_uverbs_create_comp_channel(struct uverbs_attr_bundle *attrs,
 	return 0;
 }
 
-/* The channel named by @fd, its uobject referenced for the CQ. */
-static int cq_get_comp_channel(struct uverbs_attr_bundle *attrs, s32 fd,
-			       struct ib_uverbs_completion_event_file **comp_file)
-{
-	struct ib_uobject *uobj;
-	int ret;
-
-	*comp_file = NULL;
-	if (fd < 0)
-		return 0;
-	ret = uverbs_get_read(&uverbs_comp_channel_object, fd, attrs, &uobj);
-	if (ret)
-		return ret;
-	uverbs_uobject_get(uobj);
-	uverbs_put_read(uobj);
-	*comp_file = container_of(uobj, struct ib_uverbs_completion_event_file,
-				  uobj);
-	return 0;
-}
-
-/*
- * Both forms of CREATE_CQ, the legacy one converted: the answer is the
- * extended one, of which the legacy caller has room for the base only.
+/**
+ * uverbs_create_cq() - make the CQ of a new uobject, for either transport
+ * @attrs: the call's bundle (its driver_udata goes to the driver)
+ * @ib_dev: the live device
+ * @ucq: the uobject, begun by the caller
+ * @params: what was asked
+ *
+ * Return: 0 with @ucq's object set (from here on, aborting the uobject
+ * destroys the CQ), or an errno with nothing left to undo but the
+ * uobject itself.
  */
-static int create_cq(struct uverbs_attr_bundle *attrs,
-		     struct ib_device *ib_dev,
-		     const struct ib_uverbs_ex_create_cq *cmd)
+int uverbs_create_cq(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev, struct ib_ucq_object *ucq,
+		     const struct uverbs_cq_create_params *params)
 {
-	struct ib_uverbs_ex_create_cq_resp resp = {};
-	struct ib_uverbs_completion_event_file *comp_file;
+	struct ib_uverbs_completion_event_file *comp_file = NULL;
+	struct ib_uobject *uobj = &ucq->uevent.uobject;
 	struct ib_cq_init_attr attr = {};
-	struct ib_ucq_object *ucq;
-	struct ib_uobject *uobj;
 	struct ib_cq *cq;
 	int ret;
 
-	if (cmd->comp_vector >= attrs->ufile->device->num_comp_vectors)
+	if (params->comp_vector >= attrs->ufile->device->num_comp_vectors)
 		return -EINVAL;
 
-	uobj = rdma_alloc_begin_uobject(&uverbs_cq_object, attrs);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
-
-	ret = cq_get_comp_channel(attrs, cmd->comp_channel, &comp_file);
-	if (ret)
-		goto err_uobj;
+	/* The CQ holds the channel's uobject until it is destroyed. */
+	if (params->comp_channel) {
+		uverbs_uobject_get(params->comp_channel);
+		comp_file = container_of(params->comp_channel,
+					 struct ib_uverbs_completion_event_file,
+					 uobj);
+	}
 	ucq->comp_file = comp_file;
 	INIT_LIST_HEAD(&ucq->comp_list);
-	ib_uverbs_uevent_init(&ucq->uevent, attrs->ufile->async_file);
+	ib_uverbs_uevent_init(&ucq->uevent, params->event_file);
 
 	cq = rdma_zalloc_drv_obj(ib_dev, ib_cq);
 	if (!cq) {
@@ -106,23 +90,71 @@ static int create_cq(struct uverbs_attr_bundle *attrs,
 	cq->comp_handler = ib_uverbs_comp_handler;
 	cq->event_handler = ib_uverbs_cq_event_handler;
 	cq->cq_context = comp_file ? &comp_file->ev_queue : NULL;
-	cq->cqe = cmd->cqe;
+	cq->cqe = params->cqe;
 	atomic_set(&cq->usecnt, 0);
 	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
 	rdma_restrack_set_name(&cq->res, NULL);
 
-	attr.cqe = cmd->cqe;
-	attr.comp_vector = cmd->comp_vector;
-	attr.flags = cmd->flags;
+	attr.cqe = params->cqe;
+	attr.comp_vector = params->comp_vector;
+	attr.flags = params->flags;
 	ret = ib_dev->ops.create_cq(cq, &attr, &attrs->driver_udata);
 	if (ret)
 		goto err_cq;
 	rdma_restrack_add(&cq->res);
 	uobj->object = cq;
-	uobj->user_handle = cmd->user_handle;
+	uobj->user_handle = params->user_handle;
+	return 0;
+
+err_cq:
+	rdma_restrack_del(&cq->res);
+	kfree(cq);
+err_events:
+	ib_uverbs_ucq_release(ucq);
+	return ret;
+}
+
+/*
+ * Both write() forms of CREATE_CQ, the legacy one converted: the answer
+ * is the extended one, of which the legacy caller has room for the base
+ * only.
+ */
+static int create_cq(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev,
+		     const struct ib_uverbs_ex_create_cq *cmd)
+{
+	struct uverbs_cq_create_params params = {
+		.user_handle = cmd->user_handle,
+		.cqe = cmd->cqe,
+		.comp_vector = cmd->comp_vector,
+		.flags = cmd->flags,
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
+	};
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct ib_ucq_object *ucq;
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = rdma_alloc_begin_uobject(&uverbs_cq_object, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ucq = container_of(uobj, struct ib_ucq_object, uevent.uobject);
+
+	if (cmd->comp_channel >= 0) {
+		ret = uverbs_get_read(&uverbs_comp_channel_object,
+				      cmd->comp_channel, attrs,
+				      &params.comp_channel);
+		if (ret)
+			goto err_uobj;
+	}
+	ret = uverbs_create_cq(attrs, ib_dev, ucq, &params);
+	if (params.comp_channel)
+		uverbs_put_read(params.comp_channel);
+	if (ret)
+		goto err_uobj;
 
 	resp.base.cq_handle = uobj->id;
-	resp.base.cqe = cq->cqe;
+	resp.base.cqe = ((struct ib_cq *)uobj->object)->cqe;
 	resp.response_length = uverbs_response_length(attrs, sizeof(resp));
 	ret = uverbs_response(attrs, &resp, sizeof(resp));
 	if (ret) {
@@ -133,11 +165,6 @@ static int create_cq(struct uverbs_attr_bundle *attrs,
 	rdma_alloc_commit_uobject(uobj, attrs);
 	return 0;
 
-err_cq:
-	rdma_restrack_del(&cq->res);
-	kfree(cq);
-err_events:
-	ib_uverbs_ucq_release(ucq);
 err_uobj:
 	rdma_alloc_abort_uobject(uobj, attrs, false);
 	return ret;

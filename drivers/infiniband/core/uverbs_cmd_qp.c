@@ -78,24 +78,16 @@ static int qp_get_refs(struct uverbs_attr_bundle *attrs,
 		if (ret)
 			return ret;
 	}
-	if (cmd->is_srq) {
-		struct ib_srq *srq;
-
-		ret = uverbs_get_read(&uverbs_srq_object, cmd->srq_handle,
-				      attrs, &refs->srq);
-		if (ret)
-			return ret;
-		srq = refs->srq->object;
-		if (srq->srq_type == IB_SRQT_XRC)
-			return -EINVAL;
-	}
+	if (cmd->is_srq)
+		return uverbs_get_read(&uverbs_srq_object, cmd->srq_handle,
+				       attrs, &refs->srq);
 	return 0;
 }
 
-/* What stock checks before the driver sees the request. */
-static int qp_check_create(const struct ib_uverbs_ex_create_qp *cmd)
+/* What stock's write() checks of the type and flags before anything else. */
+static int qp_check_request(enum ib_qp_type qp_type, u32 create_flags)
 {
-	switch (cmd->qp_type) {
+	switch (qp_type) {
 	case IB_QPT_RAW_PACKET:
 		if (!capable(CAP_NET_RAW))
 			return -EPERM;
@@ -110,20 +102,33 @@ static int qp_check_create(const struct ib_uverbs_ex_create_qp *cmd)
 		/* XRC targets need an XRC domain, which we do not offer. */
 		return -EINVAL;
 	}
-	if (cmd->comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
+	if (create_flags & ~UVERBS_QP_CREATE_FLAGS)
 		return -EINVAL;
-	/* No receive WQ indirection table exists for the handle to name. */
-	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
-		return -EINVAL;
-	if (cmd->create_flags & ~UVERBS_QP_CREATE_FLAGS)
-		return -EINVAL;
-	if (cmd->create_flags & IB_QP_CREATE_SOURCE_QPN) {
-		if (cmd->qp_type != IB_QPT_UD)
+	if (create_flags & IB_QP_CREATE_SOURCE_QPN) {
+		if (qp_type != IB_QPT_UD)
 			return -EINVAL;
 		if (!capable(CAP_NET_RAW))
 			return -EPERM;
 	}
 	return 0;
+}
+
+/*
+ * The objects named must be there (-ENOENT, what stock answers for an
+ * ioctl attribute left out) and suit the type.
+ */
+static int qp_check_users(const struct uverbs_qp_create_params *params)
+{
+	const struct ib_srq *srq;
+
+	if (!params->pd || !params->send_cq)
+		return -ENOENT;
+	if (params->qp_type != IB_QPT_XRC_INI && !params->recv_cq)
+		return -ENOENT;
+	if (!params->srq)
+		return 0;
+	srq = params->srq->object;
+	return srq->srq_type == IB_SRQT_XRC ? -EINVAL : 0;
 }
 
 static struct ib_qp *qp_alloc(struct ib_device *ib_dev, struct ib_pd *pd,
@@ -166,55 +171,109 @@ static void qp_hold_users(struct ib_qp *qp)
 		atomic_inc(&qp->srq->usecnt);
 }
 
-static void qp_fill_resp(struct ib_uverbs_ex_create_qp_resp *resp,
-			 const struct ib_uobject *uobj, const struct ib_qp *qp,
-			 const struct ib_qp_cap *cap)
-{
-	resp->base.qp_handle = uobj->id;
-	resp->base.qpn = qp->qp_num;
-	resp->base.max_send_wr = cap->max_send_wr;
-	resp->base.max_recv_wr = cap->max_recv_wr;
-	resp->base.max_send_sge = cap->max_send_sge;
-	resp->base.max_recv_sge = cap->max_recv_sge;
-	resp->base.max_inline_data = cap->max_inline_data;
-}
-
-static void qp_init_attr_from_cmd(struct ib_qp_init_attr *init,
-				  const struct ib_uverbs_ex_create_qp *cmd,
-				  const struct qp_create_refs *refs)
+static void qp_init_attr_from_params(struct ib_qp_init_attr *init,
+				     const struct uverbs_qp_create_params *params)
 {
 	init->event_handler = ib_uverbs_qp_event_handler;
-	init->send_cq = refs->send_cq->object;
-	if (cmd->qp_type != IB_QPT_XRC_INI)
-		init->recv_cq = refs->recv_cq ? refs->recv_cq->object :
-						init->send_cq;
-	init->srq = refs->srq ? refs->srq->object : NULL;
-	init->cap.max_send_wr = cmd->max_send_wr;
-	init->cap.max_recv_wr = cmd->max_recv_wr;
-	init->cap.max_send_sge = cmd->max_send_sge;
-	init->cap.max_recv_sge = cmd->max_recv_sge;
-	init->cap.max_inline_data = cmd->max_inline_data;
-	init->sq_sig_type = cmd->sq_sig_all ? IB_SIGNAL_ALL_WR :
-					      IB_SIGNAL_REQ_WR;
-	init->qp_type = cmd->qp_type;
-	init->create_flags = cmd->create_flags;
-	init->source_qpn = cmd->source_qpn;
+	init->send_cq = params->send_cq->object;
+	if (params->qp_type != IB_QPT_XRC_INI)
+		init->recv_cq = params->recv_cq->object;
+	init->srq = params->srq ? params->srq->object : NULL;
+	init->cap = params->cap;
+	init->sq_sig_type = params->sq_sig_all ? IB_SIGNAL_ALL_WR :
+						 IB_SIGNAL_REQ_WR;
+	init->qp_type = params->qp_type;
+	init->create_flags = params->create_flags;
+	init->source_qpn = params->source_qpn;
 }
 
-/* Both forms of CREATE_QP, the legacy one converted. */
+/**
+ * uverbs_create_qp() - make the QP of a new uobject, for either transport
+ * @attrs: the call's bundle (its driver_udata goes to the driver)
+ * @ib_dev: the live device
+ * @uqp: the uobject, begun by the caller
+ * @params: what was asked; on success, @params->cap is what the driver made
+ *
+ * Return: 0 with @uqp's object set (from here on, aborting the uobject
+ * destroys the QP), or an errno with nothing left to undo but the
+ * uobject itself.
+ */
+int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev, struct ib_uqp_object *uqp,
+		     struct uverbs_qp_create_params *params)
+{
+	struct ib_uobject *uobj = &uqp->uevent.uobject;
+	struct ib_qp_init_attr init = {};
+	struct ib_qp *qp;
+	int ret;
+
+	/* The type and flags are the transport's to check: they differ. */
+	ret = qp_check_users(params);
+	if (ret)
+		return ret;
+
+	mutex_init(&uqp->mcast_lock);
+	INIT_LIST_HEAD(&uqp->mcast_list);
+	ib_uverbs_uevent_init(&uqp->uevent, params->event_file);
+	qp_init_attr_from_params(&init, params);
+
+	qp = qp_alloc(ib_dev, params->pd->object, uqp, &init);
+	if (!qp) {
+		ret = -ENOMEM;
+		goto err_events;
+	}
+	ret = ib_dev->ops.create_qp(qp, &init, &attrs->driver_udata);
+	if (ret)
+		goto err_qp;
+	qp_hold_users(qp);
+	rdma_restrack_add(&qp->res);
+	uobj->object = qp;
+	uobj->user_handle = params->user_handle;
+	params->cap = init.cap;
+	return 0;
+
+err_qp:
+	rdma_restrack_del(&qp->res);
+	kfree(qp);
+err_events:
+	ib_uverbs_uevent_release(&uqp->uevent);
+	mutex_destroy(&uqp->mcast_lock);
+	return ret;
+}
+
+/* Both write() forms of CREATE_QP, the legacy one converted. */
 static int create_qp(struct uverbs_attr_bundle *attrs,
 		     struct ib_device *ib_dev,
 		     const struct ib_uverbs_ex_create_qp *cmd)
 {
+	struct uverbs_qp_create_params params = {
+		.user_handle = cmd->user_handle,
+		.qp_type = cmd->qp_type,
+		.create_flags = cmd->create_flags,
+		.source_qpn = cmd->source_qpn,
+		.sq_sig_all = cmd->sq_sig_all,
+		.cap = {
+			.max_send_wr = cmd->max_send_wr,
+			.max_recv_wr = cmd->max_recv_wr,
+			.max_send_sge = cmd->max_send_sge,
+			.max_recv_sge = cmd->max_recv_sge,
+			.max_inline_data = cmd->max_inline_data,
+		},
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
+	};
 	struct ib_uverbs_ex_create_qp_resp resp = {};
 	struct qp_create_refs refs = {};
-	struct ib_qp_init_attr init = {};
 	struct ib_uqp_object *uqp;
 	struct ib_uobject *uobj;
-	struct ib_qp *qp;
 	int ret;
 
-	ret = qp_check_create(cmd);
+	if (cmd->comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
+		return -EINVAL;
+	/* No receive WQ indirection table exists for the handle to name. */
+	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
+		return -EINVAL;
+	/* Before any lookup, as stock checks them. */
+	ret = qp_check_request(params.qp_type, params.create_flags);
 	if (ret)
 		return ret;
 
@@ -222,31 +281,26 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
-	mutex_init(&uqp->mcast_lock);
-	INIT_LIST_HEAD(&uqp->mcast_list);
-	ib_uverbs_uevent_init(&uqp->uevent, attrs->ufile->async_file);
 
 	ret = qp_get_refs(attrs, cmd, &refs);
 	if (ret)
 		goto err_refs;
-	qp_init_attr_from_cmd(&init, cmd, &refs);
-
-	qp = qp_alloc(ib_dev, refs.pd->object, uqp, &init);
-	if (!qp) {
-		ret = -ENOMEM;
-		goto err_refs;
-	}
-
-	ret = ib_dev->ops.create_qp(qp, &init, &attrs->driver_udata);
-	if (ret)
-		goto err_qp;
-	qp_hold_users(qp);
-	rdma_restrack_add(&qp->res);
-	uobj->object = qp;
-	uobj->user_handle = cmd->user_handle;
+	params.pd = refs.pd;
+	params.send_cq = refs.send_cq;
+	params.recv_cq = refs.recv_cq ?: refs.send_cq;
+	params.srq = refs.srq;
+	ret = uverbs_create_qp(attrs, ib_dev, uqp, &params);
 	qp_put_refs(&refs);
+	if (ret)
+		goto err_uobj;
 
-	qp_fill_resp(&resp, uobj, qp, &init.cap);
+	resp.base.qp_handle = uobj->id;
+	resp.base.qpn = ((struct ib_qp *)uobj->object)->qp_num;
+	resp.base.max_send_wr = params.cap.max_send_wr;
+	resp.base.max_recv_wr = params.cap.max_recv_wr;
+	resp.base.max_send_sge = params.cap.max_send_sge;
+	resp.base.max_recv_sge = params.cap.max_recv_sge;
+	resp.base.max_inline_data = params.cap.max_inline_data;
 	resp.response_length = uverbs_response_length(attrs, sizeof(resp));
 	ret = uverbs_response(attrs, &resp, sizeof(resp));
 	if (ret) {
@@ -256,13 +310,9 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 	rdma_alloc_commit_uobject(uobj, attrs);
 	return 0;
 
-err_qp:
-	rdma_restrack_del(&qp->res);
-	kfree(qp);
 err_refs:
 	qp_put_refs(&refs);
-	ib_uverbs_uevent_release(&uqp->uevent);
-	mutex_destroy(&uqp->mcast_lock);
+err_uobj:
 	rdma_alloc_abort_uobject(uobj, attrs, false);
 	return ret;
 }

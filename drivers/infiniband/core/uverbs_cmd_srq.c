@@ -13,45 +13,37 @@
 #include "core_priv.h"
 #include "uverbs_write.h"
 
-int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
-			 struct ib_device *ib_dev)
+/**
+ * uverbs_create_srq() - make the SRQ of a new uobject, for either transport
+ * @attrs: the call's bundle (its driver_udata goes to the driver)
+ * @ib_dev: the live device
+ * @usrq: the uobject, begun by the caller
+ * @params: what was asked; on success, @params->attr is what the driver
+ *	made
+ *
+ * Return: 0 with @usrq's object set (from here on, aborting the uobject
+ * destroys the SRQ), or an errno with nothing left to undo but the
+ * uobject itself.
+ */
+int uverbs_create_srq(struct uverbs_attr_bundle *attrs,
+		      struct ib_device *ib_dev, struct ib_usrq_object *usrq,
+		      struct uverbs_srq_create_params *params)
 {
-	struct ib_uverbs_create_srq_resp resp = {};
+	struct ib_uobject *uobj = &usrq->uevent.uobject;
+	struct ib_pd *pd = params->pd->object;
 	struct ib_srq_init_attr init = {};
-	struct ib_uverbs_create_srq cmd;
-	struct ib_usrq_object *usrq;
-	struct ib_uobject *pd_uobj;
-	struct ib_uobject *uobj;
 	struct ib_srq *srq;
-	struct ib_pd *pd;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-
-	uobj = rdma_alloc_begin_uobject(&uverbs_srq_object, attrs);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	usrq = container_of(uobj, struct ib_usrq_object, uevent.uobject);
-	ib_uverbs_uevent_init(&usrq->uevent, attrs->ufile->async_file);
-
-	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
-			      &pd_uobj);
-	if (ret)
-		goto err_uobj;
-	pd = pd_uobj->object;
-
+	ib_uverbs_uevent_init(&usrq->uevent, params->event_file);
 	init.event_handler = ib_uverbs_srq_event_handler;
 	init.srq_type = IB_SRQT_BASIC;
-	init.attr.max_wr = cmd.max_wr;
-	init.attr.max_sge = cmd.max_sge;
-	init.attr.srq_limit = cmd.srq_limit;
+	init.attr = params->attr;
 
 	srq = rdma_zalloc_drv_obj(ib_dev, ib_srq);
 	if (!srq) {
 		ret = -ENOMEM;
-		goto err_pd;
+		goto err_events;
 	}
 	srq->device = ib_dev;
 	srq->pd = pd;
@@ -68,13 +60,56 @@ int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
 	atomic_inc(&pd->usecnt);
 	rdma_restrack_add(&srq->res);
 	uobj->object = srq;
-	uobj->user_handle = cmd.user_handle;
-	uverbs_put_read(pd_uobj);
-
+	uobj->user_handle = params->user_handle;
 	/* The driver answers what it really made. */
+	params->attr = init.attr;
+	return 0;
+
+err_srq:
+	rdma_restrack_del(&srq->res);
+	kfree(srq);
+err_events:
+	ib_uverbs_uevent_release(&usrq->uevent);
+	return ret;
+}
+
+int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
+			 struct ib_device *ib_dev)
+{
+	struct uverbs_srq_create_params params = {
+		.event_file = ib_uverbs_default_async_file(attrs->ufile),
+	};
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct ib_uverbs_create_srq cmd;
+	struct ib_usrq_object *usrq;
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	params.user_handle = cmd.user_handle;
+	params.attr.max_wr = cmd.max_wr;
+	params.attr.max_sge = cmd.max_sge;
+	params.attr.srq_limit = cmd.srq_limit;
+
+	uobj = rdma_alloc_begin_uobject(&uverbs_srq_object, attrs);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	usrq = container_of(uobj, struct ib_usrq_object, uevent.uobject);
+
+	ret = uverbs_get_read(&uverbs_pd_object, cmd.pd_handle, attrs,
+			      &params.pd);
+	if (ret)
+		goto err_uobj;
+	ret = uverbs_create_srq(attrs, ib_dev, usrq, &params);
+	uverbs_put_read(params.pd);
+	if (ret)
+		goto err_uobj;
+
 	resp.srq_handle = uobj->id;
-	resp.max_wr = init.attr.max_wr;
-	resp.max_sge = init.attr.max_sge;
+	resp.max_wr = params.attr.max_wr;
+	resp.max_sge = params.attr.max_sge;
 	ret = uverbs_response(attrs, &resp, sizeof(resp));
 	if (ret) {
 		rdma_alloc_abort_uobject(uobj, attrs, true);
@@ -83,13 +118,7 @@ int ib_uverbs_create_srq(struct uverbs_attr_bundle *attrs,
 	rdma_alloc_commit_uobject(uobj, attrs);
 	return 0;
 
-err_srq:
-	rdma_restrack_del(&srq->res);
-	kfree(srq);
-err_pd:
-	uverbs_put_read(pd_uobj);
 err_uobj:
-	ib_uverbs_uevent_release(&usrq->uevent);
 	rdma_alloc_abort_uobject(uobj, attrs, false);
 	return ret;
 }

@@ -198,7 +198,44 @@ static void async_file_free(struct kref *ref)
 
 void ib_uverbs_async_file_put(struct ib_uverbs_async_event_file *ev_file)
 {
-	kref_put(&ev_file->ref, async_file_free);
+	if (ev_file)
+		kref_put(&ev_file->ref, async_file_free);
+}
+
+/**
+ * ib_uverbs_default_async_file() - where a file's objects report by default
+ * @ufile: the uverbs file
+ *
+ * Return: the async event file made with the context (write()) or the
+ * first one ASYNC_EVENT_ALLOC made (ioctl), held by @ufile until it is
+ * freed; NULL before either.
+ */
+struct ib_uverbs_async_event_file *
+ib_uverbs_default_async_file(struct ib_uverbs_file *ufile)
+{
+	/* Pairs with ib_uverbs_set_default_async_file(). */
+	return smp_load_acquire(&ufile->async_file);
+}
+
+/**
+ * ib_uverbs_set_default_async_file() - make @ev_file @ufile's default
+ * @ufile: the uverbs file
+ * @ev_file: an async event file of its; referenced here if it becomes
+ *	the default
+ *
+ * The first one stays: later ones only get the events of the objects
+ * that name them, and port events.
+ */
+void ib_uverbs_set_default_async_file(struct ib_uverbs_file *ufile,
+				      struct ib_uverbs_async_event_file *ev_file)
+{
+	lockdep_assert_held(&ufile->ucontext_lock);
+
+	if (ufile->async_file)
+		return;
+	kref_get(&ev_file->ref);
+	/* Readers see it initialised. */
+	smp_store_release(&ufile->async_file, ev_file);
 }
 
 /*
@@ -270,6 +307,74 @@ static const struct file_operations async_event_fops = {
 	.llseek = no_llseek,
 };
 
+/* The event file behind an async event fd of @ufile's, or NULL. */
+static struct ib_uverbs_async_event_file *
+async_file_of_filp(struct ib_uverbs_file *ufile, struct file *filp)
+{
+	struct ib_uverbs_async_event_uobj *aobj;
+
+	/* write()'s GET_CONTEXT made it: only the context's can be ours. */
+	if (filp->f_op == &async_event_fops)
+		return filp->private_data == ib_uverbs_default_async_file(ufile) ?
+			       filp->private_data : NULL;
+	if (filp->f_op != &uverbs_async_event_fops)
+		return NULL;
+	aobj = container_of(filp->private_data,
+			    struct ib_uverbs_async_event_uobj, uobj);
+	return aobj->uobj.ufile == ufile ? aobj->ev_file : NULL;
+}
+
+/**
+ * ib_uverbs_async_file_of_fd() - the async event file an ioctl names
+ * @ufile: the uverbs file of the call
+ * @fd: the fd userspace names it by
+ * @ev_file: set to the event file, referenced
+ *
+ * Return: 0, or -EBADF when @fd is no async event fd of @ufile.
+ */
+int ib_uverbs_async_file_of_fd(struct ib_uverbs_file *ufile, int fd,
+			       struct ib_uverbs_async_event_file **ev_file)
+{
+	struct file *filp;
+
+	filp = fget(fd);
+	if (!filp)
+		return -EBADF;
+	*ev_file = async_file_of_filp(ufile, filp);
+	/* The file holds it until fput(). */
+	if (*ev_file)
+		kref_get(&(*ev_file)->ref);
+	fput(filp);
+	return *ev_file ? 0 : -EBADF;
+}
+
+/**
+ * ib_uverbs_attr_async_file() - where a new object's async events go
+ * @attrs: the bundle of an ioctl creating it
+ * @idx: its EVENT_FD attribute (a RAW_FD)
+ * @ev_file: set to the event file the attribute names, or by default
+ *	the context's (NULL when it has none yet); referenced, put with
+ *	ib_uverbs_async_file_put()
+ *
+ * Return: 0, or the errno of a bad fd.
+ */
+int ib_uverbs_attr_async_file(const struct uverbs_attr_bundle *attrs,
+			      u16 idx,
+			      struct ib_uverbs_async_event_file **ev_file)
+{
+	int fd;
+
+	if (!uverbs_attr_is_valid(attrs, idx)) {
+		*ev_file = ib_uverbs_default_async_file(attrs->ufile);
+		if (*ev_file)
+			kref_get(&(*ev_file)->ref);
+		return 0;
+	}
+	if (uverbs_get_raw_fd(&fd, attrs, idx) || fd < 0)
+		return -EBADF;
+	return ib_uverbs_async_file_of_fd(attrs->ufile, fd, ev_file);
+}
+
 /*
  * Port and device events (ib_dispatch_event()): the element is the
  * port number, as stock reports it.
@@ -286,7 +391,30 @@ static void async_file_port_event(struct ib_event_handler *handler,
 }
 
 /**
- * ib_uverbs_async_file_create() - a new async event file
+ * ib_uverbs_async_file_alloc() - the queue of a new async event fd
+ * @ib_dev: the device whose port events it will report
+ *
+ * Return: the event file with one reference, for its creator; or NULL.
+ * Port events start with ib_uverbs_async_file_start().
+ */
+struct ib_uverbs_async_event_file *
+ib_uverbs_async_file_alloc(struct ib_device *ib_dev)
+{
+	struct ib_uverbs_async_event_file *ev_file;
+
+	ev_file = kzalloc(sizeof(*ev_file), GFP_KERNEL);
+	if (!ev_file)
+		return NULL;
+	kref_init(&ev_file->ref);
+	ib_uverbs_init_event_queue(&ev_file->ev_queue);
+	INIT_IB_EVENT_HANDLER(&ev_file->event_handler, ib_dev,
+			      async_file_port_event);
+	return ev_file;
+}
+
+/**
+ * ib_uverbs_async_file_create() - a new async event file of write()'s
+ *	GET_CONTEXT
  * @ib_dev: the device whose port events it will report
  * @filp: set to its file, which holds one reference
  *
@@ -298,13 +426,9 @@ ib_uverbs_async_file_create(struct ib_device *ib_dev, struct file **filp)
 {
 	struct ib_uverbs_async_event_file *ev_file;
 
-	ev_file = kzalloc(sizeof(*ev_file), GFP_KERNEL);
+	ev_file = ib_uverbs_async_file_alloc(ib_dev);
 	if (!ev_file)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&ev_file->ref);
-	ib_uverbs_init_event_queue(&ev_file->ev_queue);
-	INIT_IB_EVENT_HANDLER(&ev_file->event_handler, ib_dev,
-			      async_file_port_event);
 
 	*filp = anon_inode_getfile("[infinibandevent]", &async_event_fops,
 				   ev_file, O_RDONLY);
@@ -318,16 +442,90 @@ ib_uverbs_async_file_create(struct ib_device *ib_dev, struct file **filp)
 	return ev_file;
 }
 
+/* Both under the ucontext_lock of the uverbs file that made @ev_file. */
 void ib_uverbs_async_file_start(struct ib_uverbs_async_event_file *ev_file)
 {
 	ib_register_event_handler(&ev_file->event_handler);
+	ev_file->handler_registered = true;
 }
 
-/* Before the device goes: no port event is reported any more. */
+/*
+ * Before the device goes: no port event is reported any more.  Safe to
+ * repeat: the default async fd of the ioctl path is stopped both as a
+ * uobject and as the context's.
+ */
 void ib_uverbs_async_file_stop(struct ib_uverbs_async_event_file *ev_file)
 {
+	if (!ev_file || !ev_file->handler_registered)
+		return;
 	ib_unregister_event_handler(&ev_file->event_handler);
+	ev_file->handler_registered = false;
 }
+
+/*
+ * The async event fds of ASYNC_EVENT_ALLOC: fd uobjects
+ * (uverbs_async_event_object) reading their event file.
+ */
+
+static struct ib_uverbs_async_event_file *async_uobj_file(struct file *filp)
+{
+	struct ib_uobject *uobj = filp->private_data;
+
+	return container_of(uobj, struct ib_uverbs_async_event_uobj,
+			    uobj)->ev_file;
+}
+
+static ssize_t async_uobj_read(struct file *filp, char __user *buf,
+			       size_t count, loff_t *pos)
+{
+	return event_queue_read(&async_uobj_file(filp)->ev_queue, filp, buf,
+				count,
+				sizeof(struct ib_uverbs_async_event_desc));
+}
+
+static __poll_t async_uobj_poll(struct file *filp,
+				struct poll_table_struct *wait)
+{
+	return event_queue_poll(&async_uobj_file(filp)->ev_queue, filp, wait);
+}
+
+static int async_uobj_fasync(int fd, struct file *filp, int on)
+{
+	return fasync_helper(fd, filp, on,
+			     &async_uobj_file(filp)->ev_queue.async_queue);
+}
+
+/*
+ * Its port events stop here at the latest: a uobject aborted before
+ * commit is never destroyed.  What is queued goes; objects reporting
+ * to it keep the event file until they are destroyed.
+ */
+static int async_uobj_release(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_async_event_file *ev_file = async_uobj_file(filp);
+	struct ib_uobject *uobj = filp->private_data;
+	struct ib_uverbs_file *ufile = uobj->ufile;
+	int ret;
+
+	if (ev_file) {
+		mutex_lock(&ufile->ucontext_lock);
+		ib_uverbs_async_file_stop(ev_file);
+		mutex_unlock(&ufile->ucontext_lock);
+		event_queue_drain(&ev_file->ev_queue);
+	}
+	ret = uverbs_uobject_fd_release(inode, filp);
+	ib_uverbs_async_file_put(ev_file);
+	return ret;
+}
+
+const struct file_operations uverbs_async_event_fops = {
+	.owner = THIS_MODULE,
+	.read = async_uobj_read,
+	.poll = async_uobj_poll,
+	.fasync = async_uobj_fasync,
+	.release = async_uobj_release,
+	.llseek = no_llseek,
+};
 
 /* ---------------------------------------------------------------- */
 /* Object events                                                    */

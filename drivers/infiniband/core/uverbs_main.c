@@ -61,25 +61,27 @@ static void ucontext_free(struct ib_ucontext *ucontext, bool driver_owned)
 	kfree(ucontext);
 }
 
-struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
-				     struct ib_device *ib_dev, int *fd)
+/*
+ * The first half of GET_CONTEXT: a new context in @attrs->context, with
+ * ucontext_lock held on success until ucontext_publish() or
+ * ucontext_unwind().
+ */
+static int ucontext_begin(struct uverbs_attr_bundle *attrs,
+			  struct ib_device *ib_dev)
 {
 	struct ib_uverbs_file *file = attrs->ufile;
-	struct ib_uverbs_async_event_file *ev_file;
 	struct ib_ucontext *ucontext;
-	struct file *filp;
-	int ret;
 
 	mutex_lock(&file->ucontext_lock);
 	if (file->ucontext) {
-		ret = -EINVAL;
-		goto err_unlock;
+		mutex_unlock(&file->ucontext_lock);
+		return -EINVAL;
 	}
 
 	ucontext = rdma_zalloc_drv_obj(ib_dev, ib_ucontext);
 	if (!ucontext) {
-		ret = -ENOMEM;
-		goto err_unlock;
+		mutex_unlock(&file->ucontext_lock);
+		return -ENOMEM;
 	}
 	ucontext->device = ib_dev;
 	ucontext->ufile = file;
@@ -87,6 +89,44 @@ struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
 	rdma_restrack_new(&ucontext->res, RDMA_RESTRACK_CTX);
 	rdma_restrack_set_name(&ucontext->res, NULL);
 	attrs->context = ucontext;
+	return 0;
+}
+
+static void ucontext_unwind(struct uverbs_attr_bundle *attrs,
+			    bool driver_owned)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+
+	lockdep_assert_held(&file->ucontext_lock);
+
+	ucontext_free(attrs->context, driver_owned);
+	attrs->context = NULL;
+	mutex_unlock(&file->ucontext_lock);
+}
+
+static void ucontext_publish(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+
+	lockdep_assert_held(&file->ucontext_lock);
+
+	rdma_restrack_add(&attrs->context->res);
+	/* Pairs with ib_uverbs_get_ucontext_file(): readers see it set up. */
+	smp_store_release(&file->ucontext, attrs->context);
+	mutex_unlock(&file->ucontext_lock);
+}
+
+struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
+				     struct ib_device *ib_dev, int *fd)
+{
+	struct ib_uverbs_file *file = attrs->ufile;
+	struct ib_uverbs_async_event_file *ev_file;
+	struct file *filp;
+	int ret;
+
+	ret = ucontext_begin(attrs, ib_dev);
+	if (ret)
+		return ERR_PTR(ret);
 
 	*fd = get_unused_fd_flags(O_CLOEXEC);
 	if (*fd < 0) {
@@ -101,7 +141,7 @@ struct file *ib_uverbs_alloc_context(struct uverbs_attr_bundle *attrs,
 	}
 	file->async_file = ev_file;
 
-	ret = ib_dev->ops.alloc_ucontext(ucontext, &attrs->driver_udata);
+	ret = ib_dev->ops.alloc_ucontext(attrs->context, &attrs->driver_udata);
 	if (ret)
 		goto err_filp;
 
@@ -116,10 +156,7 @@ err_filp:
 err_fd:
 	put_unused_fd(*fd);
 err_ucontext:
-	attrs->context = NULL;
-	ucontext_free(ucontext, false);
-err_unlock:
-	mutex_unlock(&file->ucontext_lock);
+	ucontext_unwind(attrs, false);
 	return ERR_PTR(ret);
 }
 
@@ -127,7 +164,6 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 			     struct file *filp, int fd)
 {
 	struct ib_uverbs_file *file = attrs->ufile;
-	struct ib_ucontext *ucontext = attrs->context;
 
 	lockdep_assert_held(&file->ucontext_lock);
 
@@ -135,9 +171,7 @@ void ib_uverbs_abort_context(struct uverbs_attr_bundle *attrs,
 	file->async_file = NULL;
 	fput(filp);
 	put_unused_fd(fd);
-	attrs->context = NULL;
-	ucontext_free(ucontext, true);
-	mutex_unlock(&file->ucontext_lock);
+	ucontext_unwind(attrs, true);
 }
 
 void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
@@ -148,11 +182,32 @@ void ib_uverbs_commit_context(struct uverbs_attr_bundle *attrs,
 	lockdep_assert_held(&file->ucontext_lock);
 
 	ib_uverbs_async_file_start(file->async_file);
-	rdma_restrack_add(&attrs->context->res);
-	/* Pairs with ib_uverbs_get_ucontext_file(): readers see it set up. */
-	smp_store_release(&file->ucontext, attrs->context);
-	mutex_unlock(&file->ucontext_lock);
+	ucontext_publish(attrs);
 	fd_install(fd, filp);
+}
+
+int ib_uverbs_alloc_context_ioctl(struct uverbs_attr_bundle *attrs,
+				  struct ib_device *ib_dev)
+{
+	int ret;
+
+	ret = ucontext_begin(attrs, ib_dev);
+	if (ret)
+		return ret;
+	ret = ib_dev->ops.alloc_ucontext(attrs->context, &attrs->driver_udata);
+	if (ret)
+		ucontext_unwind(attrs, false);
+	return ret;
+}
+
+void ib_uverbs_abort_context_ioctl(struct uverbs_attr_bundle *attrs)
+{
+	ucontext_unwind(attrs, true);
+}
+
+void ib_uverbs_commit_context_ioctl(struct uverbs_attr_bundle *attrs)
+{
+	ucontext_publish(attrs);
 }
 
 /**
@@ -193,6 +248,7 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 	if (ucontext) {
 		struct ib_device *ib_dev = ucontext->device;
 
+		/* The ioctl path may have made none. */
 		ib_uverbs_async_file_stop(file->async_file);
 		/*
 		 * The driver first revokes what userspace still maps of the

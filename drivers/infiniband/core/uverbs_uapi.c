@@ -31,6 +31,11 @@
 static const struct uapi_definition uverbs_core_api[] = {
 	UAPI_DEF_CHAIN(uverbs_def_obj_device),
 	UAPI_DEF_CHAIN(uverbs_def_obj_destroy),
+	UAPI_DEF_CHAIN(uverbs_def_obj_context),
+	UAPI_DEF_CHAIN(uverbs_def_obj_async_fd),
+	UAPI_DEF_CHAIN(uverbs_def_obj_cq),
+	UAPI_DEF_CHAIN(uverbs_def_obj_qp),
+	UAPI_DEF_CHAIN(uverbs_def_obj_srq),
 	{},
 };
 
@@ -48,6 +53,7 @@ static const struct uverbs_api_object *const uverbs_core_objects[] = {
 	[UVERBS_OBJECT_AH] = &uverbs_ah_object,
 	[UVERBS_OBJECT_MR] = &uverbs_mr_object,
 	[UVERBS_OBJECT_MW] = &uverbs_mw_object,
+	[UVERBS_OBJECT_ASYNC_EVENT] = &uverbs_async_event_object,
 };
 
 static const struct uverbs_api_object *uapi_object_type(u16 object_id)

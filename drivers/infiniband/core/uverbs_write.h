@@ -61,6 +61,25 @@ UVERBS_WRITE_HANDLER(ib_uverbs_dereg_mr);
 UVERBS_WRITE_HANDLER(ib_uverbs_alloc_mw);
 UVERBS_WRITE_HANDLER(ib_uverbs_dealloc_mw);
 
+/*
+ * What CREATE_CQ asks, from either transport.  @comp_channel is claimed
+ * for reading by the caller until uverbs_create_cq() returns.
+ */
+struct uverbs_cq_create_params {
+	u64 user_handle;
+	u32 cqe;
+	u32 comp_vector;
+	/* IB_UVERBS_CQ_FLAGS_*, for the driver to accept or refuse. */
+	u32 flags;
+	struct ib_uobject *comp_channel;
+	/* Where its async events go (referenced by the CQ). */
+	struct ib_uverbs_async_event_file *event_file;
+};
+
+int uverbs_create_cq(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev, struct ib_ucq_object *ucq,
+		     const struct uverbs_cq_create_params *params);
+
 /* uverbs_cmd_cq.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_create_comp_channel);
 UVERBS_WRITE_HANDLER(ib_uverbs_create_cq);
@@ -69,6 +88,31 @@ UVERBS_WRITE_HANDLER(ib_uverbs_resize_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_destroy_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_req_notify_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_poll_cq);
+
+/*
+ * What CREATE_QP asks, from either transport.  The objects are claimed
+ * for reading by the caller until uverbs_create_qp() returns; @recv_cq
+ * is unused for an XRC initiator.
+ */
+struct uverbs_qp_create_params {
+	u64 user_handle;
+	enum ib_qp_type qp_type;
+	/* IB_QP_CREATE_* */
+	u32 create_flags;
+	u32 source_qpn;
+	bool sq_sig_all;
+	struct ib_qp_cap cap;
+	struct ib_uobject *pd;
+	struct ib_uobject *send_cq;
+	struct ib_uobject *recv_cq;
+	struct ib_uobject *srq;
+	/* Where its async events go (referenced by the QP). */
+	struct ib_uverbs_async_event_file *event_file;
+};
+
+int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
+		     struct ib_device *ib_dev, struct ib_uqp_object *uqp,
+		     struct uverbs_qp_create_params *params);
 
 /* uverbs_cmd_qp.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_create_qp);
@@ -84,6 +128,22 @@ UVERBS_WRITE_HANDLER(ib_uverbs_detach_mcast);
 UVERBS_WRITE_HANDLER(ib_uverbs_post_send);
 UVERBS_WRITE_HANDLER(ib_uverbs_post_recv);
 UVERBS_WRITE_HANDLER(ib_uverbs_post_srq_recv);
+
+/*
+ * What CREATE_SRQ asks (a basic SRQ), from either transport.  @pd is
+ * claimed for reading by the caller until uverbs_create_srq() returns.
+ */
+struct uverbs_srq_create_params {
+	u64 user_handle;
+	struct ib_srq_attr attr;
+	struct ib_uobject *pd;
+	/* Where its async events go (referenced by the SRQ). */
+	struct ib_uverbs_async_event_file *event_file;
+};
+
+int uverbs_create_srq(struct uverbs_attr_bundle *attrs,
+		      struct ib_device *ib_dev, struct ib_usrq_object *usrq,
+		      struct uverbs_srq_create_params *params);
 
 /* uverbs_cmd_srq.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_create_srq);
