@@ -328,6 +328,10 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 			size_t count, loff_t *pos);
 int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 			struct ib_device *ib_dev, u32 command);
+/* The QUERY_PORT answer both transports give, from @attr. */
+void uverbs_copy_port_attr(struct ib_device *ib_dev, u32 port_num,
+			   const struct ib_port_attr *attr,
+			   struct ib_uverbs_query_port_resp *resp);
 
 /* uverbs_ioctl.c */
 

@@ -264,9 +264,9 @@ static u32 uverbs_port_cap_flags(const struct ib_port_attr *attr)
 	return flags;
 }
 
-static void copy_port_attr(struct ib_device *ib_dev, u32 port_num,
-			   struct ib_uverbs_query_port_resp *resp,
-			   const struct ib_port_attr *attr)
+void uverbs_copy_port_attr(struct ib_device *ib_dev, u32 port_num,
+			   const struct ib_port_attr *attr,
+			   struct ib_uverbs_query_port_resp *resp)
 {
 	resp->state = attr->state;
 	resp->max_mtu = attr->max_mtu;
@@ -309,7 +309,7 @@ static int ib_uverbs_query_port(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	copy_port_attr(ib_dev, cmd.port_num, &resp, &attr);
+	uverbs_copy_port_attr(ib_dev, cmd.port_num, &attr, &resp);
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 

@@ -80,51 +80,6 @@ uverbs_context_device(const struct uverbs_attr_bundle *attrs)
 	return ucontext->device;
 }
 
-/*
- * IBA CapabilityMask bit 26 reaches userspace as "IP based GIDs", taken
- * from attr->ip_gids; every other bit passes through.
- */
-static u32 uverbs_port_cap_flags(const struct ib_port_attr *attr)
-{
-	u32 flags = attr->port_cap_flags & ~(u32)IB_UVERBS_PCF_IP_BASED_GIDS;
-
-	if (attr->ip_gids)
-		flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
-	return flags;
-}
-
-static void copy_port_attr(struct ib_device *ib_dev, u32 port_num,
-			   const struct ib_port_attr *attr,
-			   struct ib_uverbs_query_port_resp_ex *resp)
-{
-	struct ib_uverbs_query_port_resp *base = &resp->legacy_resp;
-
-	base->state = attr->state;
-	base->max_mtu = attr->max_mtu;
-	base->active_mtu = attr->active_mtu;
-	base->gid_tbl_len = attr->gid_tbl_len;
-	base->port_cap_flags = uverbs_port_cap_flags(attr);
-	base->max_msg_sz = attr->max_msg_sz;
-	base->bad_pkey_cntr = attr->bad_pkey_cntr;
-	base->qkey_viol_cntr = attr->qkey_viol_cntr;
-	base->pkey_tbl_len = attr->pkey_tbl_len;
-	/* 16-bit LIDs only; OPA's 32-bit ones do not fit this ABI. */
-	base->lid = (u16)attr->lid;
-	base->sm_lid = (u16)attr->sm_lid;
-	base->lmc = attr->lmc;
-	base->max_vl_num = attr->max_vl_num;
-	base->sm_sl = attr->sm_sl;
-	base->subnet_timeout = attr->subnet_timeout;
-	base->init_type_reply = attr->init_type_reply;
-	base->active_width = attr->active_width;
-	base->active_speed = attr->active_speed;
-	base->phys_state = attr->phys_state;
-	base->link_layer = rdma_port_get_link_layer(ib_dev, port_num);
-	if (rdma_is_grh_required(ib_dev, port_num))
-		base->flags |= IB_UVERBS_QPF_GRH_REQUIRED;
-	resp->port_cap_flags2 = attr->port_cap_flags2;
-}
-
 static int UVERBS_HANDLER(UVERBS_METHOD_QUERY_PORT)(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_query_port_resp_ex resp = {};
@@ -148,7 +103,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_QUERY_PORT)(struct uverbs_attr_bundle *a
 	if (ret)
 		return ret;
 
-	copy_port_attr(ib_dev, port_num, &attr, &resp);
+	uverbs_copy_port_attr(ib_dev, port_num, &attr, &resp.legacy_resp);
+	resp.port_cap_flags2 = attr.port_cap_flags2;
 	return uverbs_copy_to_struct_or_zero(attrs, UVERBS_ATTR_QUERY_PORT_RESP,
 					     &resp, sizeof(resp));
 }
