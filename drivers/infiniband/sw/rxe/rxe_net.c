@@ -16,6 +16,7 @@
 #include <net/udp_tunnel.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_net.h"
 
 /* Any non-zero encap type makes UDP hand packets to encap_rcv. */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The protocol engine's parts and what each offers the others.  The
+ * roles are those of IBTA vol. 1 chapter 9:
+ *
+ *   wire	rxe_opcode.c	the opcode table
+ *		rxe_icrc.c	ICRC generation and check
+ *		rxe_net.c	UDP sockets per network namespace, routes,
+ *				building and sending packets, loopback
+ *		rxe_recv.c	validation and dispatch of received packets
+ *   engine	rxe_req.c	requester: send WQEs to request packets
+ *		rxe_resp.c	responder: requests to memory, receive
+ *				completions and responses
+ *		rxe_comp.c	completer: responses to send completions,
+ *				retransmission
+ *		rxe_qp.c	QP lifetime under traffic, posting
+ *   memory	rxe_mr.c	keys, copies to and from MRs, atomics,
+ *		rxe_mw.c	fast registration, invalidation, MW binding
+ *
+ * Rules every part keeps:
+ *
+ * - Nothing in a user-mapped queue is trusted or read twice: a WQE is
+ *   copied out of the shared ring once, validated in kernel memory, and
+ *   only that copy is used afterwards.
+ * - A packet names memory only through a key that has been resolved and
+ *   checked (PD, access, bounds with overflow) by the memory part;
+ *   nothing else turns a wire address into a pointer.
+ * - A received packet holds a reference on its QP (pkt->qp) while it is
+ *   queued; QP destruction unpublishes the QP number first, stops new
+ *   work, and waits for every reference before the memory goes.
+ * - Errors are negative errnos inside the engine; what they become on
+ *   the wire (NAK codes) or in a completion (ib_wc_status) is decided
+ *   once, by the part that answers.
+ */
+#ifndef RXE_ENGINE_H
+#define RXE_ENGINE_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+#include "rxe_hdr.h"
+
+struct rxe_dev;
+struct rxe_qp;
+struct rxe_pd;
+struct rxe_mr;
+struct rxe_av;
+struct rxe_send_wqe;
+struct rxe_dma_info;
+
+/* ---- wire: rxe_icrc.c ---- */
+
+/* The ICRC of a packet whose headers are complete (IPv4 or IPv6). */
+u32 rxe_icrc(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
+/* 0, or -EINVAL when the ICRC at the end of the packet is wrong. */
+int rxe_icrc_check(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
+
+/* ---- wire: rxe_net.c (and rxe_net.h: sockets, notifier) ---- */
+
+/*
+ * A packet for @qp to the destination @av, with room for @paylen bytes
+ * from the BTH through the ICRC (headers, payload, pad, ICRC).  Fills
+ * pkt->{rxe,qp,hdr,paylen,port_num}; the caller writes opcode, mask, psn
+ * and the headers.  NULL when out of memory.
+ */
+struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
+				int paylen, struct rxe_pkt_info *pkt);
+
+/*
+ * Completes the IP/UDP headers and the ICRC and sends the packet; a
+ * packet for a GID of this host is delivered to rxe_rcv() without
+ * touching the network (and without computing the ICRC).  Consumes the
+ * skb in every case and counts sent_pkts.  -EAGAIN when the netdev's
+ * queue refused it: the caller may retry later.
+ */
+int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
+		    struct sk_buff *skb);
+
+/* ---- wire: rxe_recv.c ---- */
+
+/*
+ * Entry of every received packet, in softirq context (or the sender's
+ * context for loopback).  Validates it (lengths against the opcode,
+ * ICRC unless loopback, QP, transport, P_Key, Q_Key, PSN not at all:
+ * that is the receiver's role), counts rcvd_pkts, and hands it, with a
+ * QP reference, to rxe_resp_queue_pkt() or rxe_comp_queue_pkt();
+ * multicast packets to a clone per attached QP.  Consumes the skb.
+ */
+void rxe_rcv(struct sk_buff *skb);
+
+/* ---- engine: rxe_qp.c ---- */
+
+/* A referenced QP by number, or NULL (no such QP, or being destroyed). */
+struct rxe_qp *rxe_qp_lookup(struct rxe_dev *rxe, u32 qpn);
+void rxe_qp_get(struct rxe_qp *qp);
+void rxe_qp_put(struct rxe_qp *qp);
+
+/* ---- engine: rxe_resp.c, rxe_comp.c ---- */
+
+/* Take ownership of a validated packet and of its QP reference. */
+void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_comp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb);
+
+/* ---- memory: rxe_mr.c, rxe_mw.c ---- */
+
+enum rxe_copy_dir {
+	RXE_TO_MR,	/* from a kernel buffer into the MR */
+	RXE_FROM_MR,	/* from the MR into a kernel buffer */
+};
+
+/*
+ * A referenced MR for a local key of @pd allowing @access (IB_ACCESS_*
+ * flags the use needs; 0 for a local read).  ERR_PTR(-EINVAL) for a bad
+ * key, -EACCES for insufficient access.
+ */
+struct rxe_mr *rxe_mr_lookup_lkey(struct rxe_pd *pd, u32 lkey, int access);
+
+/*
+ * Resolves a remote key of a request to @qp for [@va, @va + @len): an MR
+ * of the QP's PD, or a memory window bound to that PD (type 2: to that
+ * QP), allowing @access (IB_ACCESS_REMOTE_*), the range inside it
+ * without overflow.  A referenced MR (for a window, the MR beneath it)
+ * or ERR_PTR: -EINVAL bad key or state, -EACCES access, -ERANGE bounds.
+ */
+struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+				int access);
+
+void rxe_mr_get(struct rxe_mr *mr);
+void rxe_mr_put(struct rxe_mr *mr);
+
+/* Copies within a resolved range of @mr; 0 or -EFAULT. */
+int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
+		enum rxe_copy_dir dir);
+
+/*
+ * Copies through the scatter list of a WQE (its kernel copy), resuming
+ * where @dma stands and advancing it; lkeys are resolved in @pd with
+ * @access.  -EINVAL/-EACCES for a bad SGE key, -ENOSPC past the list.
+ */
+int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
+		 void *addr, u32 len, enum rxe_copy_dir dir);
+
+/*
+ * The 8-byte atomic of @opcode (IB_OPCODE_COMPARE_SWAP or FETCH_ADD at
+ * the responder) at @iova of @mr; the original value into @orig.
+ * -EINVAL when @iova is not 8-byte aligned.
+ */
+int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
+		  u64 swap_add, u64 *orig);
+
+/* Send-queue operations on memory, executed in WQE order. */
+int rxe_mr_fast_reg(struct rxe_qp *qp, const struct rxe_send_wqe *wqe);
+int rxe_invalidate_key(struct rxe_qp *qp, u32 key, bool remote);
+int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe);
+
+#endif /* RXE_ENGINE_H */
