@@ -118,8 +118,9 @@ static int umem_pin_pages(struct ib_umem *umem, unsigned long npages,
  * @device: the device that will access the memory
  * @addr: user virtual address of the range
  * @size: length of the range in bytes
- * @access: IB_ACCESS_* flags; the pages are pinned writable when the
- *	device may write them (ib_access_writable())
+ * @access: IB_ACCESS_* flags; the umem is writable, and its pages are
+ *	marked dirty on release, when the device may write them
+ *	(ib_access_writable())
  *
  * Return: the umem, or ERR_PTR(): -EINVAL for an empty range or one that
  * wraps around the address space, -EOPNOTSUPP for IB_ACCESS_ON_DEMAND,
@@ -131,7 +132,7 @@ static int umem_pin_pages(struct ib_umem *umem, unsigned long npages,
 struct ib_umem *ib_umem_get(struct ib_device *device, unsigned long addr,
 			    size_t size, int access)
 {
-	unsigned int gup_flags = FOLL_LONGTERM;
+	unsigned int gup_flags = FOLL_LONGTERM | FOLL_WRITE;
 	struct ib_umem *umem;
 	unsigned long npages;
 	unsigned long end;
@@ -162,13 +163,19 @@ struct ib_umem *ib_umem_get(struct ib_device *device, unsigned long addr,
 		goto err_mm;
 
 	/*
-	 * A read-only pin is forced as on the 6.1 stock kernel, so that a
-	 * read-only MR may cover memory the process cannot currently write
-	 * (e.g. a private mapping not yet written to).
+	 * Every pin is a write pin, as on the 6.1 stock kernel: 6.1 does not
+	 * break COW for a read-only long-term pin of a page that is not
+	 * anonymous, so one would take whatever the page table maps now (the
+	 * shared zero page of memory never written, the page cache of a
+	 * private file mapping) and the device would keep reading it after
+	 * the process has written its own copy.  A write fault gives the
+	 * process its own page first, so the pinned page is the one it goes
+	 * on using.  FOLL_FORCE lets a read-only umem pin memory the process
+	 * may not write (a PROT_READ private mapping) the way ptrace does: a
+	 * private copy, never a write to a shared mapping (GUP refuses that
+	 * with -EFAULT).
 	 */
-	if (umem->writable)
-		gup_flags |= FOLL_WRITE;
-	else
+	if (!umem->writable)
 		gup_flags |= FOLL_FORCE;
 
 	ret = umem_pin_pages(umem, npages, gup_flags);
