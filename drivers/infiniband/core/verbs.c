@@ -12,12 +12,17 @@
  * object the new one uses (a QP: its PD, send CQ, receive CQ and SRQ, one
  * per role even when both CQs are the same; an SRQ: its PD, and its CQ
  * for types that have one; an MR, MW or AH: its PD) and adds it to
- * restrack.  The *_user() destroy calls below undo exactly that once the
- * driver's destroy op succeeded, and free what the creator allocated (an
- * MR is freed by the driver's dereg_mr).  When the driver fails nothing
- * is changed and its errno is returned.  Refusing to destroy an object
- * still in use is the caller's business; the checks here only protect
- * the core's own invariants.
+ * restrack.  The *_user() destroy calls below undo exactly that, in the
+ * reverse order: the object leaves restrack first (unpublished, readers
+ * waited for), then the driver destroys it, and only then are the usecnts
+ * on its parents dropped.  nldev, holding a published object, reads its
+ * parents (a QP's PD id) and asks the driver about it (query_qp,
+ * fill_res_*): a parent must not be freeable, nor the object destroyed,
+ * while it is published.  They free what the creator allocated (an MR is
+ * freed by the driver's dereg_mr).  When the driver fails the object is
+ * published again, nothing else is changed and its errno is returned.
+ * Refusing to destroy an object still in use is the caller's business;
+ * the checks here only protect the core's own invariants.
  */
 #include <linux/errno.h>
 #include <linux/hash.h>
@@ -745,9 +750,13 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	if (qp->real_qp != qp)
 		return -EOPNOTSUPP;
 
+	rdma_restrack_unpublish(&qp->res);
 	ret = qp->device->ops.destroy_qp(qp, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&qp->res);
 		return ret;
+	}
+	rdma_restrack_del(&qp->res);
 
 	if (alt_sgid_attr)
 		rdma_put_gid_attr(alt_sgid_attr);
@@ -763,7 +772,6 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		atomic_dec(&srq->usecnt);
 	if (ind_tbl)
 		atomic_dec(&ind_tbl->usecnt);
-	rdma_restrack_del(&qp->res);
 	kfree(qp);
 	return 0;
 }
@@ -877,9 +885,12 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 	if (atomic_read(&cq->usecnt))
 		return -EBUSY;
 
+	rdma_restrack_unpublish(&cq->res);
 	ret = cq->device->ops.destroy_cq(cq, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&cq->res);
 		return ret;
+	}
 
 	rdma_restrack_del(&cq->res);
 	kfree(cq);
@@ -912,16 +923,19 @@ int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 	if (ib_srq_has_cq(type))
 		cq = srq->ext.cq;
 
+	rdma_restrack_unpublish(&srq->res);
 	ret = srq->device->ops.destroy_srq(srq, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&srq->res);
 		return ret;
+	}
+	rdma_restrack_del(&srq->res);
 
 	atomic_dec(&pd->usecnt);
 	if (xrcd)
 		atomic_dec(&xrcd->usecnt);
 	if (cq)
 		atomic_dec(&cq->usecnt);
-	rdma_restrack_del(&srq->res);
 	kfree(srq);
 	return 0;
 }
@@ -933,22 +947,28 @@ EXPORT_SYMBOL(ib_destroy_srq_user);
  * @udata: the user's command, or NULL for a kernel MR
  *
  * The MR leaves restrack first, as it is gone once the driver succeeds;
- * when the driver fails (e.g. memory windows still bound) it stays
- * usable but is no longer listed.
+ * when the driver fails (e.g. memory windows still bound) it is listed
+ * again, under the same id.
  *
  * Return: 0 or the driver's error.
  */
 int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 {
 	struct ib_sig_attrs *sig_attrs = mr->sig_attrs;
+	struct rdma_restrack_leftover left;
 	struct ib_pd *pd = mr->pd;
 	struct ib_dm *dm = mr->dm;
 	int ret;
 
-	rdma_restrack_del(&mr->res);
+	rdma_restrack_unpublish(&mr->res);
+	/* The driver frees the MR with its entry. */
+	rdma_restrack_leftover(&mr->res, &left);
 	ret = mr->device->ops.dereg_mr(mr, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&mr->res);
 		return ret;
+	}
+	rdma_restrack_free_leftover(&left);
 
 	atomic_dec(&pd->usecnt);
 	if (dm)
@@ -969,9 +989,12 @@ int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	int ret;
 
+	rdma_restrack_unpublish(&pd->res);
 	ret = pd->device->ops.dealloc_pd(pd, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&pd->res);
 		return ret;
+	}
 
 	rdma_restrack_del(&pd->res);
 	kfree(pd);
