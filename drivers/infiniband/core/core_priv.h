@@ -186,6 +186,12 @@ int rdma_resolve_roce_dmac(struct ib_device *device,
 			   struct rdma_ah_attr *ah_attr);
 
 /* ---------------------------------------------------------------- */
+/* verbs.c                                                            */
+
+/* From the module init, before any device exists: the QP modify locks. */
+void __init ib_verbs_init(void);
+
+/* ---------------------------------------------------------------- */
 /* restrack.c                                                         */
 
 /* From _ib_alloc_device() / the device release. */
@@ -207,6 +213,29 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 			       const struct rdma_restrack_entry *parent);
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/*
+ * For the *_user() destroys (verbs.c): unpublish() hides the object and
+ * waits for readers, before the driver destroys it; republish() shows it
+ * again when the driver refused; del() then frees the id.
+ */
+void rdma_restrack_unpublish(struct rdma_restrack_entry *res);
+void rdma_restrack_republish(struct rdma_restrack_entry *res);
+
+/*
+ * What rdma_restrack_del() still frees of an unpublished entry, for an
+ * object its driver frees together with the entry (an MR): taken before
+ * the destroy, freed after it succeeded.
+ */
+struct rdma_restrack_leftover {
+	struct xarray *xa;		/* holding the reserved id, or NULL */
+	u32 id;
+	struct task_struct *task;	/* the owner's reference, or NULL */
+};
+
+void rdma_restrack_leftover(struct rdma_restrack_entry *res,
+			    struct rdma_restrack_leftover *left);
+void rdma_restrack_free_leftover(struct rdma_restrack_leftover *left);
 
 /* For nldev: names ("pd", "qp", ...) and iteration. */
 const char *rdma_restrack_type_name(enum rdma_restrack_type type);

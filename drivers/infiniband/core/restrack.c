@@ -10,11 +10,21 @@
  *	rdma_restrack_set_name()	owner: the calling task or a kernel name
  *	rdma_restrack_add()		id reserved, then the entry published
  *	rdma_restrack_get/put()		readers pin a published entry
+ *	rdma_restrack_unpublish()	hidden, readers waited for, id kept
+ *	rdma_restrack_republish()	visible again (the destroy failed)
  *	rdma_restrack_del()		unpublished, then waits for the readers
  *
  * An entry is visible to readers only once the object is complete, and
- * after rdma_restrack_del() returns no reader can hold it any more, so the
- * object may be freed.
+ * after rdma_restrack_unpublish() or rdma_restrack_del() returns no reader
+ * can hold it any more.  Readers (nldev) look at the object, at the
+ * parents it uses (its PD, CQ ...) and into the driver (query_qp,
+ * fill_res_*): an object is unpublished before the driver destroys it,
+ * and its parents are let go only after that, so whatever a reader can
+ * reach is alive while the reader holds the entry.
+ *
+ * The table's own reference is the kref's initial one: an entry whose
+ * kref reads zero while still valid is unpublished (only its destroyer
+ * can be looking at it then).
  */
 #include <linux/module.h>
 #include <linux/sched/task.h>
@@ -342,35 +352,126 @@ int rdma_restrack_put(struct rdma_restrack_entry *res)
 }
 EXPORT_SYMBOL(rdma_restrack_put);
 
+static struct rdma_restrack_root *
+rdma_restrack_root(struct rdma_restrack_entry *res)
+{
+	return &rdma_restrack_dev(res)->res[res->type];
+}
+
 /**
- * rdma_restrack_del() - stop tracking an object before it is destroyed
+ * rdma_restrack_unpublish() - hide an object from readers before its destroy
  * @res: its entry
  *
- * Unpublishes the entry, then waits until no reader holds it.
+ * The entry leaves the walks and lookups, but its id stays reserved, so
+ * rdma_restrack_republish() can show it again under the same id.  Returns
+ * once no reader holds it.  The owner task stays attached.  Nothing for
+ * an entry that is not published.
+ */
+void rdma_restrack_unpublish(struct rdma_restrack_entry *res)
+{
+	struct rdma_restrack_root *rt;
+	struct task_struct *task;
+
+	if (!res->valid || !kref_read(&res->kref))
+		return;
+
+	if (!res->no_track) {
+		rt = rdma_restrack_root(res);
+		/* NULL in an allocating xarray: a zero entry, the id kept. */
+		xa_lock(&rt->xa);
+		__xa_store(&rt->xa, res->id, NULL, GFP_ATOMIC);
+		xa_unlock(&rt->xa);
+	}
+
+	/* The release drops the owner; keep it for a republish. */
+	task = res->task;
+	if (task)
+		get_task_struct(task);
+	rdma_restrack_put(res);
+	wait_for_completion(&res->comp);
+	res->task = task;
+}
+
+/**
+ * rdma_restrack_republish() - show an unpublished object again
+ * @res: its entry, after rdma_restrack_unpublish()
+ *
+ * For a destroy the driver refused: the object lives on, as it was.
+ */
+void rdma_restrack_republish(struct rdma_restrack_entry *res)
+{
+	struct rdma_restrack_root *rt;
+
+	if (!res->valid || kref_read(&res->kref))
+		return;
+
+	kref_init(&res->kref);
+	reinit_completion(&res->comp);
+	if (res->no_track)
+		return;
+
+	rt = rdma_restrack_root(res);
+	/* The id is still reserved: this store cannot fail. */
+	xa_lock(&rt->xa);
+	__xa_store(&rt->xa, res->id, res, GFP_ATOMIC);
+	if (rdma_restrack_is_driver_detail(res))
+		__xa_set_mark(&rt->xa, res->id, RESTRACK_DD);
+	xa_unlock(&rt->xa);
+}
+
+/**
+ * rdma_restrack_leftover() - what an unpublished entry still holds
+ * @res: the entry, after rdma_restrack_unpublish()
+ * @left: filled in: its reserved id and owner
+ *
+ * For an object whose destroy frees it with its entry (an MR's
+ * dereg_mr): rdma_restrack_free_leftover() then does the rest of
+ * rdma_restrack_del() from @left.  @res itself is not changed, so a failed
+ * destroy can still republish it.
+ */
+void rdma_restrack_leftover(struct rdma_restrack_entry *res,
+			    struct rdma_restrack_leftover *left)
+{
+	left->xa = NULL;
+	left->id = res->id;
+	left->task = res->task;
+	if (res->valid && !res->no_track)
+		left->xa = &rdma_restrack_root(res)->xa;
+}
+
+/**
+ * rdma_restrack_free_leftover() - free an entry whose object is gone
+ * @left: from rdma_restrack_leftover()
+ */
+void rdma_restrack_free_leftover(struct rdma_restrack_leftover *left)
+{
+	if (left->xa)
+		xa_erase(left->xa, left->id);
+	if (left->task)
+		put_task_struct(left->task);
+}
+
+/**
+ * rdma_restrack_del() - stop tracking an object
+ * @res: its entry, published or already unpublished
+ *
+ * Unpublishes the entry if it still is, waits until no reader holds it,
+ * then frees its id.
  */
 void rdma_restrack_del(struct rdma_restrack_entry *res)
 {
-	struct rdma_restrack_root *rt;
-	struct ib_device *dev;
-
-	if (!res->valid) {
-		/* Never published: nobody else can hold it. */
-		if (res->task) {
-			put_task_struct(res->task);
-			res->task = NULL;
-		}
-		return;
+	if (res->valid) {
+		rdma_restrack_unpublish(res);
+		if (!res->no_track)
+			xa_erase(&rdma_restrack_root(res)->xa, res->id);
+		res->valid = false;
 	}
 
-	if (!res->no_track) {
-		dev = rdma_restrack_dev(res);
-		rt = &dev->res[res->type];
-		xa_erase(&rt->xa, res->id);
+	/* Nobody else can hold the entry now. */
+	if (res->task) {
+		put_task_struct(res->task);
+		res->task = NULL;
 	}
-
-	res->valid = false;
-	rdma_restrack_put(res);
-	wait_for_completion(&res->comp);
 }
 EXPORT_SYMBOL(rdma_restrack_del);
 

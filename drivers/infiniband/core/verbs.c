@@ -12,14 +12,21 @@
  * object the new one uses (a QP: its PD, send CQ, receive CQ and SRQ, one
  * per role even when both CQs are the same; an SRQ: its PD, and its CQ
  * for types that have one; an MR, MW or AH: its PD) and adds it to
- * restrack.  The *_user() destroy calls below undo exactly that once the
- * driver's destroy op succeeded, and free what the creator allocated (an
- * MR is freed by the driver's dereg_mr).  When the driver fails nothing
- * is changed and its errno is returned.  Refusing to destroy an object
- * still in use is the caller's business; the checks here only protect
- * the core's own invariants.
+ * restrack.  The *_user() destroy calls below undo exactly that, in the
+ * reverse order: the object leaves restrack first (unpublished, readers
+ * waited for), then the driver destroys it, and only then are the usecnts
+ * on its parents dropped.  nldev, holding a published object, reads its
+ * parents (a QP's PD id) and asks the driver about it (query_qp,
+ * fill_res_*): a parent must not be freeable, nor the object destroyed,
+ * while it is published.  They free what the creator allocated (an MR is
+ * freed by the driver's dereg_mr).  When the driver fails the object is
+ * published again, nothing else is changed and its errno is returned.
+ * Refusing to destroy an object still in use is the caller's business;
+ * the checks here only protect the core's own invariants.
  */
 #include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -531,6 +538,66 @@ static void mask_psns(struct ib_qp_attr *attr, int attr_mask)
 }
 
 /*
+ * Serialisation of the modifies that replace a QP's path references.
+ *
+ * qp->av_sgid_attr and qp->alt_path_sgid_attr each hold one reference to
+ * the GID entry the driver was last given for that path; a modify with
+ * IB_QP_AV or IB_QP_ALT_PATH puts the old one and holds the new one.  Two
+ * such modifies of one QP may run at once (ib_uverbs holds the QP shared
+ * for MODIFY_QP, kernel ULPs call ib_modify_qp() as they like): unordered,
+ * both would put the same old entry, dropping a reference they do not
+ * own and freeing a GID entry the table still uses, and the reference
+ * kept could differ from the path the driver applied last.  So the
+ * driver's modify and the swap run under a lock of the QP, taken from a
+ * hashed table because struct ib_qp has no room for one (its layout is
+ * the kernel's).  QP_PATH_MASK lists the attributes that take it:
+ * IB_QP_PORT because qp->port is written with them.  Modifies without
+ * these (to ERR, say) touch nothing the lock protects and are not
+ * serialised, as on stock: the driver orders its own state.  Destroy
+ * reads the references unlocked: it excludes modifies by itself
+ * (ib_uverbs holds the QP exclusive; a kernel owner does not modify what
+ * it destroys).
+ */
+#define QP_PATH_MASK	(IB_QP_AV | IB_QP_ALT_PATH | IB_QP_PORT)
+#define QP_MODIFY_LOCK_BITS	6
+
+/* Initialised once at module load, by ib_verbs_init(). */
+static struct mutex qp_modify_locks[1 << QP_MODIFY_LOCK_BITS];
+
+void __init ib_verbs_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(qp_modify_locks); i++)
+		mutex_init(&qp_modify_locks[i]);
+}
+
+static struct mutex *qp_modify_lock(const struct ib_qp *qp)
+{
+	return &qp_modify_locks[hash_ptr(qp, QP_MODIFY_LOCK_BITS)];
+}
+
+/* Under qp_modify_lock(@qp): @attr's paths become the QP's references. */
+static void qp_swap_path_refs(struct ib_qp *qp, struct ib_qp_attr *attr,
+			      int attr_mask)
+{
+	lockdep_assert_held(qp_modify_lock(qp));
+
+	if (attr_mask & IB_QP_PORT)
+		qp->port = attr->port_num;
+	if (attr_mask & IB_QP_AV) {
+		if (qp->av_sgid_attr)
+			rdma_put_gid_attr(qp->av_sgid_attr);
+		qp->av_sgid_attr = hold_sgid_attr(&attr->ah_attr);
+	}
+	if (attr_mask & IB_QP_ALT_PATH) {
+		if (qp->alt_path_sgid_attr)
+			rdma_put_gid_attr(qp->alt_path_sgid_attr);
+		qp->alt_path_sgid_attr = hold_sgid_attr(&attr->alt_ah_attr);
+	}
+}
+
+/*
  * Modify @qp: the source GID references of the primary (and alternate)
  * path go into the attributes for the driver and, on success, into the
  * QP (av_sgid_attr, alt_path_sgid_attr) in place of the old ones.  A user
@@ -543,6 +610,7 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	u32 port = (attr_mask & IB_QP_PORT) ? attr->port_num : qp->port;
 	struct ib_device *device = qp->device;
 	const struct ib_gid_attr *saved_av = NULL, *saved_alt = NULL;
+	struct mutex *lock = NULL;
 	int ret;
 
 	if (!device->ops.modify_qp)
@@ -578,22 +646,15 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	if (rdma_is_port_valid(device, port) && rdma_ib_or_roce(device, port))
 		mask_psns(attr, attr_mask);
 
+	if (attr_mask & QP_PATH_MASK) {
+		lock = qp_modify_lock(qp);
+		mutex_lock(lock);
+	}
 	ret = device->ops.modify_qp(qp->real_qp, attr, attr_mask, udata);
-	if (ret)
-		goto out;
-
-	if (attr_mask & IB_QP_PORT)
-		qp->port = attr->port_num;
-	if (attr_mask & IB_QP_AV) {
-		if (qp->av_sgid_attr)
-			rdma_put_gid_attr(qp->av_sgid_attr);
-		qp->av_sgid_attr = hold_sgid_attr(&attr->ah_attr);
-	}
-	if (attr_mask & IB_QP_ALT_PATH) {
-		if (qp->alt_path_sgid_attr)
-			rdma_put_gid_attr(qp->alt_path_sgid_attr);
-		qp->alt_path_sgid_attr = hold_sgid_attr(&attr->alt_ah_attr);
-	}
+	if (!ret && lock)
+		qp_swap_path_refs(qp, attr, attr_mask);
+	if (lock)
+		mutex_unlock(lock);
 
 out:
 	if (attr_mask & IB_QP_ALT_PATH)
@@ -689,9 +750,13 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	if (qp->real_qp != qp)
 		return -EOPNOTSUPP;
 
+	rdma_restrack_unpublish(&qp->res);
 	ret = qp->device->ops.destroy_qp(qp, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&qp->res);
 		return ret;
+	}
+	rdma_restrack_del(&qp->res);
 
 	if (alt_sgid_attr)
 		rdma_put_gid_attr(alt_sgid_attr);
@@ -707,7 +772,6 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		atomic_dec(&srq->usecnt);
 	if (ind_tbl)
 		atomic_dec(&ind_tbl->usecnt);
-	rdma_restrack_del(&qp->res);
 	kfree(qp);
 	return 0;
 }
@@ -821,9 +885,12 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 	if (atomic_read(&cq->usecnt))
 		return -EBUSY;
 
+	rdma_restrack_unpublish(&cq->res);
 	ret = cq->device->ops.destroy_cq(cq, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&cq->res);
 		return ret;
+	}
 
 	rdma_restrack_del(&cq->res);
 	kfree(cq);
@@ -856,16 +923,19 @@ int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 	if (ib_srq_has_cq(type))
 		cq = srq->ext.cq;
 
+	rdma_restrack_unpublish(&srq->res);
 	ret = srq->device->ops.destroy_srq(srq, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&srq->res);
 		return ret;
+	}
+	rdma_restrack_del(&srq->res);
 
 	atomic_dec(&pd->usecnt);
 	if (xrcd)
 		atomic_dec(&xrcd->usecnt);
 	if (cq)
 		atomic_dec(&cq->usecnt);
-	rdma_restrack_del(&srq->res);
 	kfree(srq);
 	return 0;
 }
@@ -877,22 +947,28 @@ EXPORT_SYMBOL(ib_destroy_srq_user);
  * @udata: the user's command, or NULL for a kernel MR
  *
  * The MR leaves restrack first, as it is gone once the driver succeeds;
- * when the driver fails (e.g. memory windows still bound) it stays
- * usable but is no longer listed.
+ * when the driver fails (e.g. memory windows still bound) it is listed
+ * again, under the same id.
  *
  * Return: 0 or the driver's error.
  */
 int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 {
 	struct ib_sig_attrs *sig_attrs = mr->sig_attrs;
+	struct rdma_restrack_leftover left;
 	struct ib_pd *pd = mr->pd;
 	struct ib_dm *dm = mr->dm;
 	int ret;
 
-	rdma_restrack_del(&mr->res);
+	rdma_restrack_unpublish(&mr->res);
+	/* The driver frees the MR with its entry. */
+	rdma_restrack_leftover(&mr->res, &left);
 	ret = mr->device->ops.dereg_mr(mr, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&mr->res);
 		return ret;
+	}
+	rdma_restrack_free_leftover(&left);
 
 	atomic_dec(&pd->usecnt);
 	if (dm)
@@ -913,9 +989,12 @@ int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	int ret;
 
+	rdma_restrack_unpublish(&pd->res);
 	ret = pd->device->ops.dealloc_pd(pd, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_republish(&pd->res);
 		return ret;
+	}
 
 	rdma_restrack_del(&pd->res);
 	kfree(pd);
