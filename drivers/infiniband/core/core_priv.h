@@ -186,12 +186,6 @@ int rdma_resolve_roce_dmac(struct ib_device *device,
 			   struct rdma_ah_attr *ah_attr);
 
 /* ---------------------------------------------------------------- */
-/* verbs.c                                                            */
-
-/* From the module init, before any device exists: the QP modify locks. */
-void __init ib_verbs_init(void);
-
-/* ---------------------------------------------------------------- */
 /* restrack.c                                                         */
 
 /* From _ib_alloc_device() / the device release. */

@@ -17,7 +17,6 @@ static int __init ib_core_init(void)
 {
 	int ret;
 
-	ib_verbs_init();
 	ret = rdma_nl_init();
 	if (ret)
 		return ret;

@@ -211,6 +211,12 @@ struct ib_ucq_object {
 struct ib_uqp_object {
 	struct ib_uevent_object uevent;
 	/*
+	 * Serialises MODIFY_QP of this QP: the handle is held shared, and
+	 * ib_core leaves ordering the modifies that swap a QP's path
+	 * references to its caller (see QP_PATH_MASK in verbs.c).
+	 */
+	struct mutex modify_lock;
+	/*
 	 * Multicast groups attached (struct ib_uverbs_mcast_entry), under
 	 * @mcast_lock.
 	 */

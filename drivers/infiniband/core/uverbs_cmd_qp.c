@@ -212,6 +212,7 @@ int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
+	mutex_init(&uqp->modify_lock);
 	mutex_init(&uqp->mcast_lock);
 	INIT_LIST_HEAD(&uqp->mcast_list);
 	ib_uverbs_uevent_init(&uqp->uevent, params->event_file);
@@ -238,6 +239,7 @@ err_qp:
 err_events:
 	ib_uverbs_uevent_release(&uqp->uevent);
 	mutex_destroy(&uqp->mcast_lock);
+	mutex_destroy(&uqp->modify_lock);
 	return ret;
 }
 
@@ -551,6 +553,7 @@ static int modify_qp(struct uverbs_attr_bundle *attrs,
 		     struct ib_device *ib_dev,
 		     const struct ib_uverbs_ex_modify_qp *cmd)
 {
+	struct ib_uqp_object *uqp;
 	struct ib_uobject *uobj;
 	struct ib_qp_attr *attr;
 	struct ib_qp *qp;
@@ -569,12 +572,15 @@ static int modify_qp(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		goto out;
 	qp = uobj->object;
+	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
 
 	qp_attr_from_cmd(ib_dev, attr, cmd);
+	mutex_lock(&uqp->modify_lock);
 	ret = ib_modify_qp_with_udata(qp, attr,
 				      qp_modify_mask(qp->qp_type,
 						     cmd->base.attr_mask),
 				      &attrs->driver_udata);
+	mutex_unlock(&uqp->modify_lock);
 	uverbs_put_read(uobj);
 out:
 	kfree(attr);

@@ -156,6 +156,7 @@ static int uverbs_free_qp(struct ib_uobject *uobj, enum rdma_remove_reason why,
 		return ret;
 	ib_uverbs_uevent_release(&uqp->uevent);
 	mutex_destroy(&uqp->mcast_lock);
+	mutex_destroy(&uqp->modify_lock);
 	return 0;
 }
 

@@ -25,8 +25,6 @@
  * the checks here only protect the core's own invariants.
  */
 #include <linux/errno.h>
-#include <linux/hash.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -538,51 +536,28 @@ static void mask_psns(struct ib_qp_attr *attr, int attr_mask)
 }
 
 /*
- * Serialisation of the modifies that replace a QP's path references.
- *
  * qp->av_sgid_attr and qp->alt_path_sgid_attr each hold one reference to
  * the GID entry the driver was last given for that path; a modify with
- * IB_QP_AV or IB_QP_ALT_PATH puts the old one and holds the new one.  Two
- * such modifies of one QP may run at once (ib_uverbs holds the QP shared
- * for MODIFY_QP, kernel ULPs call ib_modify_qp() as they like): unordered,
- * both would put the same old entry, dropping a reference they do not
- * own and freeing a GID entry the table still uses, and the reference
- * kept could differ from the path the driver applied last.  So the
- * driver's modify and the swap run under a lock of the QP, taken from a
- * hashed table because struct ib_qp has no room for one (its layout is
- * the kernel's).  QP_PATH_MASK lists the attributes that take it:
- * IB_QP_PORT because qp->port is written with them.  Modifies without
- * these (to ERR, say) touch nothing the lock protects and are not
- * serialised, as on stock: the driver orders its own state.  Destroy
- * reads the references unlocked: it excludes modifies by itself
- * (ib_uverbs holds the QP exclusive; a kernel owner does not modify what
- * it destroys).
+ * IB_QP_AV or IB_QP_ALT_PATH puts the old one and holds the new one.
+ *
+ * Locking: the caller serialises the modifies of one QP that carry
+ * QP_PATH_MASK.  Two of them at once would both put the same old entry,
+ * dropping a reference they do not own (and freeing a GID entry the table
+ * still uses), and the reference kept could differ from the path the
+ * driver applied last.  A kernel ULP owns its QP and orders its own
+ * modifies, as on stock; ib_uverbs, which holds a QP shared for
+ * MODIFY_QP, takes the QP's modify_lock (struct ib_uqp_object).  The
+ * lock is the caller's and not the core's because a driver's modify may
+ * itself modify other QPs (a GSI QP built on hidden QPs): no core lock is
+ * held across ops.modify_qp.  IB_QP_PORT is in the mask because qp->port
+ * is written with the references.
  */
 #define QP_PATH_MASK	(IB_QP_AV | IB_QP_ALT_PATH | IB_QP_PORT)
-#define QP_MODIFY_LOCK_BITS	6
 
-/* Initialised once at module load, by ib_verbs_init(). */
-static struct mutex qp_modify_locks[1 << QP_MODIFY_LOCK_BITS];
-
-void __init ib_verbs_init(void)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(qp_modify_locks); i++)
-		mutex_init(&qp_modify_locks[i]);
-}
-
-static struct mutex *qp_modify_lock(const struct ib_qp *qp)
-{
-	return &qp_modify_locks[hash_ptr(qp, QP_MODIFY_LOCK_BITS)];
-}
-
-/* Under qp_modify_lock(@qp): @attr's paths become the QP's references. */
+/* @attr's paths become the QP's references; see QP_PATH_MASK. */
 static void qp_swap_path_refs(struct ib_qp *qp, struct ib_qp_attr *attr,
 			      int attr_mask)
 {
-	lockdep_assert_held(qp_modify_lock(qp));
-
 	if (attr_mask & IB_QP_PORT)
 		qp->port = attr->port_num;
 	if (attr_mask & IB_QP_AV) {
@@ -610,7 +585,6 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	u32 port = (attr_mask & IB_QP_PORT) ? attr->port_num : qp->port;
 	struct ib_device *device = qp->device;
 	const struct ib_gid_attr *saved_av = NULL, *saved_alt = NULL;
-	struct mutex *lock = NULL;
 	int ret;
 
 	if (!device->ops.modify_qp)
@@ -646,15 +620,9 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	if (rdma_is_port_valid(device, port) && rdma_ib_or_roce(device, port))
 		mask_psns(attr, attr_mask);
 
-	if (attr_mask & QP_PATH_MASK) {
-		lock = qp_modify_lock(qp);
-		mutex_lock(lock);
-	}
 	ret = device->ops.modify_qp(qp->real_qp, attr, attr_mask, udata);
-	if (!ret && lock)
+	if (!ret && (attr_mask & QP_PATH_MASK))
 		qp_swap_path_refs(qp, attr, attr_mask);
-	if (lock)
-		mutex_unlock(lock);
 
 out:
 	if (attr_mask & IB_QP_ALT_PATH)
