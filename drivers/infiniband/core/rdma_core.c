@@ -99,7 +99,8 @@ static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
 {
 	struct ib_uobject *uobj;
 
-	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL);
+	/* Memory the process makes us hold: its memory cgroup's. */
+	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL_ACCOUNT);
 	if (!uobj)
 		return NULL;
 	kref_get(&attrs->ufile->ref);
@@ -113,6 +114,16 @@ static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
 	return uobj;
 }
 
+/*
+ * A handle-table uobject is charged one HCA_OBJECT from alloc_begin until
+ * its handle goes (abort, or destroy once the driver object is gone).
+ */
+static void idr_uncharge(struct ib_uobject *uobj)
+{
+	uverbs_rdmacg_uncharge(&uobj->cg_obj, uobj->context->device,
+			       RDMACG_RESOURCE_HCA_OBJECT);
+}
+
 static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
 					  struct uverbs_attr_bundle *attrs)
 {
@@ -124,15 +135,25 @@ static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 
+	/* Over the cgroup's hca_object limit: -EAGAIN, as stock. */
+	ret = uverbs_rdmacg_charge(&uobj->cg_obj, attrs->context->device,
+				   RDMACG_RESOURCE_HCA_OBJECT);
+	if (ret)
+		goto err_put;
+
 	/* Storing NULL reserves the handle: lookups see an empty slot. */
 	ret = xa_alloc(&attrs->ufile->idr, &id, NULL, xa_limit_31b,
-		       GFP_KERNEL);
-	if (ret) {
-		uverbs_uobject_put(uobj);
-		return ERR_PTR(ret);
-	}
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_uncharge;
 	uobj->id = id;
 	return uobj;
+
+err_uncharge:
+	idr_uncharge(uobj);
+err_put:
+	uverbs_uobject_put(uobj);
+	return ERR_PTR(ret);
 }
 
 /* The reference from alloc_begin becomes the handle table's. */
@@ -144,6 +165,7 @@ static void idr_alloc_commit(struct ib_uobject *uobj)
 static void idr_alloc_abort(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->idr, uobj->id);
+	idr_uncharge(uobj);
 }
 
 static struct ib_uobject *idr_lookup_get(const struct uverbs_api_object *obj,
@@ -180,10 +202,11 @@ static int idr_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	return idr_type->destroy_object(uobj, why, attrs);
 }
 
-/* Drops the handle table's reference. */
+/* The driver object is gone: drops the handle table's reference. */
 static void idr_remove_handle(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->idr, uobj->id);
+	idr_uncharge(uobj);
 	uverbs_uobject_put(uobj);
 }
 
