@@ -353,7 +353,11 @@ static inline void uverbs_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
 
 /* rdma_core.c */
 
-void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
+/*
+ * False when the driver refused to destroy some of them: they are kept,
+ * and the caller must not free the context they belong to.
+ */
+bool uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 				   enum rdma_remove_reason why);
 /*
  * Destroy @uobj, claimed with UVERBS_LOOKUP_DESTROY by the caller: 0 (the

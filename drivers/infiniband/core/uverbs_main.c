@@ -260,6 +260,7 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 	ucontext = file->ucontext;
 	if (ucontext) {
 		struct ib_device *ib_dev = ucontext->device;
+		bool all_gone;
 
 		/* The ioctl path may have made none. */
 		ib_uverbs_async_file_stop(file->async_file);
@@ -270,10 +271,15 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 		if (why == RDMA_REMOVE_DRIVER_REMOVE &&
 		    ib_dev->ops.disassociate_ucontext)
 			ib_dev->ops.disassociate_ucontext(ucontext);
-		/* Objects before the context they belong to. */
-		uverbs_destroy_ufile_uobjects(file, why);
+		/*
+		 * Objects before the context they belong to.  Objects the
+		 * driver refused to destroy still use it: it is leaked with
+		 * them (see uverbs_destroy_ufile_uobjects()).
+		 */
+		all_gone = uverbs_destroy_ufile_uobjects(file, why);
 		WRITE_ONCE(file->ucontext, NULL);
-		ucontext_free(ucontext, true);
+		if (all_gone)
+			ucontext_free(ucontext, true);
 	}
 	mutex_unlock(&file->ucontext_lock);
 }
