@@ -21,7 +21,8 @@
  *
  * Cleanup of a whole file (close, or device disassociation) runs when no
  * syscall of the file can be in progress, and destroys what is left in
- * dependency order (uobj_destroy_order()), newest first within an order.
+ * dependency order (uobj_destroy_order()), newest first within an order,
+ * retrying what the driver refused (uverbs_destroy_ufile_uobjects()).
  */
 
 #include <linux/anon_inodes.h>
@@ -99,7 +100,8 @@ static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
 {
 	struct ib_uobject *uobj;
 
-	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL);
+	/* Memory the process makes us hold: its memory cgroup's. */
+	uobj = kzalloc(obj->type_attrs->obj_size, GFP_KERNEL_ACCOUNT);
 	if (!uobj)
 		return NULL;
 	kref_get(&attrs->ufile->ref);
@@ -113,6 +115,16 @@ static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
 	return uobj;
 }
 
+/*
+ * A handle-table uobject is charged one HCA_OBJECT from alloc_begin until
+ * its handle goes (abort, or destroy once the driver object is gone).
+ */
+static void idr_uncharge(struct ib_uobject *uobj)
+{
+	uverbs_rdmacg_uncharge(&uobj->cg_obj, uobj->context->device,
+			       RDMACG_RESOURCE_HCA_OBJECT);
+}
+
 static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
 					  struct uverbs_attr_bundle *attrs)
 {
@@ -124,15 +136,25 @@ static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 
+	/* Over the cgroup's hca_object limit: -EAGAIN, as stock. */
+	ret = uverbs_rdmacg_charge(&uobj->cg_obj, attrs->context->device,
+				   RDMACG_RESOURCE_HCA_OBJECT);
+	if (ret)
+		goto err_put;
+
 	/* Storing NULL reserves the handle: lookups see an empty slot. */
 	ret = xa_alloc(&attrs->ufile->idr, &id, NULL, xa_limit_31b,
-		       GFP_KERNEL);
-	if (ret) {
-		uverbs_uobject_put(uobj);
-		return ERR_PTR(ret);
-	}
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_uncharge;
 	uobj->id = id;
 	return uobj;
+
+err_uncharge:
+	idr_uncharge(uobj);
+err_put:
+	uverbs_uobject_put(uobj);
+	return ERR_PTR(ret);
 }
 
 /* The reference from alloc_begin becomes the handle table's. */
@@ -144,6 +166,7 @@ static void idr_alloc_commit(struct ib_uobject *uobj)
 static void idr_alloc_abort(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->idr, uobj->id);
+	idr_uncharge(uobj);
 }
 
 static struct ib_uobject *idr_lookup_get(const struct uverbs_api_object *obj,
@@ -180,10 +203,11 @@ static int idr_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	return idr_type->destroy_object(uobj, why, attrs);
 }
 
-/* Drops the handle table's reference. */
+/* The driver object is gone: drops the handle table's reference. */
 static void idr_remove_handle(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->idr, uobj->id);
+	idr_uncharge(uobj);
 	uverbs_uobject_put(uobj);
 }
 
@@ -443,16 +467,26 @@ void rdma_alloc_commit_uobject(struct ib_uobject *uobj,
  * @uobj: never committed
  * @attrs: the call's bundle
  * @hw_obj_valid: @uobj->object exists and the type must destroy it
+ *
+ * Should the driver refuse to destroy the object, the uobject is kept
+ * for the file's cleanup to retry, on the file's list but never
+ * published: its handle stays reserved (lookups find nothing) and its
+ * creator's exclusive claim stays.
  */
 void rdma_alloc_abort_uobject(struct ib_uobject *uobj,
 			      struct uverbs_attr_bundle *attrs,
 			      bool hw_obj_valid)
 {
 	const struct uverbs_obj_type_class *class = uobj_class(uobj->uapi_object);
+	struct ib_uverbs_file *ufile = uobj->ufile;
 
-	/* Only RDMA_REMOVE_DESTROY may fail: this is an invariant. */
-	if (hw_obj_valid)
-		WARN_ON_ONCE(class->destroy_hw(uobj, RDMA_REMOVE_ABORT, attrs));
+	if (hw_obj_valid && class->destroy_hw(uobj, RDMA_REMOVE_ABORT, attrs)) {
+		/* alloc_begin's reference becomes the list's. */
+		spin_lock(&ufile->uobjects_lock);
+		list_add_tail(&uobj->list, &ufile->uobjects);
+		spin_unlock(&ufile->uobjects_lock);
+		return;
+	}
 	class->alloc_abort(uobj);
 	uverbs_uobject_put(uobj);
 }
@@ -462,9 +496,10 @@ void rdma_alloc_abort_uobject(struct ib_uobject *uobj,
 
 /*
  * Destroy @uobj's object and drop its handle.  The caller holds an
- * exclusive claim, or runs the file's cleanup.  For RDMA_REMOVE_DESTROY
- * the type may refuse (-EBUSY while other objects use it), leaving
- * everything as it was; for any other reason it must not fail.
+ * exclusive claim, or runs the file's cleanup.  The type may refuse
+ * (-EBUSY while other objects use it, or the driver's error), leaving
+ * everything as it was: the uobject still owns the driver object, whose
+ * handlers still point to it.
  */
 static int uverbs_destroy_uobject(struct ib_uobject *uobj,
 				  enum rdma_remove_reason why,
@@ -592,20 +627,25 @@ EXPORT_SYMBOL(uverbs_uobject_fd_release);
 /* ---------------------------------------------------------------- */
 /* Whole-file cleanup                                               */
 
-/* Destroy the uobjects of @order, newest first (children before parents). */
-static void uverbs_cleanup_order(struct ib_uverbs_file *ufile,
-				 enum rdma_remove_reason why,
-				 struct uverbs_attr_bundle *attrs,
-				 enum uverbs_destroy_order order)
+/*
+ * Destroy the uobjects of @order, newest first (children before parents).
+ * Returns how many the driver refused: they stay on the list.
+ */
+static unsigned int uverbs_cleanup_order(struct ib_uverbs_file *ufile,
+					 enum rdma_remove_reason why,
+					 struct uverbs_attr_bundle *attrs,
+					 enum uverbs_destroy_order order)
 {
 	struct ib_uobject *uobj, *tmp;
+	unsigned int refused = 0;
 
 	list_for_each_entry_safe_reverse(uobj, tmp, &ufile->uobjects, list) {
 		if (uobj_destroy_order(uobj->uapi_object) != order)
 			continue;
-		/* Cannot fail for a reason other than RDMA_REMOVE_DESTROY. */
-		uverbs_destroy_uobject(uobj, why, attrs);
+		if (uverbs_destroy_uobject(uobj, why, attrs))
+			refused++;
 	}
+	return refused;
 }
 
 /**
@@ -615,17 +655,44 @@ static void uverbs_cleanup_order(struct ib_uverbs_file *ufile,
  *
  * No syscall of @ufile may run (release(), or disassociation after the
  * SRCU wait) and its ib_device must still be registered.
+ *
+ * A destroy the driver refuses is retried after the others, since an
+ * object may refuse only because something that uses it is still there
+ * (a PD under a QP whose destroy failed, a QP still attached to a group):
+ * passes in dependency order repeat while they make progress.  What the
+ * driver still refuses then cannot be freed safely: the driver object
+ * lives on, and its handlers and the core objects it uses point to the
+ * uobject and to the context.  Those uobjects stay on the list, holding
+ * the file, and the caller must keep the context: a deliberate leak,
+ * reported once per cleanup, rather than memory the driver still uses.
+ * No driver of ours refuses today (rxe's destroys cannot fail).
+ *
+ * Return: true when every uobject is gone, false when some were kept.
  */
-void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
+bool uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 				   enum rdma_remove_reason why)
 {
 	struct uverbs_attr_bundle attrs = { .ufile = ufile };
+	unsigned int refused = UINT_MAX, before;
 	enum uverbs_destroy_order order;
 
 	lockdep_assert_held(&ufile->device->lists_mutex);
 	lockdep_assert_held(&ufile->ucontext_lock);
 
 	attrs.context = ufile->ucontext;
-	for (order = 0; order < UVERBS_NUM_DESTROY_ORDERS; order++)
-		uverbs_cleanup_order(ufile, why, &attrs, order);
+	/* What a pass left is what it refused: stop when that stops shrinking. */
+	do {
+		before = refused;
+		refused = 0;
+		for (order = 0; order < UVERBS_NUM_DESTROY_ORDERS; order++)
+			refused += uverbs_cleanup_order(ufile, why, &attrs,
+							order);
+	} while (refused && refused < before);
+
+	if (!refused)
+		return true;
+	ibdev_warn(attrs.context->device,
+		   "ib_uverbs: the driver refused to destroy %u objects; leaking them with their context\n",
+		   refused);
+	return false;
 }

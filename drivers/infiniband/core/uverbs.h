@@ -28,6 +28,7 @@
 #define OOT_RDMA_UVERBS_H
 
 #include <linux/cdev.h>
+#include <linux/cgroup_rdma.h>
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -315,9 +316,54 @@ void ib_uverbs_srq_event_handler(struct ib_event *event, void *context);
 extern const struct file_operations uverbs_comp_channel_fops;
 extern const struct file_operations uverbs_async_event_fops;
 
+/*
+ * The rdma cgroup controller's limits (rdma.max): a user context is one
+ * HCA_HANDLE, every handle-table uobject (not an fd: comp channels and
+ * async event fds are free, as on stock) one HCA_OBJECT.  Charged to the
+ * cgroup of the task creating it, which @cg_obj remembers (with a
+ * reference) for the uncharge, and uncharged once the driver object is
+ * gone, whoever destroys it: so rdma.current is what the device really
+ * holds for the cgroup.  Over the limit the charge fails with -EAGAIN.
+ * The device stays registered with the controller until every user
+ * context is gone (ib_uverbs' remove() runs before
+ * rdmacg_unregister_device()).
+ */
+#ifdef CONFIG_CGROUP_RDMA
+static inline int uverbs_rdmacg_charge(struct ib_rdmacg_object *cg_obj,
+				       struct ib_device *ib_dev,
+				       enum rdmacg_resource_type type)
+{
+	return rdmacg_try_charge(&cg_obj->cg, &ib_dev->cg_device, type);
+}
+
+static inline void uverbs_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
+					  struct ib_device *ib_dev,
+					  enum rdmacg_resource_type type)
+{
+	rdmacg_uncharge(cg_obj->cg, &ib_dev->cg_device, type);
+}
+#else
+static inline int uverbs_rdmacg_charge(struct ib_rdmacg_object *cg_obj,
+				       struct ib_device *ib_dev,
+				       enum rdmacg_resource_type type)
+{
+	return 0;
+}
+
+static inline void uverbs_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
+					  struct ib_device *ib_dev,
+					  enum rdmacg_resource_type type)
+{
+}
+#endif
+
 /* rdma_core.c */
 
-void uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
+/*
+ * False when the driver refused to destroy some of them: they are kept,
+ * and the caller must not free the context they belong to.
+ */
+bool uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 				   enum rdma_remove_reason why);
 /*
  * Destroy @uobj, claimed with UVERBS_LOOKUP_DESTROY by the caller: 0 (the

@@ -57,6 +57,8 @@ static void ucontext_free(struct ib_ucontext *ucontext, bool driver_owned)
 	rdma_restrack_del(&ucontext->res);
 	if (driver_owned)
 		ucontext->device->ops.dealloc_ucontext(ucontext);
+	uverbs_rdmacg_uncharge(&ucontext->cg_obj, ucontext->device,
+			       RDMACG_RESOURCE_HCA_HANDLE);
 	xa_destroy(&ucontext->mmap_xa);
 	kfree(ucontext);
 }
@@ -71,6 +73,7 @@ static int ucontext_begin(struct uverbs_attr_bundle *attrs,
 {
 	struct ib_uverbs_file *file = attrs->ufile;
 	struct ib_ucontext *ucontext;
+	int ret;
 
 	mutex_lock(&file->ucontext_lock);
 	if (file->ucontext) {
@@ -78,10 +81,20 @@ static int ucontext_begin(struct uverbs_attr_bundle *attrs,
 		return -EINVAL;
 	}
 
-	ucontext = rdma_zalloc_drv_obj(ib_dev, ib_ucontext);
+	/* The process's memory cgroup pays for what it makes us hold. */
+	ucontext = rdma_zalloc_drv_obj_gfp(ib_dev, ib_ucontext,
+					   GFP_KERNEL_ACCOUNT);
 	if (!ucontext) {
 		mutex_unlock(&file->ucontext_lock);
 		return -ENOMEM;
+	}
+	/* Over the cgroup's hca_handle limit: -EAGAIN, as stock. */
+	ret = uverbs_rdmacg_charge(&ucontext->cg_obj, ib_dev,
+				   RDMACG_RESOURCE_HCA_HANDLE);
+	if (ret) {
+		kfree(ucontext);
+		mutex_unlock(&file->ucontext_lock);
+		return ret;
 	}
 	ucontext->device = ib_dev;
 	ucontext->ufile = file;
@@ -247,6 +260,7 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 	ucontext = file->ucontext;
 	if (ucontext) {
 		struct ib_device *ib_dev = ucontext->device;
+		bool all_gone;
 
 		/* The ioctl path may have made none. */
 		ib_uverbs_async_file_stop(file->async_file);
@@ -257,10 +271,15 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 		if (why == RDMA_REMOVE_DRIVER_REMOVE &&
 		    ib_dev->ops.disassociate_ucontext)
 			ib_dev->ops.disassociate_ucontext(ucontext);
-		/* Objects before the context they belong to. */
-		uverbs_destroy_ufile_uobjects(file, why);
+		/*
+		 * Objects before the context they belong to.  Objects the
+		 * driver refused to destroy still use it: it is leaked with
+		 * them (see uverbs_destroy_ufile_uobjects()).
+		 */
+		all_gone = uverbs_destroy_ufile_uobjects(file, why);
 		WRITE_ONCE(file->ucontext, NULL);
-		ucontext_free(ucontext, true);
+		if (all_gone)
+			ucontext_free(ucontext, true);
 	}
 	mutex_unlock(&file->ucontext_lock);
 }
@@ -296,7 +315,7 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	int srcu_key;
 	int ret;
 
-	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
 	if (!file)
 		return -ENOMEM;
 	kref_init(&file->ref);

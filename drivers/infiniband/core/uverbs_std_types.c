@@ -2,10 +2,13 @@
 /*
  * ib_uverbs: the core's uobject types and how each is destroyed.
  *
- * A type's destroy_object() frees the driver object behind a uobject.
- * For RDMA_REMOVE_DESTROY (userspace asked) it may refuse, leaving all as
- * it was; for any other reason (close, device removal, abort) it must
- * free the object, whatever the driver answers: nobody could retry.
+ * A type's destroy_object() frees the driver object behind a uobject, or
+ * refuses and changes nothing: -EBUSY while other objects use it, or the
+ * driver's error.  That holds for every reason: userspace's destroy gets
+ * the refusal; close, removal and abort keep the uobject and retry it
+ * once its users are gone (rdma_core.c), for freeing a uobject whose
+ * driver object lives on would leave the driver's handlers and the core
+ * objects pointing at freed memory.
  */
 
 #include <rdma/restrack.h>
@@ -15,37 +18,25 @@
 #include "core_priv.h"
 #include "uverbs.h"
 
-/*
- * What a destroy answers once ib_core's *_user function returned @ret:
- * a refusal stands when userspace asked; for any other reason nobody
- * could retry, so the uobject goes on (the driver object, if the driver
- * really failed, is its to leak: drivers must not fail these).
- */
-static int uverbs_destroy_result(int ret, enum rdma_remove_reason why)
-{
-	return why == RDMA_REMOVE_DESTROY ? ret : 0;
-}
-
 static int uverbs_free_pd(struct ib_uobject *uobj, enum rdma_remove_reason why,
 			  struct uverbs_attr_bundle *attrs)
 {
 	struct ib_pd *pd = uobj->object;
 
-	/* Objects created on it hold pd->usecnt. */
-	if (why == RDMA_REMOVE_DESTROY && atomic_read(&pd->usecnt))
+	/*
+	 * Objects created on it hold pd->usecnt.  In a cleanup they went
+	 * first, unless their driver refused: the PD then waits for them.
+	 */
+	if (atomic_read(&pd->usecnt))
 		return -EBUSY;
 
-	return uverbs_destroy_result(ib_dealloc_pd_user(pd,
-							&attrs->driver_udata),
-				     why);
+	return ib_dealloc_pd_user(pd, &attrs->driver_udata);
 }
 
 static int uverbs_free_mr(struct ib_uobject *uobj, enum rdma_remove_reason why,
 			  struct uverbs_attr_bundle *attrs)
 {
-	return uverbs_destroy_result(ib_dereg_mr_user(uobj->object,
-						      &attrs->driver_udata),
-				     why);
+	return ib_dereg_mr_user(uobj->object, &attrs->driver_udata);
 }
 
 /* MWs have no *_user destroy in ib_core: the driver op, then the PD. */
@@ -57,7 +48,7 @@ static int uverbs_free_mw(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	int ret;
 
 	ret = mw->device->ops.dealloc_mw(mw);
-	if (ret && why == RDMA_REMOVE_DESTROY)
+	if (ret)
 		return ret;
 	atomic_dec(&pd->usecnt);
 	kfree(mw);
@@ -67,10 +58,8 @@ static int uverbs_free_mw(struct ib_uobject *uobj, enum rdma_remove_reason why,
 static int uverbs_free_ah(struct ib_uobject *uobj, enum rdma_remove_reason why,
 			  struct uverbs_attr_bundle *attrs)
 {
-	return uverbs_destroy_result(rdma_destroy_ah_user(uobj->object,
-						RDMA_DESTROY_AH_SLEEPABLE,
-						&attrs->driver_udata),
-				     why);
+	return rdma_destroy_ah_user(uobj->object, RDMA_DESTROY_AH_SLEEPABLE,
+				    &attrs->driver_udata);
 }
 
 static int uverbs_free_cq(struct ib_uobject *uobj, enum rdma_remove_reason why,
@@ -81,13 +70,8 @@ static int uverbs_free_cq(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	struct ib_cq *cq = uobj->object;
 	int ret;
 
-	/* QPs using it hold cq->usecnt. */
-	if (why == RDMA_REMOVE_DESTROY && atomic_read(&cq->usecnt))
-		return -EBUSY;
-
-	ret = uverbs_destroy_result(ib_destroy_cq_user(cq,
-						       &attrs->driver_udata),
-				    why);
+	/* QPs using it hold cq->usecnt (ib_destroy_cq_user() checks it). */
+	ret = ib_destroy_cq_user(cq, &attrs->driver_udata);
 	if (ret)
 		return ret;
 	/* The driver reports nothing more on it: drop what is queued. */
@@ -103,31 +87,37 @@ static int uverbs_free_srq(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	struct ib_srq *srq = uobj->object;
 	int ret;
 
-	/* QPs using it hold srq->usecnt. */
-	if (why == RDMA_REMOVE_DESTROY && atomic_read(&srq->usecnt))
-		return -EBUSY;
-
-	ret = uverbs_destroy_result(ib_destroy_srq_user(srq,
-							&attrs->driver_udata),
-				    why);
+	/* QPs using it hold srq->usecnt (ib_destroy_srq_user() checks it). */
+	ret = ib_destroy_srq_user(srq, &attrs->driver_udata);
 	if (ret)
 		return ret;
 	ib_uverbs_uevent_release(&usrq->uevent);
 	return 0;
 }
 
-/* Leave every multicast group: the QP goes, whatever the driver says. */
-static void uverbs_qp_detach_all(struct ib_uqp_object *uqp, struct ib_qp *qp)
+/*
+ * Leave every multicast group before the QP goes.  A group the driver
+ * would not leave stays listed (and keeps qp->usecnt, so the QP cannot
+ * go either): the retry of the QP's destroy tries it again.
+ */
+static int uverbs_qp_detach_all(struct ib_uqp_object *uqp, struct ib_qp *qp)
 {
 	struct ib_uverbs_mcast_entry *mcast, *tmp;
+	int ret = 0;
+	int err;
 
 	mutex_lock(&uqp->mcast_lock);
 	list_for_each_entry_safe(mcast, tmp, &uqp->mcast_list, list) {
-		ib_detach_mcast(qp, &mcast->gid, mcast->lid);
+		err = ib_detach_mcast(qp, &mcast->gid, mcast->lid);
+		if (err) {
+			ret = err;
+			continue;
+		}
 		list_del(&mcast->list);
 		kfree(mcast);
 	}
 	mutex_unlock(&uqp->mcast_lock);
+	return ret;
 }
 
 static int uverbs_free_qp(struct ib_uobject *uobj, enum rdma_remove_reason why,
@@ -146,12 +136,12 @@ static int uverbs_free_qp(struct ib_uobject *uobj, enum rdma_remove_reason why,
 		if (!list_empty(&uqp->mcast_list))
 			return -EBUSY;
 	} else {
-		uverbs_qp_detach_all(uqp, qp);
+		ret = uverbs_qp_detach_all(uqp, qp);
+		if (ret)
+			return ret;
 	}
 
-	ret = uverbs_destroy_result(ib_destroy_qp_user(qp,
-						       &attrs->driver_udata),
-				    why);
+	ret = ib_destroy_qp_user(qp, &attrs->driver_udata);
 	if (ret)
 		return ret;
 	ib_uverbs_uevent_release(&uqp->uevent);
