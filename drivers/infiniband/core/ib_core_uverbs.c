@@ -22,7 +22,8 @@
  * References: the insertion holds one, dropped by
  * rdma_user_mmap_entry_remove(); each successful lookup holds one until
  * rdma_user_mmap_entry_put(); each VMA set up by rdma_user_mmap_io()
- * holds one until it is unmapped.
+ * holds one until it is unmapped, or until removal revokes it (ib_uverbs,
+ * before the user context goes: the entry points into the context).
  *
  * Inserters search for a free range under the lock, then claim the range
  * page by page with xa_insert() (which may sleep, so without the lock):
@@ -33,8 +34,11 @@
  */
 #include <linux/kref.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "uverbs.h"
 
 /* Erase @entry's page offsets below @end_pgoff from the xarray. */
 static void mmap_entry_erase(struct rdma_user_mmap_entry *entry,
@@ -260,24 +264,77 @@ int rdma_user_mmap_entry_insert(struct ib_ucontext *ucontext,
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_insert);
 
+/* Track @vma on @ufile, with a reference to @entry (may be NULL). */
+static void rdma_umap_track(struct rdma_umap *umap, struct vm_area_struct *vma,
+			    struct ib_uverbs_file *ufile,
+			    struct rdma_user_mmap_entry *entry)
+{
+	lockdep_assert_held(&ufile->umap_lock);
+
+	umap->vma = vma;
+	umap->ufile = ufile;
+	umap->entry = entry;
+	if (entry)
+		kref_get(&entry->ref);
+	list_add(&umap->list, &ufile->umaps);
+	vma->vm_private_data = umap;
+}
+
 /*
- * A VMA from rdma_user_mmap_io() holds a reference to its entry; a VMA
- * split off it (or moved by mremap()) holds another one.
+ * A VMA split off one of ours (or moved by mremap()) is tracked and holds
+ * the entry as well; one split off a revoked VMA stays revoked.  Under
+ * the mm's mmap lock, which removal takes to revoke: the source cannot be
+ * revoked meanwhile, unless its mm is exiting (no split then).
  */
 static void rdma_umap_open(struct vm_area_struct *vma)
 {
-	struct rdma_user_mmap_entry *entry = vma->vm_private_data;
+	struct rdma_umap *from = vma->vm_private_data;
+	struct ib_uverbs_file *ufile;
+	struct rdma_umap *umap;
 
-	if (entry)
-		kref_get(&entry->ref);
+	if (!from)
+		return;
+	ufile = from->ufile;
+
+	umap = kzalloc(sizeof(*umap), GFP_KERNEL);
+	if (!umap) {
+		/* Untracked, removal could not revoke it: no pages now. */
+		vma->vm_private_data = NULL;
+		zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+		return;
+	}
+
+	mutex_lock(&ufile->umap_lock);
+	if (list_empty(&from->list)) {
+		umap->vma = vma;
+		umap->ufile = ufile;
+		INIT_LIST_HEAD(&umap->list);
+		vma->vm_private_data = umap;
+	} else {
+		rdma_umap_track(umap, vma, ufile, from->entry);
+	}
+	mutex_unlock(&ufile->umap_lock);
 }
 
+/*
+ * The entry is put under umap_lock: once removal has walked the list, no
+ * VMA can drop a reference into a context being freed.
+ */
 static void rdma_umap_close(struct vm_area_struct *vma)
 {
-	struct rdma_user_mmap_entry *entry = vma->vm_private_data;
+	struct rdma_umap *umap = vma->vm_private_data;
+	struct ib_uverbs_file *ufile;
 
-	if (entry)
-		rdma_user_mmap_entry_put(entry);
+	if (!umap)
+		return;
+	ufile = umap->ufile;
+
+	mutex_lock(&ufile->umap_lock);
+	list_del(&umap->list);
+	if (umap->entry)
+		rdma_user_mmap_entry_put(umap->entry);
+	mutex_unlock(&ufile->umap_lock);
+	kfree(umap);
 }
 
 static const struct vm_operations_struct rdma_umap_ops = {
@@ -294,28 +351,43 @@ static const struct vm_operations_struct rdma_umap_ops = {
  * @prot: page protection (e.g. pgprot_noncached(vma->vm_page_prot))
  * @entry: the entry the VMA maps, or NULL; the VMA takes a reference
  *
- * The mapping is not inherited across fork() and cannot grow.
+ * The mapping is not inherited across fork() and cannot grow.  When the
+ * device is removed, ib_uverbs zaps it (later accesses get SIGBUS) and
+ * drops its reference to @entry, before the context goes.
  *
- * Return: 0; -EINVAL for a private VMA or a size mismatch; -EAGAIN when
- * the page tables cannot be set up.
+ * Return: 0; -EINVAL for a private VMA or a size mismatch; -ENOMEM; -EAGAIN
+ * when the page tables cannot be set up.
  */
 int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
 		      unsigned long pfn, unsigned long size, pgprot_t prot,
 		      struct rdma_user_mmap_entry *entry)
 {
+	struct ib_uverbs_file *ufile = ucontext->ufile;
+	struct rdma_umap *umap;
+
 	if (vma->vm_end - vma->vm_start != size)
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	/* Called from the mmap() of the context's own file only. */
+	if (WARN_ON(!vma->vm_file || vma->vm_file->private_data != ufile))
+		return -EINVAL;
+
+	umap = kzalloc(sizeof(*umap), GFP_KERNEL);
+	if (!umap)
+		return -ENOMEM;
 
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND;
 	vma->vm_page_prot = prot;
-	if (io_remap_pfn_range(vma, vma->vm_start, pfn, size, prot))
+	if (io_remap_pfn_range(vma, vma->vm_start, pfn, size, prot)) {
+		kfree(umap);
 		return -EAGAIN;
+	}
 
-	vma->vm_private_data = entry;
 	vma->vm_ops = &rdma_umap_ops;
-	rdma_umap_open(vma);
+	mutex_lock(&ufile->umap_lock);
+	rdma_umap_track(umap, vma, ufile, entry);
+	mutex_unlock(&ufile->umap_lock);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_user_mmap_io);

@@ -183,6 +183,30 @@ struct ib_uverbs_file {
 	/* Protects @uobjects. */
 	spinlock_t uobjects_lock;
 	struct list_head uobjects;
+
+	/*
+	 * The VMAs rdma_user_mmap_io() set up on this file (struct
+	 * rdma_umap.list), so that removal can revoke them.  @umap_lock
+	 * protects @umaps and each rdma_umap's entry; it nests inside the
+	 * mmap lock of the VMAs' mm (mmap() and the vm_ops run under it).
+	 */
+	struct mutex umap_lock;
+	struct list_head umaps;
+};
+
+/*
+ * One VMA set up by rdma_user_mmap_io() (ib_core_uverbs.c), its
+ * vm_private_data.  On @ufile->umaps until the VMA closes or removal
+ * revokes it (then list_del_init()ed, its page tables zapped and @entry
+ * put, while the user context still exists: the entry points into it).
+ * The VMA's file keeps @ufile until the VMA closes.
+ */
+struct rdma_umap {
+	struct list_head list;
+	struct vm_area_struct *vma;
+	struct ib_uverbs_file *ufile;
+	/* Holds a reference, or NULL; under ufile->umap_lock. */
+	struct rdma_user_mmap_entry *entry;
 };
 
 /*

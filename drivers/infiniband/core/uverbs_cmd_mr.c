@@ -94,6 +94,7 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 	struct ib_uverbs_rereg_mr cmd;
 	struct ib_uobject *uobj;
 	struct ib_pd *new_pd = NULL;
+	struct ib_pd *orig_pd;
 	struct ib_mr *new_mr;
 	struct ib_mr *mr;
 	int ret;
@@ -128,11 +129,18 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 		new_pd = pd_uobj->object;
 	}
 
+	/*
+	 * The PD whose use count the MR holds, before the driver may point
+	 * mr->pd at the new one: the count moves from this one.
+	 */
+	orig_pd = mr->pd;
 	new_mr = ib_dev->ops.rereg_user_mr(mr, cmd.flags, cmd.start,
 					   cmd.length, cmd.hca_va,
 					   cmd.access_flags, new_pd,
 					   &attrs->driver_udata);
 	if (IS_ERR(new_mr)) {
+		/* The count stays where it was: so does the pointer. */
+		mr->pd = orig_pd;
 		ret = PTR_ERR(new_mr);
 		goto out;
 	}
@@ -142,7 +150,7 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 		 * old one goes, as if deregistered.
 		 */
 		new_mr->device = ib_dev;
-		new_mr->pd = new_pd ? new_pd : mr->pd;
+		new_mr->pd = new_pd ? new_pd : orig_pd;
 		new_mr->type = IB_MR_TYPE_USER;
 		new_mr->uobject = uobj;
 		new_mr->iova = cmd.flags & IB_MR_REREG_TRANS ? cmd.hca_va :
@@ -154,12 +162,14 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 		rdma_restrack_set_name(&new_mr->res, NULL);
 		rdma_restrack_add(&new_mr->res);
 		uobj->object = new_mr;
+		/* Its deregistration drops the count it held. */
+		mr->pd = orig_pd;
 		ib_dereg_mr_user(mr, NULL);
 		mr = new_mr;
 	} else {
 		if (cmd.flags & IB_MR_REREG_PD) {
 			atomic_inc(&new_pd->usecnt);
-			atomic_dec(&mr->pd->usecnt);
+			atomic_dec(&orig_pd->usecnt);
 			mr->pd = new_pd;
 		}
 		if (cmd.flags & IB_MR_REREG_TRANS) {

@@ -13,7 +13,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib.h>
 #include <rdma/ib_user_verbs.h>
@@ -243,6 +245,67 @@ struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile)
 }
 EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
 
+/* Revoke @umap: nothing left to zap, or zapped; its entry goes now. */
+static void umap_revoke(struct rdma_umap *umap)
+{
+	lockdep_assert_held(&umap->ufile->umap_lock);
+
+	list_del_init(&umap->list);
+	if (umap->entry)
+		rdma_user_mmap_entry_put(umap->entry);
+	umap->entry = NULL;
+}
+
+/*
+ * Device removal: zap every VMA rdma_user_mmap_io() set up on @ufile, so
+ * nothing reaches the device memory any more (later accesses get SIGBUS),
+ * and drop their entries while the context they point into still
+ * exists.  Zapping takes the mm's mmap lock, outside umap_lock, held for
+ * writing so that no munmap() is tearing down the same page tables; the
+ * mm is pinned meanwhile.  An mm already exiting is not zapped (nothing
+ * runs in it, and its own teardown removes the pages); its VMAs only lose
+ * their entries.  No VMA is added meanwhile: mmap() answers -EIO after
+ * removal, and fork() does not copy these (VM_DONTCOPY).
+ */
+static void ufile_revoke_mmaps(struct ib_uverbs_file *ufile)
+{
+	struct rdma_umap *umap, *next;
+	struct mm_struct *mm;
+
+	for (;;) {
+		mutex_lock(&ufile->umap_lock);
+		umap = list_first_entry_or_null(&ufile->umaps,
+						struct rdma_umap, list);
+		if (!umap) {
+			mutex_unlock(&ufile->umap_lock);
+			return;
+		}
+		/* The VMA, so its mm, lives while it is on the list. */
+		mm = umap->vma->vm_mm;
+		if (!mmget_not_zero(mm)) {
+			umap_revoke(umap);
+			mutex_unlock(&ufile->umap_lock);
+			continue;
+		}
+		mutex_unlock(&ufile->umap_lock);
+
+		mmap_write_lock(mm);
+		mutex_lock(&ufile->umap_lock);
+		list_for_each_entry_safe(umap, next, &ufile->umaps, list) {
+			struct vm_area_struct *vma = umap->vma;
+
+			if (vma->vm_mm != mm)
+				continue;
+			zap_vma_ptes(vma, vma->vm_start,
+				     vma->vm_end - vma->vm_start);
+			umap_revoke(umap);
+		}
+		mutex_unlock(&ufile->umap_lock);
+		mmap_write_unlock(mm);
+		mmput(mm);
+	}
+}
+
 /*
  * Free the driver's objects and context of @file, if any.  The caller guarantees that
  * no syscall of @file uses it: release() (the last one), or remove()
@@ -265,12 +328,16 @@ static void ufile_destroy_ucontext(struct ib_uverbs_file *file,
 		/* The ioctl path may have made none. */
 		ib_uverbs_async_file_stop(file->async_file);
 		/*
-		 * The driver first revokes what userspace still maps of the
-		 * device, so nothing reaches the hardware once it is gone.
+		 * What userspace still maps of the device is revoked first,
+		 * so nothing reaches the hardware once it is gone: the core's
+		 * rdma_user_mmap_io() mappings, then the driver's own.  On
+		 * close no VMA is left: each holds the file.
 		 */
-		if (why == RDMA_REMOVE_DRIVER_REMOVE &&
-		    ib_dev->ops.disassociate_ucontext)
-			ib_dev->ops.disassociate_ucontext(ucontext);
+		if (why == RDMA_REMOVE_DRIVER_REMOVE) {
+			ufile_revoke_mmaps(file);
+			if (ib_dev->ops.disassociate_ucontext)
+				ib_dev->ops.disassociate_ucontext(ucontext);
+		}
 		/*
 		 * Objects before the context they belong to.  Objects the
 		 * driver refused to destroy still use it: it is leaked with
@@ -293,6 +360,7 @@ static void ib_uverbs_release_file(struct kref *ref)
 	xa_destroy(&file->idr);
 	if (file->async_file)
 		ib_uverbs_async_file_put(file->async_file);
+	mutex_destroy(&file->umap_lock);
 	mutex_destroy(&file->ucontext_lock);
 	kfree(file);
 	put_device(&dev->dev);
@@ -323,6 +391,8 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&file->idr, XA_FLAGS_ALLOC);
 	spin_lock_init(&file->uobjects_lock);
 	INIT_LIST_HEAD(&file->uobjects);
+	mutex_init(&file->umap_lock);
+	INIT_LIST_HEAD(&file->umaps);
 
 	/*
 	 * The cdev keeps dev's memory while we are in open(); a live ib_dev

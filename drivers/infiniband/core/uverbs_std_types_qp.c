@@ -86,8 +86,16 @@ static int qp_create_flags(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	/* A source QPN is its own attribute here. */
+	/*
+	 * A source QPN is its own attribute here.  It lets the QP send as
+	 * another QP number (as IPoIB does), so it takes CAP_NET_RAW as on the
+	 * write() command: refused before the driver sees the request,
+	 * whatever it would answer of the flag.  Stock 6.1's ioctl lacks
+	 * this check and passes the request to the driver.
+	 */
 	if (uverbs_attr_is_valid(attrs, UVERBS_ATTR_CREATE_QP_SOURCE_QPN)) {
+		if (!capable(CAP_NET_RAW))
+			return -EPERM;
 		ret = uverbs_copy_from(&params->source_qpn, attrs,
 				       UVERBS_ATTR_CREATE_QP_SOURCE_QPN);
 		if (ret)

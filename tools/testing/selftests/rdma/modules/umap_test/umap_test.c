@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test-only module, never part of the default build: a device "umap%d"
+ * with no data path whose user contexts offer UMAP_PAGES pages through
+ * an mmap entry at offset 0, mapped with rdma_user_mmap_io() as a
+ * hardware driver maps its doorbells, so that the selftests can remove a
+ * device under such mappings (uverbs_umap.sh).  The first page starts
+ * with UMAP_MAGIC.
+ *
+ * /sys/module/umap_test/parameters/
+ *	remove		write 1: unregister the device (once)
+ *	mmap_freed	entries whose mmap_free() ran
+ */
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#define UMAP_MAGIC "umap-page"
+#define UMAP_PAGES 2
+#define UMAP_ORDER 1	/* of UMAP_PAGES, for alloc_pages() */
+
+struct umap_ucontext {
+	struct ib_ucontext ibuc;
+	struct rdma_user_mmap_entry *entry;
+};
+
+/* The core allocates the objects at the sizes a driver declares. */
+struct umap_device {
+	struct ib_device ibdev;
+};
+
+struct umap_pd {
+	struct ib_pd ibpd;
+};
+
+struct umap_cq {
+	struct ib_cq ibcq;
+};
+
+struct umap_qp {
+	struct ib_qp ibqp;
+};
+
+static struct ib_device *umap_dev;
+static struct page *umap_page;
+static DEFINE_MUTEX(umap_remove_lock);
+static bool umap_removed;
+static atomic_t umap_freed = ATOMIC_INIT(0);
+
+static int umap_query_device(struct ib_device *dev,
+			     struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int umap_query_port(struct ib_device *dev, u32 port,
+			   struct ib_port_attr *attr)
+{
+	attr->state = IB_PORT_DOWN;
+	attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_1024;
+	attr->active_mtu = IB_MTU_1024;
+	return 0;
+}
+
+static int umap_get_port_immutable(struct ib_device *dev, u32 port,
+				   struct ib_port_immutable *immutable)
+{
+	return 0;
+}
+
+static int umap_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
+			  struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int umap_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int umap_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int umap_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	return 0;
+}
+
+static int umap_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return 0;
+}
+
+static struct ib_mr *umap_get_dma_mr(struct ib_pd *pd, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static struct ib_mr *umap_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				      u64 virt, int access,
+				      struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int umap_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* The context's one entry: page offset 0, the first free. */
+static int umap_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct umap_ucontext *uc = container_of(ibuc, struct umap_ucontext, ibuc);
+	struct rdma_user_mmap_entry *entry;
+	int ret;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	ret = rdma_user_mmap_entry_insert(ibuc, entry, UMAP_PAGES * PAGE_SIZE);
+	if (ret) {
+		kfree(entry);
+		return ret;
+	}
+	uc->entry = entry;
+	return 0;
+}
+
+static void umap_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct umap_ucontext *uc = container_of(ibuc, struct umap_ucontext, ibuc);
+
+	rdma_user_mmap_entry_remove(uc->entry);
+}
+
+static int umap_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	int ret;
+
+	entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!entry)
+		return -EINVAL;
+	ret = rdma_user_mmap_io(ibuc, vma, page_to_pfn(umap_page),
+				UMAP_PAGES * PAGE_SIZE, vma->vm_page_prot,
+				entry);
+	rdma_user_mmap_entry_put(entry);
+	return ret;
+}
+
+static void umap_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	kfree(entry);
+	atomic_inc(&umap_freed);
+}
+
+static const struct ib_device_ops umap_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = 1,
+
+	.query_device = umap_query_device,
+	.query_port = umap_query_port,
+	.get_port_immutable = umap_get_port_immutable,
+	.alloc_pd = umap_pd,
+	.dealloc_pd = umap_pd,
+	.create_qp = umap_create_qp,
+	.modify_qp = umap_modify_qp,
+	.destroy_qp = umap_destroy_qp,
+	.post_send = umap_post_send,
+	.post_recv = umap_post_recv,
+	.create_cq = umap_create_cq,
+	.destroy_cq = umap_destroy_cq,
+	.poll_cq = umap_poll_cq,
+	.req_notify_cq = umap_req_notify_cq,
+	.get_dma_mr = umap_get_dma_mr,
+	.reg_user_mr = umap_reg_user_mr,
+	.dereg_mr = umap_dereg_mr,
+	.alloc_ucontext = umap_alloc_ucontext,
+	.dealloc_ucontext = umap_dealloc_ucontext,
+	.mmap = umap_mmap,
+	.mmap_free = umap_mmap_free,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, umap_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, umap_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, umap_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, umap_qp, ibqp),
+};
+
+static void umap_remove(void)
+{
+	mutex_lock(&umap_remove_lock);
+	if (!umap_removed) {
+		ib_unregister_device(umap_dev);
+		umap_removed = true;
+	}
+	mutex_unlock(&umap_remove_lock);
+}
+
+static int remove_set(const char *val, const struct kernel_param *kp)
+{
+	umap_remove();
+	return 0;
+}
+
+static const struct kernel_param_ops remove_ops = {
+	.set = remove_set,
+};
+module_param_cb(remove, &remove_ops, NULL, 0200);
+
+static int freed_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&umap_freed));
+}
+
+static const struct kernel_param_ops freed_ops = {
+	.get = freed_get,
+};
+module_param_cb(mmap_freed, &freed_ops, NULL, 0444);
+
+static int __init umap_init(void)
+{
+	struct umap_device *dev;
+	int ret;
+
+	umap_page = alloc_pages(GFP_KERNEL | __GFP_ZERO, UMAP_ORDER);
+	if (!umap_page)
+		return -ENOMEM;
+	memcpy(page_address(umap_page), UMAP_MAGIC, sizeof(UMAP_MAGIC));
+
+	dev = ib_alloc_device(umap_device, ibdev);
+	if (!dev) {
+		ret = -ENOMEM;
+		goto err_page;
+	}
+	umap_dev = &dev->ibdev;
+	umap_dev->node_type = RDMA_NODE_IB_CA;
+	umap_dev->phys_port_cnt = 1;
+	umap_dev->num_comp_vectors = 1;
+	ib_set_device_ops(umap_dev, &umap_ops);
+	ret = ib_register_device(umap_dev, "umap%d", NULL);
+	if (ret)
+		goto err_dev;
+	return 0;
+
+err_dev:
+	ib_dealloc_device(umap_dev);
+err_page:
+	__free_pages(umap_page, UMAP_ORDER);
+	return ret;
+}
+
+static void __exit umap_exit(void)
+{
+	umap_remove();
+	ib_dealloc_device(umap_dev);
+	__free_pages(umap_page, UMAP_ORDER);
+}
+
+module_init(umap_init);
+module_exit(umap_exit);
+
+MODULE_DESCRIPTION("oot-rdma selftest: a device mapping a page with rdma_user_mmap_io()");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(OOT_RDMA_VERSION);

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Removing a device under rdma_user_mmap_io() mappings (what hardware
+# drivers use for doorbells; rxe does not use it).  The device is the
+# test-only module umap_test (modules/umap_test: two pages behind an
+# mmap entry), which `make check` does not build: build it and pass it to the
+# guest to run this test, else it is skipped:
+#	make -C tools/testing/selftests/rdma/modules/umap_test
+#	OOT_TESTS=uverbs_umap scripts/vm --ko \
+#	    tools/testing/selftests/rdma/modules/umap_test/umap_test.ko -- \
+#	    tools/testing/selftests/rdma/run_tests.sh
+# While a process maps the pages twice (one mapping split by a partial
+# munmap), the removal completes, the entry is freed by then (its
+# mmap_free() ran: no VMA holds it into the freed context), mmap()
+# answers EIO, one mapping unmaps cleanly and touching the split one gets
+# SIGBUS (it was zapped: nothing reaches the device).
+# Ours only: the module is built against our ib_core.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+ktap_set_plan 3
+
+skip_all() {
+	ktap_test_skip "removal under two mappings completes, entry freed" "$1"
+	ktap_test_skip "after removal: mmap EIO, munmap ok, a touch SIGBUS" "$1"
+	ktap_test_skip "the stack unloads afterwards" "$1"
+	ktap_finished
+	exit 0
+}
+ours || skip_all "umap_test.ko is built against our ib_core"
+rdma_unload_all
+modprobe umap_test 2>/dev/null ||
+	skip_all "umap_test.ko not installed (scripts/vm --ko, see the head of this test)"
+modprobe ib_uverbs
+eventually 10 test -e /sys/class/infiniband/umap0 || skip_all "no umap0"
+params=/sys/module/umap_test/parameters
+dir=$(mktemp -d)
+
+# Its exit status goes to $dir/rc; the shell's "Bus error" report about it
+# is not wanted in the output.
+# shellcheck disable=SC2016
+sh -c 'python3 "$1" "$2" >"$2/out" 2>"$2/err"; echo $? >"$2/rc"' sh \
+	"$TESTDIR/uverbs_umap.py" "$dir" 2>/dev/null &
+pid=$!
+removal() {
+	local t0 t1
+	eventually 30 test -e "$dir/ready" ||
+		{ echo "the holder never got ready:"; cat "$dir/out" "$dir/err"; return 1; }
+	expect_eq "mapped" "$(cat "$dir/out")" "mapped: umap-page umap-page" &&
+	expect_eq "entries freed before removal" "$(cat $params/mmap_freed)" 0 || return 1
+	t0=$(date +%s)
+	echo 1 >$params/remove || return 1
+	t1=$(date +%s)
+	[ $((t1 - t0)) -lt 5 ] || { echo "removal took $((t1 - t0))s"; return 1; }
+	expect_eq "entries freed by removal" "$(cat $params/mmap_freed)" 1
+}
+ktap_test_result "removal under two mappings completes, entry freed" removal
+
+after() {
+	touch "$dir/go"
+	eventually 30 test -e "$dir/rc"
+	expect_eq "holder" "$(tail -n +2 "$dir/out")" "mmap again: EIO
+munmap: ok" &&
+	expect_eq "holder's end" "$(cat "$dir/rc")" $((128 + 7))
+}
+ktap_test_result "after removal: mmap EIO, munmap ok, a touch SIGBUS" after
+
+ktap_test_result "the stack unloads afterwards" \
+	eval 'modprobe -r umap_test && rdma_unload_all'
+wait $pid
+rm -rf "$dir"
+ktap_finished
