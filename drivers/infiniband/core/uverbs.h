@@ -64,6 +64,11 @@ struct ib_uverbs_device {
 	struct mutex lists_mutex;
 	/* Every open file (ib_uverbs_file.list). */
 	struct list_head files;
+	/*
+	 * Woken when @files becomes empty: removal of a device whose driver
+	 * cannot disassociate contexts waits there (see remove_one()).
+	 */
+	wait_queue_head_t files_empty;
 };
 
 /*
@@ -154,6 +159,12 @@ struct ib_uverbs_file {
 	 */
 	struct kref ref;
 	struct ib_uverbs_device *device;
+	/*
+	 * The driver's module, held while the file is open when the driver
+	 * has no disassociate_ucontext (NULL otherwise): its contexts can
+	 * only go with the file, so its module must not go first.
+	 */
+	struct module *driver_owner;
 	/* In device->files, under device->lists_mutex. */
 	struct list_head list;
 

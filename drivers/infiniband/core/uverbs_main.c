@@ -405,6 +405,20 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 		goto err_unlock;
 	}
 
+	/*
+	 * A driver that cannot revoke what a context maps and holds keeps
+	 * its contexts until their files close, and removal waits for that:
+	 * its module stays while a file is open, so that rmmod answers
+	 * EBUSY instead of blocking.
+	 */
+	if (!ib_dev->ops.disassociate_ucontext) {
+		if (!try_module_get(ib_dev->ops.owner)) {
+			ret = -ENODEV;
+			goto err_unlock;
+		}
+		file->driver_owner = ib_dev->ops.owner;
+	}
+
 	get_device(&dev->dev);
 	file->device = dev;
 	mutex_lock(&dev->lists_mutex);
@@ -434,7 +448,11 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	mutex_lock(&dev->lists_mutex);
 	list_del(&file->list);
 	ufile_destroy_ucontext(file, RDMA_REMOVE_CLOSE);
+	if (list_empty(&dev->files))
+		wake_up(&dev->files_empty);
 	mutex_unlock(&dev->lists_mutex);
+	/* The driver is done with this file: its context went above. */
+	module_put(file->driver_owner);
 
 	/* Comp channels still open keep it until they are closed. */
 	ib_uverbs_file_put(file);
@@ -615,6 +633,7 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	}
 	mutex_init(&dev->lists_mutex);
 	INIT_LIST_HEAD(&dev->files);
+	init_waitqueue_head(&dev->files_empty);
 	rcu_assign_pointer(dev->ib_dev, ib_dev);
 
 	/* From here on, the release frees everything above. */
@@ -661,15 +680,41 @@ static void uverbs_disassociate_files(struct ib_uverbs_device *dev)
 	mutex_unlock(&dev->lists_mutex);
 }
 
+static bool files_empty(struct ib_uverbs_device *dev)
+{
+	bool empty;
+
+	mutex_lock(&dev->lists_mutex);
+	empty = list_empty(&dev->files);
+	mutex_unlock(&dev->lists_mutex);
+	return empty;
+}
+
 static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
 {
 	struct ib_uverbs_device *dev = client_data;
+	bool wait_clients;
 
 	/* No new open(); the files already open stay valid. */
 	cdev_device_del(&dev->cdev, &dev->dev);
 
+	/*
+	 * Contexts are torn down under their files only when the driver can
+	 * revoke what they map (disassociate_ucontext); otherwise removal
+	 * waits for the files to close, as on stock, and the open files
+	 * hold the driver's module meanwhile.  The files keep working until
+	 * then.  An open() already past the cdev when it went may add a
+	 * file after the first wait: the SRCU grace period below lets it
+	 * finish, and the second wait covers it (it answers EIO by then).
+	 */
+	wait_clients = !ib_dev->ops.disassociate_ucontext;
+	if (wait_clients)
+		wait_event(dev->files_empty, files_empty(dev));
+
 	rcu_assign_pointer(dev->ib_dev, NULL);
 	synchronize_srcu(&dev->disassociate_srcu);
+	if (wait_clients)
+		wait_event(dev->files_empty, files_empty(dev));
 	uverbs_disassociate_files(dev);
 
 	put_device(&dev->dev);

@@ -141,6 +141,17 @@ static int rxe_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Device removal under a live context: nothing to revoke.  What a context
+ * maps are the queues' vmalloc'ed pages, which each mapping references
+ * itself; once the core has destroyed the objects they are inert memory,
+ * never the device's.  Having this op is what lets ib_uverbs remove an
+ * rxe device at once instead of waiting for its users to close.
+ */
+static void rxe_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 /* Every object of the context, and so every offered buffer, is gone. */
 static void rxe_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
@@ -213,6 +224,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.destroy_cq = rxe_destroy_cq,
 	.destroy_qp = rxe_destroy_qp,
 	.destroy_srq = rxe_destroy_srq,
+	.disassociate_ucontext = rxe_disassociate_ucontext,
 	.detach_mcast = rxe_detach_mcast,
 	.get_dma_mr = rxe_get_dma_mr,
 	.get_hw_stats = rxe_get_hw_stats,

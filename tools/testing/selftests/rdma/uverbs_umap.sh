@@ -4,8 +4,8 @@
 # Removing a device under rdma_user_mmap_io() mappings (what hardware
 # drivers use for doorbells; rxe does not use it).  The device is the
 # test-only module umap_test (modules/umap_test: two pages behind an
-# mmap entry), which `make check` does not build: build it and pass it to the
-# guest to run this test, else it is skipped:
+# mmap entry), which `make check` builds and passes to the guest; by hand
+# (without it the test is skipped):
 #	make -C tools/testing/selftests/rdma/modules/umap_test
 #	OOT_TESTS=uverbs_umap scripts/vm --ko \
 #	    tools/testing/selftests/rdma/modules/umap_test/umap_test.ko -- \
@@ -15,17 +15,22 @@
 # mmap_free() ran: no VMA holds it into the freed context), mmap()
 # answers EIO, one mapping unmaps cleanly and touching the split one gets
 # SIGBUS (it was zapped: nothing reaches the device).
+# The same device without disassociate_ucontext (umap_test
+# disassociate=0), as a driver that cannot revoke what it maps: the open
+# file pins the driver's module (rmmod refused), removal waits for the
+# file to close while the file keeps working, then completes.
 # Ours only: the module is built against our ib_core.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 
 skip_all() {
 	ktap_test_skip "removal under two mappings completes, entry freed" "$1"
 	ktap_test_skip "after removal: mmap EIO, munmap ok, a touch SIGBUS" "$1"
 	ktap_test_skip "the stack unloads afterwards" "$1"
+	ktap_test_skip "no disassociate: module pinned, removal waits for the file" "$1"
 	ktap_finished
 	exit 0
 }
@@ -70,5 +75,39 @@ ktap_test_result "after removal: mmap EIO, munmap ok, a touch SIGBUS" after
 ktap_test_result "the stack unloads afterwards" \
 	eval 'modprobe -r umap_test && rdma_unload_all'
 wait $pid
+
+# A driver that cannot disassociate.
+rm -f "$dir"/*
+waits() {
+	local rpid rc=0
+
+	modprobe umap_test disassociate=0 && modprobe ib_uverbs || return 1
+	eventually 10 test -e /sys/class/infiniband/umap0 || return 1
+	python3 "$TESTDIR/uverbs_umap.py" "$dir" >"$dir/out" 2>"$dir/err" &
+	pid=$!
+	eventually 30 test -e "$dir/ready" ||
+		{ echo "the holder never got ready:"; cat "$dir/out" "$dir/err"; return 1; }
+	if modprobe -r umap_test 2>/dev/null; then
+		echo "umap_test unloaded under an open file"
+		return 1
+	fi
+	echo 1 >$params/remove &
+	rpid=$!
+	sleep 2
+	kill -0 $rpid 2>/dev/null ||
+		{ echo "removal did not wait for the open file"; rc=1; }
+	touch "$dir/go"
+	wait $pid
+	expect_eq "holder, device still there" "$(tail -n +2 "$dir/out")" \
+		"mmap again: ok
+munmap: ok
+read: b'umap-page'" || rc=1
+	eventually 30 sh -c "! kill -0 $rpid 2>/dev/null" ||
+		{ echo "removal still waits after the close"; return 1; }
+	expect_eq "entries freed" "$(cat $params/mmap_freed)" 1 || rc=1
+	modprobe -r umap_test && rdma_unload_all || rc=1
+	return $rc
+}
+ktap_test_result "no disassociate: module pinned, removal waits for the file" waits
 rm -rf "$dir"
 ktap_finished

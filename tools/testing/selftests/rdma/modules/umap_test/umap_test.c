@@ -222,6 +222,22 @@ static const struct ib_device_ops umap_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, umap_qp, ibqp),
 };
 
+/*
+ * Like a driver that revokes what it maps: only the core's
+ * rdma_user_mmap_io() mappings, which ib_uverbs zaps itself.
+ */
+static void umap_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static const struct ib_device_ops umap_disassociate_ops = {
+	.disassociate_ucontext = umap_disassociate_ucontext,
+};
+
+/* 0: a driver without disassociate_ucontext (removal waits for users). */
+static bool disassociate = true;
+module_param(disassociate, bool, 0444);
+
 static void umap_remove(void)
 {
 	mutex_lock(&umap_remove_lock);
@@ -273,6 +289,8 @@ static int __init umap_init(void)
 	umap_dev->phys_port_cnt = 1;
 	umap_dev->num_comp_vectors = 1;
 	ib_set_device_ops(umap_dev, &umap_ops);
+	if (disassociate)
+		ib_set_device_ops(umap_dev, &umap_disassociate_ops);
 	ret = ib_register_device(umap_dev, "umap%d", NULL);
 	if (ret)
 		goto err_dev;
