@@ -1473,6 +1473,23 @@ struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
 }
 EXPORT_SYMBOL(ib_get_net_dev_by_params);
 
+/*
+ * The answer names res->cdev, which belongs to the client's data for the
+ * device (or to the client itself): the client's remove_one() or its
+ * unregistration frees it once it holds client_data_rwsem or
+ * clients_rwsem for write.  The reference for the caller is therefore
+ * taken while both are still held for read, never after.
+ */
+static int client_nl_info_hold(int ret, struct ib_client_nl_info *res)
+{
+	if (ret)
+		return ret;
+	if (WARN_ON(!res->cdev))
+		return -EINVAL;
+	get_device(res->cdev);
+	return 0;
+}
+
 static int __ib_get_client_nl_info(struct ib_device *ibdev,
 				   const char *client_name,
 				   struct ib_client_nl_info *res)
@@ -1491,6 +1508,7 @@ static int __ib_get_client_nl_info(struct ib_device *ibdev,
 				ret = client->get_global_nl_info(res);
 			else
 				ret = -EOPNOTSUPP;
+			ret = client_nl_info_hold(ret, res);
 			break;
 		}
 
@@ -1504,19 +1522,12 @@ static int __ib_get_client_nl_info(struct ib_device *ibdev,
 						  res);
 		else
 			ret = -EOPNOTSUPP;
+		ret = client_nl_info_hold(ret, res);
 		up_read(&ibdev->client_data_rwsem);
 		break;
 	}
 	up_read(&clients_rwsem);
-
-	if (ret)
-		return ret;
-
-	/* The reply refers to res->cdev: hold it for the caller. */
-	if (WARN_ON(!res->cdev))
-		return -EINVAL;
-	get_device(res->cdev);
-	return 0;
+	return ret;
 }
 
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
