@@ -22,15 +22,18 @@
  * Unregistration is the reverse: unpublish (clear the mark), detach the
  * clients in reverse order, drop the registration reference and wait until
  * every ib_device_try_get() holder has let go, then tear down caches,
- * netdev references, sysfs and the registry entry.  device->
- * unregistration_lock serialises all of this, so the netdev notifier,
- * "rdma link del", module unload and device removal can race freely: the
- * first one unregisters, the others wait for it and find nothing to do.
+ * netdev references and sysfs, call ops.dealloc_driver, and only then
+ * release the registry entry.  device->unregistration_lock serialises all
+ * of this, so the netdev notifier, "rdma link del", module unload and
+ * device removal can race freely: the first one unregisters, the others
+ * wait for it and find nothing to do.
  *
  * Drivers that set ops.dealloc_driver hand the ib_device over to the core
  * on successful registration: whichever unregistration runs also frees it
  * (ib_dealloc_device()), and the driver must not call ib_dealloc_device()
- * itself afterwards.
+ * itself afterwards.  Because the registry entry outlives dealloc_driver,
+ * ib_unregister_driver() (module unload) returns only once no other
+ * unregistration can still call into the driver.
  */
 #include <linux/cgroup_rdma.h>
 #include <linux/ethtool.h>
@@ -1869,7 +1872,9 @@ static int setup_device(struct ib_device *device, struct device *dma_device)
 
 /*
  * Tear down a published device: the common part of every unregistration
- * and of a registration failing after publication.
+ * and of a registration failing after publication.  The device keeps its
+ * registry entry (unpublished): the caller releases it, see
+ * __ib_unregister_device().
  */
 static void unregister_locked(struct ib_device *device)
 {
@@ -1891,7 +1896,6 @@ static void unregister_locked(struct ib_device *device)
 	ib_free_port_attrs(&device->coredev);
 	device_del(&device->dev);
 	rdmacg_unregister_device(&device->cg_device);
-	release_index(device);
 }
 
 /*
@@ -1986,6 +1990,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	if (ret) {
 		/* Undoes everything above, publication included. */
 		unregister_locked(device);
+		release_index(device);
 		mutex_unlock(&device->unregistration_lock);
 		dev_set_uevent_suppress(&device->dev, false);
 		return ret;
@@ -2021,6 +2026,12 @@ EXPORT_SYMBOL(ib_register_device);
 /*
  * Unregister @device unless somebody already did (then wait for them to
  * finish).  The caller pins the memory with get_device().
+ *
+ * The registry entry goes last, after ops.dealloc_driver has returned,
+ * and all of it under unregistration_lock: ib_unregister_driver() finds
+ * the device until then and waits here for the lock, so a module unload
+ * cannot free the driver's code while another unregistration (rdma link
+ * del, the queued work) is still on its way into dealloc_driver.
  */
 static void __ib_unregister_device(struct ib_device *device)
 {
@@ -2031,13 +2042,17 @@ static void __ib_unregister_device(struct ib_device *device)
 	registered = xa_get_mark(&devices, device->index, DEVICE_REGISTERED) &&
 		     xa_load(&devices, device->index) == device;
 	up_read(&devices_rwsem);
-	if (registered)
+	if (registered) {
 		unregister_locked(device);
+		/*
+		 * Ownership passed to the core at registration, see the top.
+		 * Not the last put_device(): the caller holds one.
+		 */
+		if (device->ops.dealloc_driver)
+			ib_dealloc_device(device);
+		release_index(device);
+	}
 	mutex_unlock(&device->unregistration_lock);
-
-	/* Ownership passed to the core at registration, see the top. */
-	if (registered && device->ops.dealloc_driver)
-		ib_dealloc_device(device);
 }
 
 /**
@@ -2102,7 +2117,9 @@ EXPORT_SYMBOL(ib_unregister_device_queued);
  * @driver_id: the driver
  *
  * Synchronous: on return no device of the driver is registered, and no
- * unregistration of one (queued or concurrent) is still running.
+ * unregistration of one (queued or concurrent) is still running: devices
+ * stay in the registry until their ops.dealloc_driver has returned, so
+ * the walk below also finds (and waits for) those being torn down.
  */
 void ib_unregister_driver(enum rdma_driver_id driver_id)
 {
