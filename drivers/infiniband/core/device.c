@@ -67,6 +67,12 @@ EXPORT_SYMBOL_GPL(ib_comp_unbound_wq);
 /* Runs ib_unregister_device_queued() requests. */
 static struct workqueue_struct *ib_unreg_wq;
 
+/*
+ * Runs the dispatches of ib_dispatch_event(), one at a time, in the order
+ * they were queued (ordered workqueue).
+ */
+static struct workqueue_struct *ib_event_wq;
+
 bool ib_devices_shared_netns = true;
 module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
 MODULE_PARM_DESC(netns_mode,
@@ -939,6 +945,32 @@ EXPORT_SYMBOL(ib_get_eth_speed);
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
+/*
+ * Asynchronous events are dispatched in two steps.  ib_dispatch_event()
+ * may be called from any context (drivers report port changes from
+ * interrupt handlers and under their spinlocks): it only copies the event
+ * and queues it on ib_event_wq.  The work then calls the handlers of the
+ * device in process context, under device->event_handler_rwsem held for
+ * read, in registration order.
+ *
+ * - Order: ib_event_wq is ordered, so handlers see the events in the
+ *   order they were dispatched, across all devices.
+ * - Handler lifetime: the list is read when the work runs, not when the
+ *   event is queued, and ib_unregister_event_handler() takes the rwsem
+ *   for write: once it returns, no queued or running dispatch can call
+ *   the handler.  Owners unregister their handlers before they go (the
+ *   clients in remove(), the cache in ib_cache_cleanup_one()), so nothing
+ *   else needs flushing at unregistration.
+ * - Device lifetime: each queued event pins the device's memory (the
+ *   list and rwsem live in it) with get_device() until its work is done.
+ *   Only device and port events belong here: the element's QP, CQ, SRQ
+ *   or WQ pointer would not be pinned.
+ */
+struct ib_event_work {
+	struct work_struct work;
+	struct ib_event event;
+};
+
 void ib_register_event_handler(struct ib_event_handler *event_handler)
 {
 	struct ib_device *device = event_handler->device;
@@ -949,7 +981,11 @@ void ib_register_event_handler(struct ib_event_handler *event_handler)
 }
 EXPORT_SYMBOL(ib_register_event_handler);
 
-/* On return, the handler is not running and will not run again. */
+/*
+ * On return, the handler is not running and will not run again, not even
+ * for events dispatched before (see above).  Process context; not from
+ * within a handler of the same device.
+ */
 void ib_unregister_event_handler(struct ib_event_handler *event_handler)
 {
 	struct ib_device *device = event_handler->device;
@@ -960,24 +996,51 @@ void ib_unregister_event_handler(struct ib_event_handler *event_handler)
 }
 EXPORT_SYMBOL(ib_unregister_event_handler);
 
-/**
- * ib_dispatch_event - deliver an asynchronous event to the handlers
- * @event: the event; handlers run synchronously, in registration order,
- *	   in the caller's context, which must be able to sleep
- */
-void ib_dispatch_event(const struct ib_event *event)
+static void ib_event_work_fn(struct work_struct *_work)
 {
-	struct ib_device *device = event->device;
+	struct ib_event_work *work =
+		container_of(_work, struct ib_event_work, work);
+	struct ib_device *device = work->event.device;
 	struct ib_event_handler *handler;
 	struct ib_event copy;
 
 	down_read(&device->event_handler_rwsem);
 	list_for_each_entry(handler, &device->event_handler_list, list) {
 		/* Handlers take a mutable event; give each a fresh copy. */
-		copy = *event;
+		copy = work->event;
 		handler->handler(handler, &copy);
 	}
 	up_read(&device->event_handler_rwsem);
+
+	put_device(&device->dev);
+	kfree(work);
+}
+
+/**
+ * ib_dispatch_event - deliver an asynchronous event to the handlers
+ * @event: a device or port event of a device the caller holds; copied
+ *
+ * Callable from any context, including hard interrupts and under
+ * spinlocks: the handlers run later, in process context, in dispatch
+ * order (see the comment above struct ib_event_work).
+ *
+ * The copy is allocated with GFP_ATOMIC.  If that fails the event is
+ * dropped (the allocator logs the failure): handlers then miss it, and
+ * the port caches stay stale until the next event of the port.
+ */
+void ib_dispatch_event(const struct ib_event *event)
+{
+	struct ib_device *device = event->device;
+	struct ib_event_work *work;
+
+	/* A failure is lost, and reported by the allocator itself. */
+	work = kmalloc(sizeof(*work), GFP_ATOMIC);
+	if (!work)
+		return;
+	INIT_WORK(&work->work, ib_event_work_fn);
+	work->event = *event;
+	get_device(&device->dev);
+	queue_work(ib_event_wq, &work->work);
 }
 EXPORT_SYMBOL(ib_dispatch_event);
 
@@ -2174,12 +2237,18 @@ int __init ib_devices_init(void)
 	if (!ib_unreg_wq)
 		goto err_comp_unbound;
 
+	ib_event_wq = alloc_ordered_workqueue("ib-event-wq", 0);
+	if (!ib_event_wq)
+		goto err_unreg;
+
 	ret = class_register(&ib_class);
 	if (ret)
-		goto err_unreg;
+		goto err_event;
 
 	return 0;
 
+err_event:
+	destroy_workqueue(ib_event_wq);
 err_unreg:
 	destroy_workqueue(ib_unreg_wq);
 err_comp_unbound:
@@ -2193,6 +2262,8 @@ err_wq:
 
 void ib_devices_exit(void)
 {
+	/* Pending dispatches hold device references: let them go first. */
+	destroy_workqueue(ib_event_wq);
 	class_unregister(&ib_class);
 	destroy_workqueue(ib_unreg_wq);
 	destroy_workqueue(ib_comp_unbound_wq);

@@ -97,8 +97,8 @@ static struct workqueue_struct *roce_gid_wq;
 /*
  * Serialises resynchronisations, so that one computed from older netdev
  * state is never applied after a newer one.  Taken around the
- * compute-and-apply of one port; the GID_CHANGE dispatch (event handler
- * rwsem, read) nests inside it, the device registry locks never do.
+ * compute-and-apply of one port; the GID_CHANGE dispatch (which only
+ * queues) may happen inside it, the device registry locks never do.
  */
 static DEFINE_MUTEX(roce_sync_lock);
 
