@@ -1289,7 +1289,7 @@ struct ib_device *ib_device_get_next(const struct net *net,
 	     device;
 	     device = xa_find_after(&devices, index, ULONG_MAX,
 				    DEVICE_REGISTERED)) {
-		if (rdma_dev_access_netns(device, net) &&
+		if ((!net || rdma_dev_access_netns(device, net)) &&
 		    ib_device_try_get(device))
 			break;
 	}
