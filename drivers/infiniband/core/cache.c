@@ -14,6 +14,11 @@
  * AHs refer to hardware GIDs by index, so the index must not be reused
  * under them.  On other ports the slot is free at once.
  *
+ * The last put of a deleted entry may come from any context and races
+ * with the table's reclaim work: it only queues that work, which frees
+ * the entry (and its slot) under the table's lock.  A put never frees
+ * and never reads the entry after its decrement.
+ *
  * RoCE GIDs come from roce_gid_mgmt.c through ib_cache_gid_add() and
  * ib_cache_gid_del_if(); GIDs of other ports, P_Keys, port state, LMC and
  * subnet prefix are read from the driver at setup and refreshed when the
@@ -59,11 +64,10 @@ struct ib_gid_entry {
 	 */
 	bool valid;
 	/*
-	 * Deleted but still occupying its slot until the last put, which
-	 * then queues table->reclaim_work.  Set before the table's
-	 * reference is dropped.
+	 * On table->dead from its delete until it is freed.  Under
+	 * table->lock.
 	 */
-	bool holds_slot;
+	struct list_head dead_link;
 	struct ib_gid_attr attr;
 };
 
@@ -75,7 +79,13 @@ struct ib_gid_table {
 	 * reclaims, and with them the driver's add_gid()/del_gid() calls.
 	 */
 	struct mutex lock;
-	/* Frees the slots of deleted entries whose last user is gone. */
+	/*
+	 * Deleted entries not freed yet: still held, or their last put's
+	 * reclaim still to run.  Under lock.  A RoCE entry among them also
+	 * keeps its slot (see the file comment).
+	 */
+	struct list_head dead;
+	/* Frees the deleted entries whose last user is gone, and their slots. */
 	struct work_struct reclaim_work;
 	/* Refreshes the caches of this port from the driver. */
 	struct work_struct update_work;
@@ -120,7 +130,10 @@ static void gid_ndev_ref_free(struct rcu_head *head)
 	kfree(ref);
 }
 
-/* Frees a deleted entry whose last reference is gone, and its slot. */
+/*
+ * Frees a deleted entry whose last reference is gone, and its slot if it
+ * still holds it.
+ */
 static void gid_entry_free_locked(struct ib_gid_table *table,
 				  struct ib_gid_entry *entry)
 {
@@ -137,6 +150,7 @@ static void gid_entry_free_locked(struct ib_gid_table *table,
 	if (table->entries[ix] == entry)
 		table->entries[ix] = NULL;
 	write_unlock_irq(&device->cache_lock);
+	list_del(&entry->dead_link);
 	kfree(entry);
 }
 
@@ -144,28 +158,31 @@ static void gid_table_reclaim_work(struct work_struct *work)
 {
 	struct ib_gid_table *table =
 		container_of(work, struct ib_gid_table, reclaim_work);
-	struct ib_gid_entry *entry;
-	int ix;
+	struct ib_gid_entry *entry, *next;
 
 	mutex_lock(&table->lock);
-	for (ix = 0; ix < table->sz; ix++) {
-		entry = table->entries[ix];
+	list_for_each_entry_safe(entry, next, &table->dead, dead_link) {
 		/* A zero count is final: deleted entries cannot be found. */
-		if (entry && entry->holds_slot && !refcount_read(&entry->ref))
+		if (!refcount_read(&entry->ref))
 			gid_entry_free_locked(table, entry);
 	}
 	mutex_unlock(&table->lock);
 }
 
-/* Drops a reference; the last one may come from atomic context. */
+/*
+ * Drops a reference; the last one may come from atomic context.  Only a
+ * deleted entry can lose its last reference (a valid one has the
+ * table's), and the reclaim work frees a deleted entry as soon as its
+ * count reads zero, possibly before refcount_dec_and_test() has even
+ * returned here.  So the table is read before the decrement, nothing of
+ * the entry after it, and the free is always left to the work.
+ */
 static void gid_entry_put(struct ib_gid_entry *entry)
 {
-	if (!refcount_dec_and_test(&entry->ref))
-		return;
-	if (entry->holds_slot)
-		queue_work(system_wq, &entry->table->reclaim_work);
-	else
-		kfree(entry);
+	struct ib_gid_table *table = entry->table;
+
+	if (refcount_dec_and_test(&entry->ref))
+		queue_work(system_wq, &table->reclaim_work);
 }
 
 /*
@@ -182,11 +199,11 @@ static void gid_entry_del_locked(struct ib_gid_table *table,
 
 	write_lock_irq(&device->cache_lock);
 	WRITE_ONCE(entry->valid, false);
-	if (gid_slot_outlives_delete(table))
-		entry->holds_slot = true;
-	else
+	if (!gid_slot_outlives_delete(table))
 		table->entries[ix] = NULL;
 	write_unlock_irq(&device->cache_lock);
+	/* Before the table's reference goes: the reclaim looks here. */
+	list_add_tail(&entry->dead_link, &table->dead);
 
 	if (entry->ndev_ref) {
 		RCU_INIT_POINTER(entry->attr.ndev, NULL);
@@ -194,12 +211,9 @@ static void gid_entry_del_locked(struct ib_gid_table *table,
 		entry->ndev_ref = NULL;
 	}
 
-	if (refcount_dec_and_test(&entry->ref)) {
-		if (entry->holds_slot)
-			gid_entry_free_locked(table, entry);
-		else
-			kfree(entry);
-	}
+	/* The reclaim waits for table->lock: freeing here is safe. */
+	if (refcount_dec_and_test(&entry->ref))
+		gid_entry_free_locked(table, entry);
 }
 
 /* Lowest slot that is neither valid nor reserved; -ENOSPC if none. */
@@ -1074,6 +1088,7 @@ static struct ib_gid_table *gid_table_alloc(struct ib_device *device,
 	table->port = port;
 	table->sz = sz;
 	mutex_init(&table->lock);
+	INIT_LIST_HEAD(&table->dead);
 	INIT_WORK(&table->reclaim_work, gid_table_reclaim_work);
 	INIT_WORK(&table->update_work, port_cache_update_work);
 	INIT_IB_EVENT_HANDLER(&table->event_handler, device, port_cache_event);
@@ -1113,6 +1128,7 @@ static void port_cache_free(struct ib_device *device, u32 port)
 	/* Every user puts its GID attrs before the device goes. */
 	for (ix = 0; ix < table->sz; ix++)
 		WARN_ON(table->entries[ix]);
+	WARN_ON(!list_empty(&table->dead));
 	cache->gid = NULL;
 	kfree(table);
 }

@@ -56,9 +56,9 @@ extern struct class ib_class;
 struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
 
 /*
- * Iterator for dumps: the registered device visible from @net with the
- * lowest index >= *index, referenced as above; *index is set to its
- * index.  Resume with *index + 1.  NULL at the end.
+ * Iterator for dumps: the registered device visible from @net (from any
+ * namespace: NULL) with the lowest index >= *index, referenced as above;
+ * *index is set to its index.  Resume with *index + 1.  NULL at the end.
  */
 struct ib_device *ib_device_get_next(const struct net *net,
 				     unsigned long *index);

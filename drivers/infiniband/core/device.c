@@ -22,15 +22,18 @@
  * Unregistration is the reverse: unpublish (clear the mark), detach the
  * clients in reverse order, drop the registration reference and wait until
  * every ib_device_try_get() holder has let go, then tear down caches,
- * netdev references, sysfs and the registry entry.  device->
- * unregistration_lock serialises all of this, so the netdev notifier,
- * "rdma link del", module unload and device removal can race freely: the
- * first one unregisters, the others wait for it and find nothing to do.
+ * netdev references and sysfs, call ops.dealloc_driver, and only then
+ * release the registry entry.  device->unregistration_lock serialises all
+ * of this, so the netdev notifier, "rdma link del", module unload and
+ * device removal can race freely: the first one unregisters, the others
+ * wait for it and find nothing to do.
  *
  * Drivers that set ops.dealloc_driver hand the ib_device over to the core
  * on successful registration: whichever unregistration runs also frees it
  * (ib_dealloc_device()), and the driver must not call ib_dealloc_device()
- * itself afterwards.
+ * itself afterwards.  Because the registry entry outlives dealloc_driver,
+ * ib_unregister_driver() (module unload) returns only once no other
+ * unregistration can still call into the driver.
  */
 #include <linux/cgroup_rdma.h>
 #include <linux/ethtool.h>
@@ -63,6 +66,12 @@ EXPORT_SYMBOL_GPL(ib_comp_unbound_wq);
 
 /* Runs ib_unregister_device_queued() requests. */
 static struct workqueue_struct *ib_unreg_wq;
+
+/*
+ * Runs the dispatches of ib_dispatch_event(), one at a time, in the order
+ * they were queued (ordered workqueue).
+ */
+static struct workqueue_struct *ib_event_wq;
 
 bool ib_devices_shared_netns = true;
 module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
@@ -936,6 +945,32 @@ EXPORT_SYMBOL(ib_get_eth_speed);
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
+/*
+ * Asynchronous events are dispatched in two steps.  ib_dispatch_event()
+ * may be called from any context (drivers report port changes from
+ * interrupt handlers and under their spinlocks): it only copies the event
+ * and queues it on ib_event_wq.  The work then calls the handlers of the
+ * device in process context, under device->event_handler_rwsem held for
+ * read, in registration order.
+ *
+ * - Order: ib_event_wq is ordered, so handlers see the events in the
+ *   order they were dispatched, across all devices.
+ * - Handler lifetime: the list is read when the work runs, not when the
+ *   event is queued, and ib_unregister_event_handler() takes the rwsem
+ *   for write: once it returns, no queued or running dispatch can call
+ *   the handler.  Owners unregister their handlers before they go (the
+ *   clients in remove(), the cache in ib_cache_cleanup_one()), so nothing
+ *   else needs flushing at unregistration.
+ * - Device lifetime: each queued event pins the device's memory (the
+ *   list and rwsem live in it) with get_device() until its work is done.
+ *   Only device and port events belong here: the element's QP, CQ, SRQ
+ *   or WQ pointer would not be pinned.
+ */
+struct ib_event_work {
+	struct work_struct work;
+	struct ib_event event;
+};
+
 void ib_register_event_handler(struct ib_event_handler *event_handler)
 {
 	struct ib_device *device = event_handler->device;
@@ -946,7 +981,11 @@ void ib_register_event_handler(struct ib_event_handler *event_handler)
 }
 EXPORT_SYMBOL(ib_register_event_handler);
 
-/* On return, the handler is not running and will not run again. */
+/*
+ * On return, the handler is not running and will not run again, not even
+ * for events dispatched before (see above).  Process context; not from
+ * within a handler of the same device.
+ */
 void ib_unregister_event_handler(struct ib_event_handler *event_handler)
 {
 	struct ib_device *device = event_handler->device;
@@ -957,24 +996,51 @@ void ib_unregister_event_handler(struct ib_event_handler *event_handler)
 }
 EXPORT_SYMBOL(ib_unregister_event_handler);
 
-/**
- * ib_dispatch_event - deliver an asynchronous event to the handlers
- * @event: the event; handlers run synchronously, in registration order,
- *	   in the caller's context, which must be able to sleep
- */
-void ib_dispatch_event(const struct ib_event *event)
+static void ib_event_work_fn(struct work_struct *_work)
 {
-	struct ib_device *device = event->device;
+	struct ib_event_work *work =
+		container_of(_work, struct ib_event_work, work);
+	struct ib_device *device = work->event.device;
 	struct ib_event_handler *handler;
 	struct ib_event copy;
 
 	down_read(&device->event_handler_rwsem);
 	list_for_each_entry(handler, &device->event_handler_list, list) {
 		/* Handlers take a mutable event; give each a fresh copy. */
-		copy = *event;
+		copy = work->event;
 		handler->handler(handler, &copy);
 	}
 	up_read(&device->event_handler_rwsem);
+
+	put_device(&device->dev);
+	kfree(work);
+}
+
+/**
+ * ib_dispatch_event - deliver an asynchronous event to the handlers
+ * @event: a device or port event of a device the caller holds; copied
+ *
+ * Callable from any context, including hard interrupts and under
+ * spinlocks: the handlers run later, in process context, in dispatch
+ * order (see the comment above struct ib_event_work).
+ *
+ * The copy is allocated with GFP_ATOMIC.  If that fails the event is
+ * dropped (the allocator logs the failure): handlers then miss it, and
+ * the port caches stay stale until the next event of the port.
+ */
+void ib_dispatch_event(const struct ib_event *event)
+{
+	struct ib_device *device = event->device;
+	struct ib_event_work *work;
+
+	/* A failure is lost, and reported by the allocator itself. */
+	work = kmalloc(sizeof(*work), GFP_ATOMIC);
+	if (!work)
+		return;
+	INIT_WORK(&work->work, ib_event_work_fn);
+	work->event = *event;
+	get_device(&device->dev);
+	queue_work(ib_event_wq, &work->work);
 }
 EXPORT_SYMBOL(ib_dispatch_event);
 
@@ -1223,7 +1289,7 @@ struct ib_device *ib_device_get_next(const struct net *net,
 	     device;
 	     device = xa_find_after(&devices, index, ULONG_MAX,
 				    DEVICE_REGISTERED)) {
-		if (rdma_dev_access_netns(device, net) &&
+		if ((!net || rdma_dev_access_netns(device, net)) &&
 		    ib_device_try_get(device))
 			break;
 	}
@@ -1473,6 +1539,23 @@ struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
 }
 EXPORT_SYMBOL(ib_get_net_dev_by_params);
 
+/*
+ * The answer names res->cdev, which belongs to the client's data for the
+ * device (or to the client itself): the client's remove_one() or its
+ * unregistration frees it once it holds client_data_rwsem or
+ * clients_rwsem for write.  The reference for the caller is therefore
+ * taken while both are still held for read, never after.
+ */
+static int client_nl_info_hold(int ret, struct ib_client_nl_info *res)
+{
+	if (ret)
+		return ret;
+	if (WARN_ON(!res->cdev))
+		return -EINVAL;
+	get_device(res->cdev);
+	return 0;
+}
+
 static int __ib_get_client_nl_info(struct ib_device *ibdev,
 				   const char *client_name,
 				   struct ib_client_nl_info *res)
@@ -1491,6 +1574,7 @@ static int __ib_get_client_nl_info(struct ib_device *ibdev,
 				ret = client->get_global_nl_info(res);
 			else
 				ret = -EOPNOTSUPP;
+			ret = client_nl_info_hold(ret, res);
 			break;
 		}
 
@@ -1504,19 +1588,12 @@ static int __ib_get_client_nl_info(struct ib_device *ibdev,
 						  res);
 		else
 			ret = -EOPNOTSUPP;
+		ret = client_nl_info_hold(ret, res);
 		up_read(&ibdev->client_data_rwsem);
 		break;
 	}
 	up_read(&clients_rwsem);
-
-	if (ret)
-		return ret;
-
-	/* The reply refers to res->cdev: hold it for the caller. */
-	if (WARN_ON(!res->cdev))
-		return -EINVAL;
-	get_device(res->cdev);
-	return 0;
+	return ret;
 }
 
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
@@ -1858,7 +1935,9 @@ static int setup_device(struct ib_device *device, struct device *dma_device)
 
 /*
  * Tear down a published device: the common part of every unregistration
- * and of a registration failing after publication.
+ * and of a registration failing after publication.  The device keeps its
+ * registry entry (unpublished): the caller releases it, see
+ * __ib_unregister_device().
  */
 static void unregister_locked(struct ib_device *device)
 {
@@ -1880,7 +1959,6 @@ static void unregister_locked(struct ib_device *device)
 	ib_free_port_attrs(&device->coredev);
 	device_del(&device->dev);
 	rdmacg_unregister_device(&device->cg_device);
-	release_index(device);
 }
 
 /*
@@ -1975,6 +2053,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	if (ret) {
 		/* Undoes everything above, publication included. */
 		unregister_locked(device);
+		release_index(device);
 		mutex_unlock(&device->unregistration_lock);
 		dev_set_uevent_suppress(&device->dev, false);
 		return ret;
@@ -2010,6 +2089,12 @@ EXPORT_SYMBOL(ib_register_device);
 /*
  * Unregister @device unless somebody already did (then wait for them to
  * finish).  The caller pins the memory with get_device().
+ *
+ * The registry entry goes last, after ops.dealloc_driver has returned,
+ * and all of it under unregistration_lock: ib_unregister_driver() finds
+ * the device until then and waits here for the lock, so a module unload
+ * cannot free the driver's code while another unregistration (rdma link
+ * del, the queued work) is still on its way into dealloc_driver.
  */
 static void __ib_unregister_device(struct ib_device *device)
 {
@@ -2020,13 +2105,17 @@ static void __ib_unregister_device(struct ib_device *device)
 	registered = xa_get_mark(&devices, device->index, DEVICE_REGISTERED) &&
 		     xa_load(&devices, device->index) == device;
 	up_read(&devices_rwsem);
-	if (registered)
+	if (registered) {
 		unregister_locked(device);
+		/*
+		 * Ownership passed to the core at registration, see the top.
+		 * Not the last put_device(): the caller holds one.
+		 */
+		if (device->ops.dealloc_driver)
+			ib_dealloc_device(device);
+		release_index(device);
+	}
 	mutex_unlock(&device->unregistration_lock);
-
-	/* Ownership passed to the core at registration, see the top. */
-	if (registered && device->ops.dealloc_driver)
-		ib_dealloc_device(device);
 }
 
 /**
@@ -2091,7 +2180,9 @@ EXPORT_SYMBOL(ib_unregister_device_queued);
  * @driver_id: the driver
  *
  * Synchronous: on return no device of the driver is registered, and no
- * unregistration of one (queued or concurrent) is still running.
+ * unregistration of one (queued or concurrent) is still running: devices
+ * stay in the registry until their ops.dealloc_driver has returned, so
+ * the walk below also finds (and waits for) those being torn down.
  */
 void ib_unregister_driver(enum rdma_driver_id driver_id)
 {
@@ -2146,12 +2237,18 @@ int __init ib_devices_init(void)
 	if (!ib_unreg_wq)
 		goto err_comp_unbound;
 
+	ib_event_wq = alloc_ordered_workqueue("ib-event-wq", 0);
+	if (!ib_event_wq)
+		goto err_unreg;
+
 	ret = class_register(&ib_class);
 	if (ret)
-		goto err_unreg;
+		goto err_event;
 
 	return 0;
 
+err_event:
+	destroy_workqueue(ib_event_wq);
 err_unreg:
 	destroy_workqueue(ib_unreg_wq);
 err_comp_unbound:
@@ -2165,6 +2262,8 @@ err_wq:
 
 void ib_devices_exit(void)
 {
+	/* Pending dispatches hold device references: let them go first. */
+	destroy_workqueue(ib_event_wq);
 	class_unregister(&ib_class);
 	destroy_workqueue(ib_unreg_wq);
 	destroy_workqueue(ib_comp_unbound_wq);

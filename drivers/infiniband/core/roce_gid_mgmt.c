@@ -88,8 +88,6 @@ struct roce_netdev_work {
 	unsigned long event;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
-	/* Where to look for devices: the netdev's netns, or NULL. */
-	struct net *net;
 };
 
 static struct workqueue_struct *roce_gid_wq;
@@ -97,8 +95,8 @@ static struct workqueue_struct *roce_gid_wq;
 /*
  * Serialises resynchronisations, so that one computed from older netdev
  * state is never applied after a newer one.  Taken around the
- * compute-and-apply of one port; the GID_CHANGE dispatch (event handler
- * rwsem, read) nests inside it, the device registry locks never do.
+ * compute-and-apply of one port; the GID_CHANGE dispatch (which only
+ * queues) may happen inside it, the device registry locks never do.
  */
 static DEFINE_MUTEX(roce_sync_lock);
 
@@ -412,22 +410,24 @@ static void roce_netdev_work_fn(struct work_struct *_work)
 {
 	struct roce_netdev_work *work =
 		container_of(_work, struct roce_netdev_work, work);
-	struct net *net = work->net;
 	struct ib_device *device;
 	unsigned long index = 0;
 
-	if (ib_devices_shared_netns || !net)
-		net = &init_net;
-
-	while ((device = ib_device_get_next(net, &index))) {
+	/*
+	 * Every device, whatever the namespaces: a port's GIDs come from
+	 * its netdev's upper devices, which may live in other namespaces
+	 * than the netdev or the RDMA device (a VLAN moved elsewhere).  In
+	 * exclusive mode, filtering by the event's namespace would miss
+	 * their changes and leave their GIDs, and the netdev references
+	 * those hold, in the table until some unrelated event.
+	 */
+	while ((device = ib_device_get_next(NULL, &index))) {
 		roce_sync_device(device, work->ndev, work->event);
 		ib_device_put(device);
 		index++;
 	}
 
 	netdev_put(work->ndev, &work->ndev_tracker);
-	if (work->net)
-		put_net(work->net);
 	kfree(work);
 }
 
@@ -449,7 +449,6 @@ static void roce_queue_netdev_work(struct net_device *ndev,
 	work->event = event;
 	work->ndev = ndev;
 	netdev_hold(ndev, &work->ndev_tracker, GFP_ATOMIC);
-	work->net = maybe_get_net(dev_net(ndev));
 	queue_work(roce_gid_wq, &work->work);
 }
 
