@@ -1047,7 +1047,11 @@ static void port_cache_update_work(struct work_struct *work)
 			 ret);
 }
 
-/* Port events that change what the cache holds.  May run in atomic context. */
+/*
+ * Port events that change what the cache holds.  Handlers run from
+ * ib_core's event work (process context); the refresh is queued all the
+ * same, so that it never delays the other handlers of the event.
+ */
 static void port_cache_event(struct ib_event_handler *handler,
 			     struct ib_event *event)
 {
