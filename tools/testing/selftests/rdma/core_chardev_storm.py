@@ -25,6 +25,8 @@ import struct
 import sys
 import time
 
+from nlrdma import attrs_of
+
 NETLINK_RDMA = 20
 RDMA_NL_NLDEV = 5
 CMD_GET, CMD_GET_CHARDEV = 1, 15
@@ -40,16 +42,6 @@ EXPECTED_ERRNOS = {errno.EINVAL, errno.ENODEV, errno.ENOENT, errno.EOPNOTSUPP}
 def nlattr(atype, data):
     a = struct.pack("=HH", 4 + len(data), atype) + data
     return a + b"\0" * (-len(a) % 4)
-
-
-def attrs_of(payload):
-    off = 0
-    while off + 4 <= len(payload):
-        alen, atype = struct.unpack_from("=HH", payload, off)
-        if alen < 4:
-            break
-        yield atype & 0x3FFF, payload[off + 4:off + alen]
-        off += (alen + 3) & ~3
 
 
 class Nl:

@@ -120,11 +120,15 @@ rxe_devices() {
 # Its report goes to DIR/out; its stderr to DIR/err (after a removal,
 # pyverbs' destructors fail with EIO at exit, as libibverbs reports
 # destroys on a disassociated device).
+# With HOLDER_CG set to a cgroup v2 directory, the holder runs in it.
 verbs_holder_start() {
 	local dir=$1
 	shift
 	rm -f "$dir/ready" "$dir/go"
-	python3 "$TESTDIR/verbs_holder.py" --dir "$dir" "$@" \
+	# shellcheck disable=SC2016
+	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
+	       shift; exec python3 "$@"' \
+		sh "${HOLDER_CG:-}" "$TESTDIR/verbs_holder.py" --dir "$dir" "$@" \
 		>"$dir/out" 2>"$dir/err" &
 	HOLDER_PID=$!
 	eventually 60 test -e "$dir/ready" && return 0

@@ -27,7 +27,7 @@ import struct
 import sys
 
 import uverbs_raw
-from uverbs_raw import Uverbs, attr
+from uverbs_raw import attr
 
 EX_CREATE_QP = 24
 IB_QP_CREATE_SOURCE_QPN = 1 << 10
@@ -145,16 +145,6 @@ STOCK = {
 }
 
 
-def run(case):
-    u = Uverbs()
-    try:
-        return case(u)
-    except uverbs_raw.Failed as e:
-        return "setup failed (%s)" % e
-    finally:
-        u.close()
-
-
 def main():
     args = sys.argv[1:]
     who = "root"
@@ -166,7 +156,8 @@ def main():
         who = "nobody"
     if args == ["measure"]:
         for case in CASES:
-            print("        %r: %r," % (case.__name__, run(case)))
+            got = uverbs_raw.run_case(case)
+            print("        %r: %r," % (case.__name__, got))
         return 0
     if len(args) != 2 or args[0] != "check":
         print(__doc__, file=sys.stderr)
@@ -178,7 +169,7 @@ def main():
     for case in CASES:
         if not case.__name__.startswith(args[1]):
             continue
-        got, want = run(case), table[case.__name__]
+        got, want = uverbs_raw.run_case(case), table[case.__name__]
         if got != want:
             print("%s: got %s, want %s" % (case.__name__, got, want))
             bad += 1

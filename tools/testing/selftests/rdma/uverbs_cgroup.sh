@@ -100,16 +100,7 @@ mkdir "$CG"
 
 # holder_in_cg ARGS...: verbs_holder.py (ARGS) started inside $CG.
 holder_in_cg() {
-	rm -f "$dir/ready" "$dir/go"
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec python3 "$@"' \
-		sh "$CG" "$TESTDIR/verbs_holder.py" --dir "$dir" "$@" \
-		>"$dir/out" 2>"$dir/err" &
-	HOLDER_PID=$!
-	eventually 60 test -e "$dir/ready" && return 0
-	echo "the holder never got ready:"
-	cat "$dir/err"
-	kill $HOLDER_PID
-	return 1
+	HOLDER_CG=$CG verbs_holder_start "$dir" "$@"
 }
 
 # verbs_holder.py --objects: pd 1, mr 1, mw 1, comp channel 1, cq 2, qp 3,

@@ -35,7 +35,9 @@ pins() {	# pages pinned now, all users together
 
 base=$(counts)
 base_pins=$(pins)
-verbs_holder_start "$dir" --objects --wait 30 pd
+# The holder is killed below: its bound only ends a stuck run, and a
+# loaded machine needs it long (30 s ran out before the checks ended).
+verbs_holder_start "$dir" --objects --wait 120 pd
 # It will be killed with SIGKILL: no job report from the shell, please.
 disown $HOLDER_PID
 

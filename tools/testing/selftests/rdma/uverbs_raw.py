@@ -872,9 +872,14 @@ EXPECTED = {
 
 
 def run(name):
+    return run_case(CASES[name][1])
+
+
+def run_case(case):
+    """case(Uverbs()) on a fresh context: its answer, or why setup failed."""
     u = Uverbs()
     try:
-        return CASES[name][1](u)
+        return case(u)
     except Failed as e:
         return "setup failed (%s)" % e
     finally:

@@ -22,7 +22,7 @@ import struct
 import sys
 
 import uverbs_raw
-from uverbs_raw import Uverbs, attr
+from uverbs_raw import attr
 
 REREG_MR = 11
 IB_MR_REREG_PD = 1 << 1
@@ -83,27 +83,17 @@ EXPECTED = {
 }
 
 
-def run(case):
-    u = Uverbs()
-    try:
-        return case(u)
-    except uverbs_raw.Failed as e:
-        return "setup failed (%s)" % e
-    finally:
-        u.close()
-
-
 def main():
     if sys.argv[1:] == ["measure"]:
         for case in CASES:
-            print("    %r: %r," % (case.__name__, run(case)))
+            print("    %r: %r," % (case.__name__, uverbs_raw.run_case(case)))
         return 0
     if sys.argv[1:] != ["check"]:
         print(__doc__, file=sys.stderr)
         return 2
     bad = 0
     for case in CASES:
-        got, want = run(case), EXPECTED[case.__name__]
+        got, want = uverbs_raw.run_case(case), EXPECTED[case.__name__]
         if got != want:
             print("%s: got %s, want %s" % (case.__name__, got, want))
             bad += 1
