@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch help kdir
+	checkpatch coccicheck help kdir
 
 all: modules
 
@@ -68,6 +68,9 @@ sparse: kdir
 checkpatch:
 	scripts/checkpatch-all
 
+coccicheck:
+	scripts/coccicheck
+
 # Build, static checks, harness self-test and the VM selftests; one closing
 # line `N passed, N failed, N skipped`.  STOCK=1 runs the VM selftests on
 # the in-tree stack instead of ours, for comparison.
@@ -90,3 +93,4 @@ help:
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'
+	@echo 'make coccicheck  the kernel'"'"'s semantic patches (coccinelle) over our sources'
