@@ -80,7 +80,8 @@ check: deps $(if $(filter debug,$(KERNEL)),debug-kernel)
 # The debug-kernel tier (Documentation/infiniband/testing.rst): Debian's
 # kernel rebuilt with KASAN, lockdep, kmemleak and failslab, once, into the
 # cache (long: see there); `make check KERNEL=debug` runs the selftests on it.
-debug-kernel: deps
+debug-kernel:
+	scripts/setup --debug-kernel
 	scripts/debug-kernel build
 
 check-debug:
