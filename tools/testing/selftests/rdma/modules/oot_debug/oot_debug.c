@@ -5,7 +5,7 @@
  * that scripts/test-harness --kernel debug can show the VM verdict fails
  * on each report:
  *
- *	leak=1    an allocation nobody points to (kmemleak)
+ *	leak=1    allocations nobody points to (kmemleak)
  *	oob=1     a read one byte past an allocation (KASAN)
  *	lockdep=1 two mutexes taken in both orders (lockdep; the two orders
  *	          run one after the other, so nothing deadlocks)
@@ -30,13 +30,20 @@ MODULE_PARM_DESC(lockdep, "take two mutexes in both orders");
 static DEFINE_MUTEX(oot_debug_a);
 static DEFINE_MUTEX(oot_debug_b);
 
-/* Kept out of line so that no caller's frame holds the pointer. */
+/*
+ * Several: a stale copy of the last pointer may survive in a stack that
+ * kmemleak scans, each allocation's frames overwrite the previous one's.
+ */
 static noinline void oot_debug_leak(void)
 {
-	void *p = kmalloc(64, GFP_KERNEL);
+	void *p;
+	int i;
 
-	/* Hide the pointer from the compiler, which would drop the call. */
-	OPTIMIZER_HIDE_VAR(p);
+	for (i = 0; i < 4; i++) {
+		p = kmalloc(64, GFP_KERNEL);
+		/* Hide it from the compiler, which would drop the call. */
+		OPTIMIZER_HIDE_VAR(p);
+	}
 }
 
 static noinline void oot_debug_oob(void)
