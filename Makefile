@@ -43,6 +43,7 @@ modules: kdir
 clean:
 	@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
 	$(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
+	rm -rf .debug-build
 
 # Our modules go to updates/, which depmod searches before kernel/, so
 # they replace the in-tree ones of the same name without touching them.
