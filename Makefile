@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir
+	checkpatch coccicheck help kdir debug-kernel check-debug
 
 all: modules
 
@@ -43,6 +43,7 @@ modules: kdir
 clean:
 	@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
 	$(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
+	rm -rf .debug-build
 
 # Our modules go to updates/, which depmod searches before kernel/, so
 # they replace the in-tree ones of the same name without touching them.
@@ -74,8 +75,18 @@ coccicheck:
 # Build, static checks, harness self-test and the VM selftests; one closing
 # line `N passed, N failed, N skipped`.  STOCK=1 runs the VM selftests on
 # the in-tree stack instead of ours, for comparison.
-check: deps
+check: deps $(if $(filter debug,$(KERNEL)),debug-kernel)
 	scripts/check
+
+# The debug-kernel tier (Documentation/infiniband/testing.rst): Debian's
+# kernel rebuilt with KASAN, lockdep, kmemleak and failslab, once, into the
+# cache (long: see there); `make check KERNEL=debug` runs the selftests on it.
+debug-kernel:
+	scripts/setup --debug-kernel
+	scripts/debug-kernel build
+
+check-debug:
+	$(MAKE) check KERNEL=debug
 
 demo: deps modules
 	scripts/vm --timeout 600 -- scripts/demo-guest
@@ -88,6 +99,8 @@ help:
 	@echo 'make [modules]   build the modules (KDIR=, KVER= to choose the kernel)'
 	@echo 'make deps        install build and test dependencies (Debian packages)'
 	@echo 'make check       build, sparse, checkpatch and the VM selftests'
+	@echo 'make check KERNEL=debug  the VM selftests on the debug kernel'
+	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'

@@ -61,7 +61,8 @@ expect_nl() {
 eventually() {
 	local secs=$1 end
 	shift
-	end=$(($(date +%s) + secs))
+	# OOT_TIMEOUT_SCALE: the debug kernel is several times slower.
+	end=$(($(date +%s) + secs * ${OOT_TIMEOUT_SCALE:-1}))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1

@@ -36,6 +36,9 @@ fi
 
 timeout=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
 timeout=${timeout:-300}
+# Slow kernels (the debug-kernel tier: KASAN and lockdep under TCG) scale
+# every bound instead of each test carrying its own.
+timeout=$((timeout * ${OOT_TIMEOUT_SCALE:-1}))
 
 echo "TAP version 13"
 echo "KTAP version 1"
