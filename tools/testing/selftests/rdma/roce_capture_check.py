@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Judge a RoCEv2 capture with code we did not write, and with our own.
+
+    roce_capture_check.py [--strict] [--json FILE] [--expect NAME=COUNT]... PCAP...
+
+For every pcap:
+  - tshark (Wireshark's InfiniBand dissector, UDP 4791 as RoCEv2) decodes
+    every packet; any malformed packet or expert error fails.
+  - every ICRC is recomputed: by our own code over the RoCEv2 pseudo-header
+    (IPv4 and IPv6), and for IPv4 also by scapy.contrib.roce; a mismatch
+    with the wire fails.
+  - a summary: packets per opcode, UDP source ports per flow (source and
+    destination address and destination QP), the BTH flags (AckReq per
+    opcode, MigReq), packets per source address.
+With --strict, also fails on: AckReq on a FIRST or MIDDLE packet or on a
+response, MigReq set, a destination port other than 4791, more than one
+UDP source port in one flow.  --expect RC_SEND_FIRST=1 (repeatable) fails
+unless the capture holds exactly that many packets of that opcode (names
+as printed in the summary).  --json writes the summary for scripts.
+Exit status: 0 when everything holds, 1 otherwise.
+"""
+import argparse
+import collections
+import json
+import struct
+import subprocess
+import sys
+import zlib
+
+ROCE_PORT = 4791
+
+# IBTA vol. 1 9.2: the opcode's top three bits are the transport, the
+# rest the operation.
+TRANSPORTS = {0: "RC", 1: "UC", 2: "RD", 3: "UD", 4: "CNP"}
+OPERATIONS = {
+    0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST",
+    0x03: "SEND_LAST_IMM", 0x04: "SEND_ONLY", 0x05: "SEND_ONLY_IMM",
+    0x06: "WRITE_FIRST", 0x07: "WRITE_MIDDLE", 0x08: "WRITE_LAST",
+    0x09: "WRITE_LAST_IMM", 0x0a: "WRITE_ONLY", 0x0b: "WRITE_ONLY_IMM",
+    0x0c: "READ_REQUEST", 0x0d: "READ_RESPONSE_FIRST",
+    0x0e: "READ_RESPONSE_MIDDLE", 0x0f: "READ_RESPONSE_LAST",
+    0x10: "READ_RESPONSE_ONLY", 0x11: "ACKNOWLEDGE",
+    0x12: "ATOMIC_ACKNOWLEDGE", 0x13: "COMPARE_SWAP", 0x14: "FETCH_ADD",
+    0x16: "SEND_LAST_INV", 0x17: "SEND_ONLY_INV",
+}
+# Packets the responder sends: AckReq has no meaning on them.
+RESPONSES = {0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12}
+# Not the last packet of a message: AckReq must be clear.
+NOT_LAST = {0x00, 0x01, 0x06, 0x07}
+
+
+def opcode_name(op):
+    return "%s_%s" % (TRANSPORTS.get(op >> 5, "T%d" % (op >> 5)),
+                      OPERATIONS.get(op & 0x1f, "OP%#x" % (op & 0x1f)))
+
+
+def roce_icrc(ip_and_rest, udp_off, icrc_off):
+    """The ICRC of one RoCEv2 packet, as it goes on the wire (4 bytes).
+
+    ip_and_rest starts at the IP header; udp_off is where UDP starts,
+    icrc_off where the ICRC starts.  IBTA annex 17 (RoCEv2): the CRC32 covers
+    64 bits of ones standing for the LRH, then the IP header with the
+    fields routers change masked to ones (IPv4: type of service, TTL,
+    header checksum; IPv6: traffic class, flow label, hop limit), the UDP
+    header with its checksum masked, the BTH with its FECN/BECN/reserved
+    byte masked, and everything after up to the ICRC.  Sent least
+    significant byte first.
+    """
+    b = bytearray(ip_and_rest[:icrc_off])
+    if b[0] >> 4 == 4:
+        b[1] = 0xff                 # type of service (DSCP, ECN)
+        b[8] = 0xff                 # TTL
+        b[10:12] = b"\xff\xff"      # header checksum
+    else:
+        b[0] |= 0x0f                # traffic class, high nibble...
+        b[1:4] = b"\xff\xff\xff"    # ...the rest of it and the flow label
+        b[7] = 0xff                 # hop limit
+    b[udp_off + 6:udp_off + 8] = b"\xff\xff"   # UDP checksum
+    b[udp_off + 8 + 4] = 0xff                  # BTH FECN, BECN, reserved
+    crc = zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xffffffff
+    return struct.pack("<I", crc)
+
+
+class Capture:
+    def __init__(self, path):
+        self.path = path
+        self.errors = []
+        self.opcodes = collections.Counter()
+        self.ackreq = collections.Counter()
+        self.sports = collections.defaultdict(set)
+        self.by_src = collections.Counter()
+        self.migreq = 0
+        self.bad_dport = 0
+        self.icrc_ok = 0
+        self.scapy_ok = 0
+        self.ackreq_bad = []
+        self.packets = 0
+
+    def fail(self, msg):
+        self.errors.append(msg)
+
+    def tshark(self):
+        """Wireshark's verdict: malformed packets and expert errors."""
+        base = ["tshark", "-n", "-r", self.path, "-d",
+                "udp.port==%d,infiniband" % ROCE_PORT]
+        try:
+            bad = subprocess.run(
+                base + ["-Y", "_ws.malformed || _ws.expert.severity >= error",
+                        "-T", "fields", "-e", "frame.number", "-e", "_ws.col.Info"],
+                capture_output=True, text=True, check=True).stdout
+            protos = subprocess.run(
+                base + ["-Y", "udp.port == %d" % ROCE_PORT, "-T", "fields",
+                        "-e", "frame.number", "-e", "frame.protocols"],
+                capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            self.fail("tshark failed: %s" % e)
+            return
+        for line in bad.splitlines():
+            self.fail("tshark: malformed or expert error: frame %s" % line)
+        n = 0
+        for line in protos.splitlines():
+            n += 1
+            num, _, proto = line.partition("\t")
+            if ":infiniband" not in proto:
+                self.fail("tshark: frame %s not decoded as InfiniBand: %s" % (num, proto))
+        self.tshark_packets = n
+
+    def packet(self, num, frame, scapy_pkt):
+        """Our own checks of one Ethernet frame."""
+        if len(frame) < 14:
+            return
+        etype = struct.unpack("!H", frame[12:14])[0]
+        ip = frame[14:]
+        if etype == 0x0800:
+            ihl = (ip[0] & 0x0f) * 4
+            total = struct.unpack("!H", ip[2:4])[0]
+            proto = ip[9]
+            src, dst = ".".join(map(str, ip[12:16])), ".".join(map(str, ip[16:20]))
+        elif etype == 0x86dd:
+            ihl = 40
+            total = 40 + struct.unpack("!H", ip[4:6])[0]
+            proto = ip[6]
+            src, dst = ip[8:24].hex(), ip[24:40].hex()
+        else:
+            return
+        if proto != 17:
+            return
+        ip = ip[:total]             # without Ethernet padding
+        udp = ip[ihl:]
+        sport, dport, ulen = struct.unpack("!HHH", udp[:6])
+        if ROCE_PORT not in (sport, dport):
+            return
+        self.packets += 1
+        if dport != ROCE_PORT:
+            self.bad_dport += 1
+        bth = udp[8:]
+        if len(bth) < 16 or ulen != len(udp):
+            self.fail("frame %d: %d bytes of UDP payload, UDP length %d"
+                      % (num, len(udp) - 8, ulen))
+            return
+        op, flags = bth[0], bth[1]
+        dqpn = struct.unpack("!I", bth[4:8])[0] & 0xffffff
+        ackreq = bth[8] >> 7
+        name = opcode_name(op)
+        self.opcodes[name] += 1
+        self.by_src[src] += 1
+        self.sports["%s>%s qp %#x" % (src, dst, dqpn)].add(sport)
+        if flags & 0x40:
+            self.migreq += 1
+        if ackreq:
+            self.ackreq[name] += 1
+            if op & 0x1f in NOT_LAST or (op >> 5 == 0 and op & 0x1f in RESPONSES):
+                self.ackreq_bad.append("frame %d (%s)" % (num, name))
+
+        wire = bytes(ip[total - 4:total])
+        mine = roce_icrc(ip, ihl, total - 4)
+        if mine != wire:
+            self.fail("frame %d (%s): ICRC %s on the wire, %s computed"
+                      % (num, name, wire.hex(), mine.hex()))
+        else:
+            self.icrc_ok += 1
+        if scapy_pkt is not None and etype == 0x0800:
+            from scapy.contrib.roce import BTH
+            if BTH in scapy_pkt:
+                theirs = scapy_pkt[BTH].compute_icrc(None)
+                if theirs != wire:
+                    self.fail("frame %d (%s): scapy computes ICRC %s, wire %s"
+                              % (num, name, theirs.hex(), wire.hex()))
+                else:
+                    self.scapy_ok += 1
+
+    def read(self):
+        from scapy.utils import PcapReader
+        import scapy.contrib.roce  # noqa: F401  (binds UDP 4791 to BTH)
+        num = 0
+        with PcapReader(self.path) as r:
+            for p in r:
+                num += 1
+                self.packet(num, bytes(p), p)
+
+    def strict(self):
+        if self.ackreq_bad:
+            self.fail("AckReq set on a FIRST/MIDDLE packet or a response: %s"
+                      % ", ".join(self.ackreq_bad[:10]))
+        if self.migreq:
+            self.fail("MigReq set on %d packets" % self.migreq)
+        if self.bad_dport:
+            self.fail("%d packets not to UDP port %d" % (self.bad_dport, ROCE_PORT))
+        for flow, ports in sorted(self.sports.items()):
+            if len(ports) != 1:
+                self.fail("flow %s uses UDP source ports %s" % (flow, sorted(ports)))
+
+    def summary(self):
+        return {
+            "packets": self.packets,
+            "opcodes": dict(self.opcodes),
+            "ackreq": dict(self.ackreq),
+            "migreq": self.migreq,
+            "by_src": dict(self.by_src),
+            "sports": {k: sorted(v) for k, v in self.sports.items()},
+            "icrc_ok": self.icrc_ok,
+            "scapy_icrc_ok": self.scapy_ok,
+            "errors": self.errors,
+        }
+
+    def report(self):
+        print("%s: %d RoCEv2 packets, ICRC verified %d (scapy agrees on %d)"
+              % (self.path, self.packets, self.icrc_ok, self.scapy_ok))
+        for name, n in sorted(self.opcodes.items()):
+            print("  %-28s %6d  AckReq on %d" % (name, n, self.ackreq.get(name, 0)))
+        print("  MigReq set on %d packets" % self.migreq)
+        for src, n in sorted(self.by_src.items()):
+            print("  from %s: %d packets" % (src, n))
+        for flow, ports in sorted(self.sports.items()):
+            print("  flow %s: UDP source port %s" % (flow, " ".join(map(str, sorted(ports)))))
+        for e in self.errors:
+            print("  FAIL: %s" % e)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("pcap", nargs="+")
+    a = ap.parse_args()
+
+    ok = True
+    out = {}
+    for path in a.pcap:
+        c = Capture(path)
+        c.tshark()
+        c.read()
+        if getattr(c, "tshark_packets", c.packets) != c.packets:
+            c.fail("tshark saw %d RoCEv2 packets, we %d"
+                   % (c.tshark_packets, c.packets))
+        if c.packets == 0:
+            c.fail("no RoCEv2 packet")
+        if a.strict:
+            c.strict()
+        for e in a.expect:
+            name, _, want = e.partition("=")
+            got = c.opcodes.get(name, 0)
+            if got != int(want):
+                c.fail("%s: %d packets, expected %s" % (name, got, want))
+        c.report()
+        out[path] = c.summary()
+        ok = ok and not c.errors
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1, sort_keys=True)
+    print("roce_capture_check: %s" % ("ok" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
