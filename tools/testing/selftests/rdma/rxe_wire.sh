@@ -47,22 +47,32 @@ wire_up || { echo "# no two-device setup"; exit 1; }
 # packets per source address (sent_pkts, rcvd_pkts), MSGS messages
 # (rdma_sends of rxe1, rdma_recvs of rxe2), and 0 for every error counter.
 counters_match() {
-	local c=$1 msgs=$2 dev src n want rc=0
+	local c=$1 msgs=$2 dev src rc=0
 	for dev in rxe1 rxe2; do
 		src=$WIRE_A
 		[ $dev = rxe1 ] || src=$WIRE_B
-		while read -r name n; do
-			n=$((n - $(awk -v k="$name" '$1 == k { print $2 }' "$tmp/$c.$dev.before")))
-			case $dev:$name in
-			*:sent_pkts) want=$(from_src "$c" "$src" from) ;;
-			*:rcvd_pkts) want=$(from_src "$c" "$src" to) ;;
-			rxe1:rdma_sends | rxe2:rdma_recvs) want=$msgs ;;
-			*:lifespan) continue ;;	# a setting, not a counter
-			*) want=0 ;;
-			esac
-			expect_eq "$dev $name" "$n" "$want" || rc=1
-			[ "$n" = 0 ] || echo "$dev $name +$n"
-		done <"$tmp/$c.$dev.after"
+		join "$tmp/$c.$dev.before" "$tmp/$c.$dev.after" |
+		awk -v dev=$dev -v from="$(from_src "$c" "$src" from)" \
+			-v to="$(from_src "$c" "$src" to)" -v msgs="$msgs" '
+			$1 == "lifespan" { next }	# a setting, not a counter
+			{
+				d = $3 - $2
+				want = 0
+				if ($1 == "sent_pkts")
+					want = from
+				else if ($1 == "rcvd_pkts")
+					want = to
+				else if ((dev == "rxe1" && $1 == "rdma_sends") ||
+					 (dev == "rxe2" && $1 == "rdma_recvs"))
+					want = msgs
+				if (d != 0)
+					printf "%s %s +%d\n", dev, $1, d
+				if (d != want) {
+					printf "%s %s: got +%d, want +%d\n", dev, $1, d, want
+					bad = 1
+				}
+			}
+			END { exit bad }' || rc=1
 	done
 	return $rc
 }
