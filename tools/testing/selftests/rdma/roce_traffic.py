@@ -91,7 +91,7 @@ def connect(qp, qpt, dest_qpn, dgid, rq_psn, sq_psn):
     qp.to_rts(attr)
 
 
-def poll(cq, n=1, secs=20):
+def poll(cq, n=1, secs=10):
     """n completions, or an exception after secs."""
     wcs = []
     end = time.time() + secs
