@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir debug-kernel check-debug
+	checkpatch coccicheck help kdir debug-kernel check-debug interop
 
 all: modules
 
@@ -91,6 +91,12 @@ check-debug:
 demo: deps modules
 	scripts/vm --timeout 600 -- scripts/demo-guest
 
+# Two guests on one network: ours against the in-tree stack, both
+# directions, with captures judged by tshark and an ICRC check (A=, B=:
+# ours or stock; see scripts/interop).
+interop: deps modules
+	scripts/interop --a $(or $(A),ours) --b $(or $(B),stock)
+
 # An interactive shell in the guest, our modules installed (STOCK=1: not).
 vm: deps modules
 	scripts/vm --shell
@@ -103,6 +109,7 @@ help:
 	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
+	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'

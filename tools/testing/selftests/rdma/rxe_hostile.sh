@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Hostile RoCEv2 packets against a live RC QP: each is dropped or NAKed,
+# the right hw counter moves, and nothing reaches memory outside the MR.
+# rxe1 on ve0 (wire_lib.sh, no rxe on ve1); roce_traffic.py hold keeps
+# QPs in RTS and one MR between two canary pages; roce_inject.py sends
+# from ve1, one packet per case, each case on a QP of its own (a NAK
+# can move a QP to the error state); tcpdump on ve1 captures what rxe1
+# answers.  Per case: stock's answer (ACK, NAK and its syndrome, or
+# nothing) and exactly the hw counters stock moves, measured on stock.
+# Then: no answer carries canary bytes, the canary pages are intact, no
+# hostile WRITE's bytes and no hostile atomic reached memory.
+# Stock drops a bad ICRC, a truncated header and an unknown QPN without
+# moving any counter; the issue wants them counted: on ours some counter
+# must move, on stock that check skips.  Stock answers a READ request
+# that carries a payload (IBTA: a length that does not fit the opcode);
+# ours must drop or NAK it, on stock that check skips.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wire_lib.sh"
+
+ktap_print_header
+if ! command -v tcpdump >/dev/null || [ ! -d /usr/lib/python3/dist-packages/scapy ]; then
+	ktap_set_plan 1
+	ktap_test_skip "hostile packets" "no tcpdump or python3-scapy (scripts/setup)"
+	ktap_finished
+fi
+
+tmp=$(mktemp -d)
+trap 'touch "$tmp/go"; wire_down; rm -rf "$tmp"' EXIT
+modprobe rdma_rxe
+wire_up no-rxe2 || { echo "# no veth setup"; exit 1; }
+
+# The target.
+python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 16 \
+	--dir "$tmp" --wait 120 >"$tmp/hold" 2>"$tmp/hold.err" &
+HOLD=$!
+eventually 60 test -e "$tmp/ready" || { cat "$tmp/hold.err"; exit 1; }
+read -r -a QPN <<<"$(sed -n 's/^qpns //p' "$tmp/hold")"
+read -r -a PSN <<<"$(sed -n 's/^psns //p' "$tmp/hold")"
+RKEY=$(sed -n 's/^rkey //p' "$tmp/hold")
+VA=$(sed -n 's/^va //p' "$tmp/hold")
+LEN=$(sed -n 's/^len //p' "$tmp/hold")
+BADKEY=$((RKEY ^ 0x5a00))
+echo "# target: QPs ${QPN[*]}, rkey $RKEY, va $(printf %#x "$VA"), $LEN bytes"
+
+# name, QP index, then the packet (roce_inject.py keys).  Hostile WRITEs
+# carry 'X' (fill 0x58): the holder counts those bytes afterwards.
+i=0
+c() {
+	local name=$1
+	shift
+	echo "$name qpn=${QPN[$i]} psn=${PSN[$i]} $*" >>"$tmp/batch"
+	NAMES+=("$name")
+	i=$((i + 1))
+}
+NAMES=()
+c ok_send opcode=RC_SEND_ONLY payload=32 fill=0x4d
+c ok_read opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=256
+c bad_icrc opcode=RC_SEND_ONLY payload=32 icrc=bad
+c truncated opcode=RC_RDMA_WRITE_ONLY truncate=16 va=$VA rkey=$RKEY payload=64 fill=0x58
+c read_with_payload opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=64 payload=64
+c write_len_mismatch opcode=RC_RDMA_WRITE_ONLY va=$VA rkey=$RKEY len=64 payload=128 fill=0x58
+c psn_ahead opcode=RC_SEND_ONLY payload=32 psn=$((PSN[6] + 0x1000)) fill=0x4d
+c write_bad_rkey opcode=RC_RDMA_WRITE_ONLY va=$VA rkey=$BADKEY payload=64 fill=0x58
+c read_bad_rkey opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$BADKEY len=64
+c atomic_bad_rkey opcode=RC_FETCH_ADD va=$VA rkey=$BADKEY swap=1
+c write_out_of_range opcode=RC_RDMA_WRITE_ONLY va=$((VA + LEN - 32)) rkey=$RKEY payload=64 fill=0x58
+c read_out_of_range opcode=RC_RDMA_READ_REQUEST va=$((VA - 64)) rkey=$RKEY len=128
+c read_va_overflow opcode=RC_RDMA_READ_REQUEST va=0xffffffffffffff00 rkey=$RKEY len=0x200
+c read_huge_len opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xffffffff
+c atomic_out_of_range opcode=RC_FETCH_ADD va=$((VA + LEN)) rkey=$RKEY swap=1
+c unknown_qpn opcode=RC_SEND_ONLY payload=32 qpn=0xfff0
+
+capture_start ve1 "$tmp/cap.pcap"
+python3 "$TESTDIR/roce_inject.py" --iface ve1 --dst-mac "$(cat /sys/class/net/ve0/address)" \
+	--src-ip "$WIRE_B" --dst-ip "$WIRE_A" --counters rxe1 --out "$tmp" --gap 0.5 \
+	--batch "$tmp/batch" | sed 's/^/# /'
+capture_stop
+touch "$tmp/go"
+wait $HOLD
+sed 's/^/# holder: /' "$tmp/hold" | tail -n 3
+
+# What rxe1 answered, per case (by the made-up peer QP it answers to):
+# "case opcode syndrome canary" lines.
+python3 - "$tmp/cap.pcap" "${NAMES[@]}" >"$tmp/answers" <<-'PY'
+import logging, struct, sys
+logging.getLogger("scapy").setLevel(logging.ERROR)
+import scapy.layers.l2  # noqa: F401  (Ethernet captures)
+from scapy.utils import PcapReader
+names = sys.argv[2:]
+for p in PcapReader(sys.argv[1]):
+    b = bytes(p)
+    if len(b) < 14 + 20 + 8 + 12 or b[12:14] != b"\x08\x00" or b[26:30] != bytes([10, 203, 0, 1]):
+        continue
+    ihl = (b[14] & 15) * 4
+    total = struct.unpack("!H", b[16:18])[0]
+    roce = b[14 + ihl + 8:14 + total - 4]
+    op = roce[0]
+    qpn = struct.unpack("!I", roce[4:8])[0] & 0xffffff
+    case = names[qpn - 0x100] if 0 <= qpn - 0x100 < len(names) else "qp%#x" % qpn
+    syn = "%#04x" % roce[12] if op in (0x0d, 0x0f, 0x10, 0x11, 0x12) else "-"
+    print(case, "%#04x" % op, syn, int(b"CANARY" in roce), int(b"MRdata" in roce))
+PY
+sed 's/^/# answer: /' "$tmp/answers"
+
+# delta NAME: the counters of rxe1 that moved during the case, "name+N".
+delta() {
+	join "$tmp/$1.before" "$tmp/$1.after" |
+		awk '$3 != $2 && $1 != "lifespan" { printf "%s+%d ", $1, $3 - $2 }' | sed 's/ $//'
+}
+# answers NAME: "opcode/syndrome" of each answer to the case.
+answers() {
+	awk -v n="$1" '$1 == n { printf "%s/%s ", $2, $3 }' "$tmp/answers" | sed 's/ $//'
+}
+
+ACK=0x11/0x1f
+NAK_INV=0x11/0x61	# NAK: invalid request
+NAK_SEQ=0x11/0x60	# NAK: PSN sequence error
+NAK_ACC=0x11/0x62	# NAK: remote access error
+PKT="rcvd_pkts+1 sent_pkts+1"
+# name, stock's answers, the counters stock moves (measured).
+EXPECT=(
+	"ok_send|$ACK|rcvd_pkts+1 rdma_recvs+1 sent_pkts+1"
+	"ok_read|0x10/0x1f|$PKT"
+	"bad_icrc||"
+	"truncated||"
+	"read_with_payload|0x10/0x1f|$PKT"
+	"write_len_mismatch|$NAK_INV|$PKT"
+	"psn_ahead|$NAK_SEQ|out_of_seq_request+1 $PKT"
+	"write_bad_rkey|$NAK_ACC|$PKT"
+	"read_bad_rkey|$NAK_ACC|$PKT"
+	"atomic_bad_rkey|$NAK_ACC|$PKT"
+	"write_out_of_range|$NAK_ACC|$PKT"
+	"read_out_of_range|$NAK_ACC|$PKT"
+	"read_va_overflow|$NAK_ACC|$PKT"
+	"read_huge_len|$NAK_ACC|$PKT"
+	"atomic_out_of_range|$NAK_ACC|$PKT"
+	"unknown_qpn||"
+)
+ktap_set_plan $((${#EXPECT[@]} * 2 + 4))
+
+for e in "${EXPECT[@]}"; do
+	IFS='|' read -r n ans cnt <<<"$e"
+	case $n in
+	read_with_payload)
+		if ours; then
+			ktap_test_result "$n: dropped or NAKed (invalid request)" \
+				eval '[ -z "$(answers $n)" ] || expect_eq answers "$(answers $n)" $NAK_INV'
+			ktap_test_result "$n: counted" test -n "$(delta $n)"
+		else
+			ktap_test_skip "$n: dropped or NAKed" \
+				"stock answers it with READ_RESPONSE_ONLY (measured)"
+			ktap_test_skip "$n: counted" "stock answers it (measured)"
+		fi
+		continue
+		;;
+	esac
+	ktap_test_result "$n: answer ${ans:-none}, as stock" expect_eq "answers" "$(answers "$n")" "$ans"
+	if [ -n "$cnt" ]; then
+		ktap_test_result "$n: counters $cnt, as stock" expect_eq "counters" "$(delta "$n")" "$cnt"
+	elif ours; then
+		ktap_test_result "$n: dropped and counted" test -n "$(delta "$n")"
+	else
+		ktap_test_skip "$n: dropped and counted" "stock moves no counter for it (measured)"
+	fi
+done
+
+ktap_test_result "no answer carries bytes from outside the MR (canary)" \
+	expect_eq "answers with canary bytes" "$(awk '$4 != 0' "$tmp/answers" | wc -l)" 0
+ktap_test_result "the valid READ returns the MR's bytes" \
+	expect_eq "ok_read answers with the MR's pattern" \
+	"$(awk '$1 == "ok_read" && $5 == 1' "$tmp/answers" | wc -l)" 1
+ktap_test_result "the canary pages around the MR are intact" \
+	expect_eq "canary_intact" "$(sed -n 's/^canary_intact //p' "$tmp/hold")" 1
+# The valid SEND wrote 32 bytes 'M' over "MRdata.." (28 of them differ);
+# nothing else may change: no hostile WRITE's 'X', no hostile atomic.
+ktap_test_result "only the valid SEND changed the MR" eval \
+	'expect_eq fill_bytes "$(sed -n "s/^fill_bytes //p" "$tmp/hold")" 0 &&
+	 expect_eq mr_bytes_changed "$(sed -n "s/^mr_bytes_changed //p" "$tmp/hold")" 28'
+ktap_finished

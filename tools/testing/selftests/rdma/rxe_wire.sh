@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What rxe puts on the wire, judged by code we did not write.  Two rxe
+# devices on a veth pair (wire_lib.sh); each case sends one message with
+# fresh QPs (roce_traffic.py) while tcpdump captures ve0; then
+# roce_capture_check.py: tshark decodes every packet with no malformed
+# one, every ICRC recomputes (our code and scapy's), AckReq only on the
+# last packet of a request, MigReq 0, one UDP source port per QP, all to
+# port 4791, and exactly the packets stock sends for that message; and
+# the devices' hw counters moved by exactly the packets captured, error
+# counters not at all.  Expectations measured on stock (datapath.md,
+# "Wire facts").
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wire_lib.sh"
+
+# case, then the packets of its one message (path MTU 1024) and the
+# messages the rdma_sends counter of rxe1 and rdma_recvs of rxe2 count.
+CASES=(
+	"rc_send RC_SEND_FIRST=1 RC_SEND_MIDDLE=2 RC_SEND_LAST=1 RC_ACKNOWLEDGE=1
+	 ackreq:RC_SEND_LAST=1 packets=5 msgs=1"
+	"rc_write RC_WRITE_FIRST=1 RC_WRITE_MIDDLE=6 RC_WRITE_LAST=1 RC_ACKNOWLEDGE=1
+	 ackreq:RC_WRITE_LAST=1 packets=9 msgs=0"
+	"rc_read RC_READ_REQUEST=1 RC_READ_RESPONSE_FIRST=1 RC_READ_RESPONSE_MIDDLE=6
+	 RC_READ_RESPONSE_LAST=1 ackreq:RC_READ_REQUEST=1 packets=9 msgs=0"
+	"rc_fetch_add RC_FETCH_ADD=1 RC_ATOMIC_ACKNOWLEDGE=1 ackreq:RC_FETCH_ADD=1
+	 packets=2 msgs=0"
+	"ud_send UD_SEND_ONLY=1 packets=1 msgs=1"
+	"uc_send UC_SEND_FIRST=1 UC_SEND_LAST=1 packets=2 msgs=1"
+)
+# Not counters of traffic or errors: must not move either.
+ktap_print_header
+if ! command -v tshark >/dev/null || [ ! -d /usr/lib/python3/dist-packages/scapy ]; then
+	ktap_set_plan 1
+	ktap_test_skip "wire checks" "no tshark or python3-scapy (scripts/setup)"
+	ktap_finished
+fi
+ktap_set_plan $((${#CASES[@]} * 3))
+
+tmp=$(mktemp -d)
+trap 'wire_down; rm -rf "$tmp"' EXIT
+modprobe rdma_rxe
+wire_up || { echo "# no two-device setup"; exit 1; }
+
+# counters_match CASE MSGS: the counter deltas against the capture's
+# packets per source address (sent_pkts, rcvd_pkts), MSGS messages
+# (rdma_sends of rxe1, rdma_recvs of rxe2), and 0 for every error counter.
+counters_match() {
+	local c=$1 msgs=$2 dev src rc=0
+	for dev in rxe1 rxe2; do
+		src=$WIRE_A
+		[ $dev = rxe1 ] || src=$WIRE_B
+		join "$tmp/$c.$dev.before" "$tmp/$c.$dev.after" |
+		awk -v dev=$dev -v from="$(from_src "$c" "$src" from)" \
+			-v to="$(from_src "$c" "$src" to)" -v msgs="$msgs" '
+			$1 == "lifespan" { next }	# a setting, not a counter
+			{
+				d = $3 - $2
+				want = 0
+				if ($1 == "sent_pkts")
+					want = from
+				else if ($1 == "rcvd_pkts")
+					want = to
+				else if ((dev == "rxe1" && $1 == "rdma_sends") ||
+					 (dev == "rxe2" && $1 == "rdma_recvs"))
+					want = msgs
+				if (d != 0)
+					printf "%s %s +%d\n", dev, $1, d
+				if (d != want) {
+					printf "%s %s: got +%d, want +%d\n", dev, $1, d, want
+					bad = 1
+				}
+			}
+			END { exit bad }' || rc=1
+	done
+	return $rc
+}
+
+# from_src CASE ADDR from|to: the case's packets from ADDR, or to it
+# (CASE.by_src: "address packets" a line).
+from_src() {
+	awk -v a="$2" -v d="$3" '($1 == a) == (d == "from") { n += $2 } END { print n + 0 }' \
+		"$tmp/$1.by_src"
+}
+
+# capture_ok CASE: the check's verdict on that case's packets.
+capture_ok() {
+	[ ! -s "$tmp/$1.errors" ] || { cat "$tmp/$1.errors"; return 1; }
+}
+
+# One capture, one traffic process, one check: python, pyverbs, scapy
+# and tshark each start once (slow under TCG).  Each case's packets are
+# those to its own QPs.
+names=()
+for c in "${CASES[@]}"; do
+	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+	names+=("${f[0]}")
+done
+capture_start ve0 "$tmp/all.pcap"
+timeout 120 python3 "$TESTDIR/roce_traffic.py" wire --a rxe1 --b rxe2 \
+	--counters "$tmp" "${names[@]}" >"$tmp/traffic" 2>&1
+capture_stop
+sed 's/^/# /' "$tmp/traffic"
+for c in "${CASES[@]}"; do
+	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+	qpns=$(sed -n "s/^${f[0]}: ok qpns //p" "$tmp/traffic")
+	echo "$tmp/all.pcap name=${f[0]} qpns=${qpns:-none} ${f[*]:1}" |
+		sed 's/ msgs=[0-9]*//' >>"$tmp/spec"
+done
+python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/all.json" \
+	--spec "$tmp/spec" | sed 's/^/# /'
+# Per case, for the shell: its errors and its packets per source.
+python3 - "$tmp" <<-'PY'
+import json, os, sys
+for name, s in json.load(open(os.path.join(sys.argv[1], "all.json"))).items():
+    with open(os.path.join(sys.argv[1], name + ".errors"), "w") as f:
+        f.write("".join(e + "\n" for e in s["errors"]))
+    with open(os.path.join(sys.argv[1], name + ".by_src"), "w") as f:
+        f.write("".join("%s %d\n" % kv for kv in s["by_src"].items()))
+PY
+
+for c in "${CASES[@]}"; do
+	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+	name=${f[0]}
+	msgs=${f[-1]#msgs=}
+	ktap_test_result "$name: the message arrives" grep -q "^$name: ok" "$tmp/traffic"
+	ktap_test_result "$name: tshark decodes, ICRCs verify, flags and packets as stock" \
+		capture_ok "$name"
+	ktap_test_result "$name: hw counters count the packets, no error" \
+		counters_match "$name" "$msgs"
+done
+ktap_finished
