@@ -95,7 +95,7 @@ topo_one_up() {
 # address that is its own host's (accept_local, no rp_filter).
 topo_two_up() {
 	local i
-	ip link del "$TWO_IF1" 2>/dev/null
+	topo_two_clean
 	ip link add "$TWO_IF1" type veth peer name "$TWO_IF2" || return 1
 	for i in all "$TWO_IF1" "$TWO_IF2"; do
 		sysctl -qw "net.ipv4.conf.$i.rp_filter=0" &&
@@ -118,6 +118,7 @@ topo_two_up() {
 }
 
 topo_ns_up() {
+	topo_ns_clean
 	ip netns add "$NS_A" && ip netns add "$NS_B" || return 1
 	ip link add va netns "$NS_A" type veth peer name vb netns "$NS_B" || return 1
 	ip -n "$NS_A" addr add "$NS_IP_A/24" dev va &&
@@ -128,18 +129,19 @@ topo_ns_up() {
 	topo_rxe_up "$NS_B" "$NS_DEV_B" vb "$NS_IP_B"
 }
 
-# Everything the *_up functions may have made, gone; the rxe devices go
-# with their netdevs.  Returns once no rxe device is left.
-topo_down() {
+# What topo_ns_up and topo_two_up make, gone (also what a test killed
+# half-way left behind); the rxe devices go with their netdevs.
+topo_ns_clean() {
 	local ns
 	for ns in "$NS_A" "$NS_B"; do
-		[ -e "/run/netns/$ns" ] || continue
-		ip netns exec "$ns" rdma link del "rxe${ns#ns}" 2>/dev/null
-		ip netns del "$ns"
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
 	done
+	true
+}
+
+topo_two_clean() {
 	rdma link del "$TWO_DEV1" 2>/dev/null
 	rdma link del "$TWO_DEV2" 2>/dev/null
-	rdma link del "$ONE_DEV" 2>/dev/null
 	ip link del "$TWO_IF1" 2>/dev/null
 	while ip rule del pref 100 2>/dev/null; do :; done
 	while ip rule del pref 101 2>/dev/null; do :; done
@@ -148,6 +150,15 @@ topo_down() {
 		ip rule add pref 0 lookup local
 		ip rule del pref "$TOPO_LOCAL_PREF" lookup local 2>/dev/null
 	fi
+	true
+}
+
+# Everything the *_up functions may have made, gone.  Returns once no rxe
+# device is left.
+topo_down() {
+	topo_ns_clean
+	topo_two_clean
+	rdma link del "$ONE_DEV" 2>/dev/null
 	veth_teardown
 	eventually 10 topo_no_rxe >/dev/null
 }
@@ -186,10 +197,11 @@ topo_port() {
 # Runs TOOL as a server on SERVER-DEV and as its client on CLIENT-DEV
 # (each in its netns; "" is this one), with ARGS, the GID of the device's
 # address (GID-OPT: -g for the ibv_*_pingpong tools, -x for perftest) and
-# a port of its own, each bounded by 60 s.  Succeeds when both end with
-# status 0; their output is in $TOOL_OUT/server and $TOOL_OUT/client,
-# printed when they fail.
+# a port of its own, each bounded by TOOL_TIMEOUT seconds (default 60).
+# Succeeds when both end with status 0; their output is in
+# $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
 TOOL_OUT=
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
 tool_pair() {
 	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 gopt=$7 tool=$8
 	local sgid cgid port pid rc=0 src=0
@@ -199,11 +211,11 @@ tool_pair() {
 		{ echo "no GID for $saddr on $sdev or $caddr on $cdev"; return 1; }
 	port=$(topo_port)
 	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
-	in_ns "$sns" timeout 60 "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
+	in_ns "$sns" timeout "$TOOL_TIMEOUT" "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
 		>"$TOOL_OUT/server" 2>&1 &
 	pid=$!
 	if wait_listen "$port" "$sns" $pid; then
-		in_ns "$cns" timeout 60 "$tool" -d "$cdev" "$gopt" "$cgid" -p "$port" "$@" \
+		in_ns "$cns" timeout "$TOOL_TIMEOUT" "$tool" -d "$cdev" "$gopt" "$cgid" -p "$port" "$@" \
 			"$saddr" >"$TOOL_OUT/client" 2>&1 || rc=$?
 	else
 		echo "$tool: the server never listened on $port"
