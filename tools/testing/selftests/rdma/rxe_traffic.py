@@ -222,7 +222,7 @@ def transfer(a):
         sent += 1
     got = hashlib.sha256(dst.read(total, 0)).hexdigest()
     if got != want:
-        problem("SEND: 64 MiB arrived with SHA-256 %s, sent %s" % (got, want))
+        problem("SEND: %d MiB arrived with SHA-256 %s, sent %s" % (a.mib, got, want))
     t1 = time.monotonic()
 
     # WRITEs over the same 64 MiB, after zeroing it.
@@ -241,9 +241,9 @@ def transfer(a):
                   flush=True)
     got = hashlib.sha256(dst.read(total, 0)).hexdigest()
     if got != want:
-        problem("WRITE: 64 MiB arrived with SHA-256 %s, sent %s" % (got, want))
+        problem("WRITE: %d MiB arrived with SHA-256 %s, sent %s" % (a.mib, got, want))
     t2 = time.monotonic()
-    print("# 64 MiB SEND %.1f s, 64 MiB WRITE %.1f s" % (t1 - t0, t2 - t1))
+    print("# %d MiB SEND %.1f s, %d MiB WRITE %.1f s" % (a.mib, t1 - t0, a.mib, t2 - t1))
     src.close()
     dst.close()
     req.close()
