@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rxe_perftest.sh's cases of ib_read_lat at 64 B, 4 KiB and 64 KiB on one
+# device.
+PERF_CASES="ib_read_lat:64 ib_read_lat:4096 ib_read_lat:65536" \
+	exec "$(dirname "$0")/rxe_perftest.sh"

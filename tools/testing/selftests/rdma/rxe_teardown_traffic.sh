@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Teardown while perftest moves data between two devices on a veth pair
+# (rxe_topo.sh; ib_write_bw or ib_send_bw in duration mode, -D 8):
+#   - kill -9 of both ends;
+#   - rdma link del of the server's device (stock: returns once the tools
+#     have ended);
+#   - ip link del of the veth pair (ours only: stock may never let the
+#     netdev go);
+#   - modprobe -r rdma_rxe: refused while the tools hold the device open
+#     (stock: "Module rdma_rxe is in use"), done once they are gone.
+# After each, the tools are gone within a bound, no user object is left
+# in `rdma res`, and at the end the whole stack unloads.  The harness
+# fails the run on any kernel complaint on the console.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rxe_topo.sh"
+
+DURATION=8
+
+ktap_print_header
+ktap_set_plan 5
+
+rdma_unload_all
+modprobe ib_uverbs
+topo_two_up || exit "$KSFT_FAIL"
+out=$(mktemp -d)
+
+# traffic TOOL: server on rxe2, client on rxe1, in the background (SPID,
+# CPID: the tools' own pids, for kill -9; -D bounds them); returns once
+# the client has run a few seconds.
+traffic() {
+	local port
+	port=$(topo_port)
+	"$1" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
+		-F -D "$DURATION" >"$out/server" 2>&1 &
+	SPID=$!
+	wait_listen "$port" "" "$SPID" || { echo "the server never listened"; return 1; }
+	"$1" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
+		-F -D "$DURATION" "$TWO_IP2" >"$out/client" 2>&1 &
+	CPID=$!
+	sleep 4
+	kill -0 "$CPID" && kill -0 "$SPID" ||
+		{ echo "perftest ended early:"; cat "$out/server" "$out/client"; return 1; }
+}
+
+# Both ends gone within 30 s; killed if not.
+tools_gone() {
+	local t0 end
+	t0=$(date +%s)
+	end=$((t0 + 30))
+	while kill -0 "$SPID" 2>/dev/null || kill -0 "$CPID" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			echo "perftest still running after 30 s"
+			kill -9 "$SPID" "$CPID" 2>/dev/null
+			wait
+			return 1
+		fi
+		sleep 0.2
+	done
+	wait
+	echo "tools gone after $(($(date +%s) - t0)) s"
+}
+
+# Stock's MAD layer keeps a PD, CQ and QP (QP1) a device; no device at
+# all (after ip link del) is fine too.
+no_user_objects() {
+	local res
+	res=$(rdma res | rdma_norm)
+	[ -n "$res" ] || return 0
+	echo "$res" | grep -vqE ': pd [01] cq [01] qp [01] cm_id 0 mr 0 ctx 0 srq 0 $' || return 0
+	echo "rdma res: $res"
+	return 1
+}
+
+kill9() {
+	traffic ib_write_bw || return 1
+	kill -9 "$SPID" "$CPID"
+	tools_gone && eventually 10 no_user_objects
+}
+ktap_test_result "kill -9 of both ends of ib_write_bw" kill9
+
+# Stock's rdma link del waits (in D state) for every user context of the
+# device to close: it runs in the background while the tools are bounded
+# here, so that a tool that would not end cannot hang the test.
+link_del() {
+	local t0 rc=0 dpid
+	traffic ib_send_bw || return 1
+	t0=$(date +%s)
+	rdma link del "$TWO_DEV2" &
+	dpid=$!
+	tools_gone || rc=1
+	wait $dpid || { echo "rdma link del failed"; rc=1; }
+	echo "rdma link del returned after $(($(date +%s) - t0)) s"
+	[ $rc = 0 ] && eventually 10 no_user_objects || return 1
+	topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2"
+}
+ktap_test_result "rdma link del under ib_send_bw" link_del
+
+netdev_del() {
+	local t0 rc=0
+	traffic ib_write_bw || return 1
+	t0=$(date +%s)
+	ip link del "$TWO_IF1" || rc=$?
+	echo "ip link del: status $rc after $(($(date +%s) - t0)) s"
+	tools_gone && [ "$rc" = 0 ] && eventually 10 topo_no_rxe && eventually 10 no_user_objects
+}
+# Stock 6.1 may keep a reference on the netdev for ever here (measured,
+# 1 run of 2: "unregister_netdevice: waiting for ve1 to become free.
+# Usage count = 2" every 10 s, the harness's verdict fails on it; the
+# skip message must not quote it): the case is ours only.
+if ours; then
+	ktap_test_result "ip link del of the veth under ib_write_bw" netdev_del
+else
+	ktap_test_skip "ip link del of the veth under ib_write_bw" \
+		"stock 6.1 can hold a reference on the netdev for ever"
+fi
+topo_down
+topo_two_up || exit "$KSFT_FAIL"
+
+rmmod() {
+	local msg
+	traffic ib_send_bw || return 1
+	if msg=$(modprobe -r rdma_rxe 2>&1); then
+		echo "modprobe -r rdma_rxe succeeded under traffic"
+		tools_gone
+		return 1
+	fi
+	echo "modprobe -r while in use: $msg"
+	echo "$msg" | grep -q 'in use' || return 1
+	tools_gone && modprobe -r rdma_rxe && topo_no_rxe
+}
+ktap_test_result "modprobe -r rdma_rxe under ib_send_bw: refused, then done" rmmod
+
+topo_down
+ktap_test_result "no user object left, and the stack unloads" \
+	eval 'no_user_objects && rdma_unload_all'
+rm -rf "$out"
+ktap_finished

@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The data-path tests' topologies (the ones datapath.md measured stock on),
+# sourced after lib.sh by tests and scripts:
+#
+#   topo_one_up    rxe0 on veth0, 10.200.0.1/24 (peer veth1 up, no
+#                  address).  Both ends of a test use rxe0 and talk to
+#                  10.200.0.1: stock loops the packets back inside rxe.
+#   topo_two_up    rxe1 on ve0 (10.203.0.1), rxe2 on ve1 (10.203.0.2), a
+#                  veth pair in this namespace; policy routing makes the
+#                  traffic between the two addresses cross the veth
+#                  instead of lo, so every packet goes over the wire.
+#   topo_ns_up     rxeA on va in netns nsA (10.204.0.1), rxeB on vb in
+#                  netns nsB (10.204.0.2).
+#   topo_down      removes whatever of the above exists.
+#
+# Each *_up waits until the device has the RoCE v2 GID of its IPv4
+# address (rxe fills the GID table asynchronously); topo_gid DEV ADDR
+# [NS] prints that GID's index, for the tools' -g/-x options.
+
+ONE_DEV=rxe0
+ONE_IP=10.200.0.1
+TWO_DEV1=rxe1
+TWO_DEV2=rxe2
+TWO_IF1=ve0
+TWO_IF2=ve1
+TWO_IP1=10.203.0.1
+TWO_IP2=10.203.0.2
+NS_A=nsA
+NS_B=nsB
+NS_DEV_A=rxeA
+NS_DEV_B=rxeB
+NS_IP_A=10.204.0.1
+NS_IP_B=10.204.0.2
+# The routing table holding the two-device routes, and the preference
+# the local table moves to so that our rules come first.
+TOPO_TABLE=100
+TOPO_LOCAL_PREF=1000
+
+# in_ns NS CMD...: CMD in netns NS; in this one when NS is empty.
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# The IPv4-mapped GID of ADDR, as sysfs prints it.
+topo_mapped_gid() {
+	local a b c d
+	IFS=. read -r a b c d <<<"$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+}
+
+# topo_gid DEV ADDR [NS]: index of DEV's RoCE v2 GID for ADDR.  sysfs is
+# per device, not per namespace, but a device in another namespace is
+# visible only there (rdma sys netns exclusive) or everywhere (shared).
+topo_gid() {
+	local dev=$1 want f i
+	want=$(topo_mapped_gid "$2")
+	for f in $(in_ns "${3:-}" sh -c "ls /sys/class/infiniband/$dev/ports/1/gids/"); do
+		i=${f##*/}
+		[ "$(in_ns "${3:-}" cat "/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null)" = "$want" ] ||
+			continue
+		[ "$(in_ns "${3:-}" cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
+			continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# topo_rxe_up NS DEV NETDEV ADDR: rxe DEV on NETDEV (in netns NS), once
+# its GID for ADDR is there.
+topo_rxe_up() {
+	local ns=$1 dev=$2 netdev=$3 addr=$4
+	in_ns "$ns" rdma link add "$dev" type rxe netdev "$netdev" || return 1
+	eventually 10 topo_gid "$dev" "$addr" "$ns" >/dev/null ||
+		{ echo "$dev: no GID for $addr"; return 1; }
+}
+
+topo_one_up() {
+	rxe0_up &&
+	ip addr add "$ONE_IP/24" dev "$VETH" &&
+	eventually 10 topo_gid "$ONE_DEV" "$ONE_IP" >/dev/null ||
+		{ echo "topo_one_up failed"; return 1; }
+}
+
+# Two local addresses talk over lo unless told otherwise: from the host
+# (iif lo) to the peer's address, table $TOPO_TABLE sends the packet out
+# of the other end of the pair; the receiving end must accept a source
+# address that is its own host's (accept_local, no rp_filter).
+topo_two_up() {
+	local i
+	topo_two_clean
+	ip link add "$TWO_IF1" type veth peer name "$TWO_IF2" || return 1
+	for i in all "$TWO_IF1" "$TWO_IF2"; do
+		sysctl -qw "net.ipv4.conf.$i.rp_filter=0" &&
+		sysctl -qw "net.ipv4.conf.$i.accept_local=1" || return 1
+	done
+	ip addr add "$TWO_IP1/24" dev "$TWO_IF1" &&
+	ip addr add "$TWO_IP2/24" dev "$TWO_IF2" &&
+	ip link set "$TWO_IF1" up &&
+	ip link set "$TWO_IF2" up || return 1
+	ip rule add pref 100 iif lo to "$TWO_IP2" lookup "$TOPO_TABLE" &&
+	ip rule add pref 101 iif lo to "$TWO_IP1" lookup "$TOPO_TABLE" &&
+	ip route add "$TWO_IP2" dev "$TWO_IF1" src "$TWO_IP1" table "$TOPO_TABLE" &&
+	ip route add "$TWO_IP1" dev "$TWO_IF2" src "$TWO_IP2" table "$TOPO_TABLE" || return 1
+	if ip rule show pref 0 | grep -q 'lookup local'; then
+		ip rule add pref "$TOPO_LOCAL_PREF" lookup local &&
+		ip rule del pref 0 lookup local || return 1
+	fi
+	topo_rxe_up "" "$TWO_DEV1" "$TWO_IF1" "$TWO_IP1" &&
+	topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2"
+}
+
+topo_ns_up() {
+	topo_ns_clean
+	ip netns add "$NS_A" && ip netns add "$NS_B" || return 1
+	ip link add va netns "$NS_A" type veth peer name vb netns "$NS_B" || return 1
+	ip -n "$NS_A" addr add "$NS_IP_A/24" dev va &&
+	ip -n "$NS_B" addr add "$NS_IP_B/24" dev vb &&
+	ip -n "$NS_A" link set lo up && ip -n "$NS_B" link set lo up &&
+	ip -n "$NS_A" link set va up && ip -n "$NS_B" link set vb up || return 1
+	topo_rxe_up "$NS_A" "$NS_DEV_A" va "$NS_IP_A" &&
+	topo_rxe_up "$NS_B" "$NS_DEV_B" vb "$NS_IP_B"
+}
+
+# What topo_ns_up and topo_two_up make, gone (also what a test killed
+# half-way left behind); the rxe devices go with their netdevs.
+topo_ns_clean() {
+	local ns
+	for ns in "$NS_A" "$NS_B"; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
+	done
+	true
+}
+
+topo_two_clean() {
+	rdma link del "$TWO_DEV1" 2>/dev/null
+	rdma link del "$TWO_DEV2" 2>/dev/null
+	ip link del "$TWO_IF1" 2>/dev/null
+	while ip rule del pref 100 2>/dev/null; do :; done
+	while ip rule del pref 101 2>/dev/null; do :; done
+	ip route flush table "$TOPO_TABLE" 2>/dev/null
+	if ! ip rule show pref 0 | grep -q 'lookup local'; then
+		ip rule add pref 0 lookup local
+		ip rule del pref "$TOPO_LOCAL_PREF" lookup local 2>/dev/null
+	fi
+	true
+}
+
+# Everything the *_up functions may have made, gone.  Returns once no rxe
+# device is left.
+topo_down() {
+	topo_ns_clean
+	topo_two_clean
+	rdma link del "$ONE_DEV" 2>/dev/null
+	veth_teardown
+	eventually 10 topo_no_rxe >/dev/null
+}
+
+topo_no_rxe() {
+	expect_eq "rxe devices left" "$(rxe_devices)" ""
+}
+
+# wait_listen PORT NS PID: until a TCP socket listens on PORT in NS, at
+# most 20 s, while process PID lives (a server started in the background
+# must accept before its client connects: the tools' clients do not
+# retry).
+wait_listen() {
+	local end=$(($(date +%s) + 20))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		in_ns "$2" ss -Hltn "sport = :$1" | grep -q . && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# A fresh TCP port for each server, also from subshells (ktap_test_result
+# runs its command in one).
+TOPO_PORTS=$(mktemp)
+echo 18600 >"$TOPO_PORTS"
+topo_port() {
+	local p
+	p=$(($(cat "$TOPO_PORTS") + 1))
+	echo "$p" >"$TOPO_PORTS"
+	echo "$p"
+}
+
+# tool_pair SERVER-NS SERVER-DEV SERVER-ADDR CLIENT-NS CLIENT-DEV
+#           CLIENT-ADDR GID-OPT TOOL [ARG...]
+# Runs TOOL as a server on SERVER-DEV and as its client on CLIENT-DEV
+# (each in its netns; "" is this one), with ARGS, the GID of the device's
+# address (GID-OPT: -g for the ibv_*_pingpong tools, -x for perftest) and
+# a port of its own, each bounded by TOOL_TIMEOUT seconds (default 60).
+# Succeeds when both end with status 0; their output is in
+# $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
+TOOL_OUT=
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
+tool_pair() {
+	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 gopt=$7 tool=$8
+	local sgid cgid port pid rc=0 src=0
+	shift 8
+	sgid=$(topo_gid "$sdev" "$saddr" "$sns") &&
+	cgid=$(topo_gid "$cdev" "$caddr" "$cns") ||
+		{ echo "no GID for $saddr on $sdev or $caddr on $cdev"; return 1; }
+	port=$(topo_port)
+	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
+	in_ns "$sns" timeout "$TOOL_TIMEOUT" "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
+		>"$TOOL_OUT/server" 2>&1 &
+	pid=$!
+	if wait_listen "$port" "$sns" $pid; then
+		in_ns "$cns" timeout "$TOOL_TIMEOUT" "$tool" -d "$cdev" "$gopt" "$cgid" -p "$port" "$@" \
+			"$saddr" >"$TOOL_OUT/client" 2>&1 || rc=$?
+	else
+		echo "$tool: the server never listened on $port"
+		rc=1
+	fi
+	[ $rc = 0 ] || kill $pid 2>/dev/null
+	wait $pid || src=$?
+	if [ $rc != 0 ] || [ $src != 0 ]; then
+		echo "$tool $*: server status $src, client status $rc"
+		sed 's/^/server: /' "$TOOL_OUT/server"
+		sed 's/^/client: /' "$TOOL_OUT/client" 2>/dev/null
+		return 1
+	fi
+}
+
+# pingpong NS-S DEV-S ADDR-S NS-C DEV-C ADDR-C TOOL [ARG...]: an
+# ibv_*_pingpong run; both ends must report their iterations.
+pingpong() {
+	tool_pair "$1" "$2" "$3" "$4" "$5" "$6" -g "${@:7}" || return 1
+	grep -q ' iters in ' "$TOOL_OUT/server" && grep -q ' iters in ' "$TOOL_OUT/client" ||
+		{ echo "$7: no iteration report"; cat "$TOOL_OUT/server" "$TOOL_OUT/client"; return 1; }
+}

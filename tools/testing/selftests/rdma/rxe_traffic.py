@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""RC traffic between two rxe devices from one process (pyverbs), for the
+data-path tests.
+
+    rxe_traffic.py [--dev A --gid N --peer B --peer-gid M] CASE
+
+A is the requester, B the responder (A and B may be the same device).
+Cases:
+    read-fresh   RDMA READ from read-only MRs over private anonymous
+                 memory written after the registration (untouched before
+                 it, and touched before it) returns the new bytes
+    transfer     64 MiB (--mib) of RC SENDs of 64 KiB into consecutive
+                 receive buffers, then as much in RDMA WRITEs: both arrive
+                 complete, in order, with the sender's SHA-256
+    retry        with every packet lost: the first WR completes with
+                 IBV_WC_RETRY_EXC_ERR after the configured retries
+                 (timeout 10, retry_cnt 2), the second is flushed
+    counters     a fixed sequence at path MTU 1024: SEND 4 KiB, WRITE
+                 8 KiB, READ 8 KiB, FETCH_ADD, each completed before the
+                 next
+Each case prints what went wrong, a line a problem, and exits 1 if
+anything did; the elapsed time of the transfer and of the retry goes to
+stdout as "# ..." notes.
+"""
+import argparse
+import ctypes
+import hashlib
+import mmap
+import sys
+import time
+
+from pyverbs import enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import RecvWR, SGE, SendWR
+
+PAGE = mmap.PAGESIZE
+ACCESS_ALL = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+              e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+# A completion that does not come within this is a failure, not a hang.
+POLL_LIMIT = 60
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+    print(msg, flush=True)
+
+
+class Failed(Exception):
+    pass
+
+
+class Side:
+    """A context, PD, CQ and RC QP on one device."""
+
+    def __init__(self, dev, gid, depth):
+        self.ctx = Context(name=dev)
+        self.gid_index = gid
+        self.gid = self.ctx.query_gid(1, gid)
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, 2 * depth)
+        cap = QPCap(max_send_wr=depth, max_recv_wr=depth)
+        self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
+                                         rcq=self.cq, cap=cap))
+
+    def connect(self, peer, mtu, timeout, retry_cnt):
+        attr = QPAttr(port_num=1)
+        attr.qp_access_flags = ACCESS_ALL
+        attr.path_mtu = mtu
+        attr.dest_qp_num = peer.qp.qp_num
+        attr.rq_psn = 0
+        attr.sq_psn = 0
+        attr.max_dest_rd_atomic = 4
+        attr.max_rd_atomic = 4
+        attr.min_rnr_timer = 12
+        attr.timeout = timeout
+        attr.retry_cnt = retry_cnt
+        attr.rnr_retry = 7
+        gr = GlobalRoute(dgid=peer.gid, sgid_index=self.gid_index, hop_limit=64)
+        attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+        self.qp.to_rts(attr)
+
+    def close(self):
+        for obj in ("qp", "cq", "pd", "ctx"):
+            getattr(self, obj).close()
+
+
+def pair(a, depth=16, mtu=e.IBV_MTU_1024, timeout=14, retry_cnt=7):
+    req = Side(a.dev, a.gid, depth)
+    resp = Side(a.peer, a.peer_gid, depth)
+    req.connect(resp, mtu, timeout, retry_cnt)
+    resp.connect(req, mtu, timeout, retry_cnt)
+    return req, resp
+
+
+def poll(cq, n=1):
+    """n completions (fewer if one fails: the rest are flushed)."""
+    wcs = []
+    end = time.monotonic() + POLL_LIMIT
+    while len(wcs) < n:
+        got, batch = cq.poll(n - len(wcs))
+        wcs += batch[:got]
+        if got == 0 and time.monotonic() > end:
+            raise Failed("%d of %d completions after %d s" %
+                         (len(wcs), n, POLL_LIMIT))
+    return wcs
+
+
+def ok(wc, what):
+    if wc.status != e.IBV_WC_SUCCESS:
+        raise Failed("%s: completion status %d (wr_id %d)" % (what, wc.status, wc.wr_id))
+
+
+def send_wr(wr_id, opcode, mr, offset, length, flags=e.IBV_SEND_SIGNALED):
+    return SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
+                  sg=[SGE(mr.buf + offset, length, mr.lkey)], send_flags=flags)
+
+
+def recv_wr(wr_id, mr, offset, length):
+    return RecvWR(wr_id=wr_id, num_sge=1, sg=[SGE(mr.buf + offset, length, mr.lkey)])
+
+
+def anon(n):
+    """n pages of private anonymous memory, untouched."""
+    addr = libc.mmap(None, n * PAGE, mmap.PROT_READ | mmap.PROT_WRITE,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise Failed("mmap failed: errno %d" % ctypes.get_errno())
+    return addr
+
+
+def read_fresh(a):
+    """The responder's memory is registered read-only (REMOTE_READ, no
+    local write), then written: the requester's READ must see the
+    writes, one distinct byte a page so a stale page shows."""
+    n = 16
+    req, resp = pair(a)
+    dst = MR(req.pd, n * PAGE, e.IBV_ACCESS_LOCAL_WRITE)
+    for touched in (False, True):
+        what = "memory touched before registration" if touched else "untouched memory"
+        addr = anon(n)
+        if touched:
+            ctypes.memset(addr, 0x5a, n * PAGE)
+        src = MR(resp.pd, n * PAGE, e.IBV_ACCESS_REMOTE_READ, address=addr)
+        want = b"".join(bytes([(i * 7 + 1) & 0xff]) * PAGE for i in range(n))
+        ctypes.memmove(addr, want, n * PAGE)
+        dst.write(b"\0" * (n * PAGE), n * PAGE)
+        wr = send_wr(1, e.IBV_WR_RDMA_READ, dst, 0, n * PAGE)
+        wr.set_wr_rdma(src.rkey, addr)
+        req.qp.post_send(wr)
+        ok(poll(req.cq)[0], "READ from " + what)
+        got = dst.read(n * PAGE, 0)
+        if got != want:
+            bad = [i for i in range(n) if got[i * PAGE:(i + 1) * PAGE] != want[i * PAGE:(i + 1) * PAGE]]
+            problem("%s: READ returned stale bytes in %d of %d pages (first: page %d reads %#x)" %
+                    (what, len(bad), n, bad[0], got[bad[0] * PAGE]))
+        src.close()
+    dst.close()
+    req.close()
+    resp.close()
+
+
+def pattern(n):
+    """n bytes no two 64 KiB chunks of which are alike."""
+    block = hashlib.sha256(b"rxe").digest() * (65536 // 32)
+    return b"".join(i.to_bytes(4, "little") + block[4:] for i in range(n // 65536))
+
+
+def transfer(a):
+    # Receives are posted further ahead than sends so that no SEND meets
+    # an empty receive queue (RNR NAKs would slow the run down).
+    total, chunk, window, rwindow = a.mib << 20, 64 << 10, 16, 64
+    nmsg = total // chunk
+    req, resp = pair(a, depth=rwindow)
+    data = pattern(total)
+    src = MR(req.pd, total, e.IBV_ACCESS_LOCAL_WRITE)
+    src.write(data, total)
+    dst = MR(resp.pd, total, ACCESS_ALL)
+    want = hashlib.sha256(data).hexdigest()
+    t0 = time.monotonic()
+
+    # SENDs: receive i lands at offset i * chunk, so a message out of
+    # order or lost lands in the wrong place or never.
+    posted = sent = recvd = 0
+    for i in range(rwindow):
+        resp.qp.post_recv(recv_wr(i, dst, i * chunk, chunk))
+    rposted = rwindow
+    while recvd < nmsg:
+        while posted < nmsg and posted - sent < window:
+            req.qp.post_send(send_wr(posted, e.IBV_WR_SEND, src, posted * chunk, chunk))
+            posted += 1
+        for wc in poll(req.cq) if sent < posted else []:
+            ok(wc, "SEND")
+            sent += 1
+        got, wcs = resp.cq.poll(rwindow)
+        for wc in wcs[:got]:
+            ok(wc, "RECV")
+            if wc.wr_id != recvd or wc.byte_len != chunk:
+                raise Failed("receive %d completed as wr_id %d, %d bytes" %
+                             (recvd, wc.wr_id, wc.byte_len))
+            recvd += 1
+            if recvd % 256 == 0:
+                print("# SEND: %d MiB after %.1f s" % (recvd // 16, time.monotonic() - t0),
+                      flush=True)
+            if rposted < nmsg:
+                resp.qp.post_recv(recv_wr(rposted, dst, rposted * chunk, chunk))
+                rposted += 1
+    while sent < nmsg:
+        ok(poll(req.cq)[0], "SEND")
+        sent += 1
+    got = hashlib.sha256(dst.read(total, 0)).hexdigest()
+    if got != want:
+        problem("SEND: %d MiB arrived with SHA-256 %s, sent %s" % (a.mib, got, want))
+    t1 = time.monotonic()
+
+    # WRITEs over the same 64 MiB, after zeroing it.
+    dst.write(b"\0" * total, total)
+    posted = done = 0
+    while done < nmsg:
+        while posted < nmsg and posted - done < window:
+            wr = send_wr(posted, e.IBV_WR_RDMA_WRITE, src, posted * chunk, chunk)
+            wr.set_wr_rdma(dst.rkey, dst.buf + posted * chunk)
+            req.qp.post_send(wr)
+            posted += 1
+        ok(poll(req.cq)[0], "WRITE")
+        done += 1
+        if done % 256 == 0:
+            print("# WRITE: %d MiB after %.1f s" % (done // 16, time.monotonic() - t1),
+                  flush=True)
+    got = hashlib.sha256(dst.read(total, 0)).hexdigest()
+    if got != want:
+        problem("WRITE: %d MiB arrived with SHA-256 %s, sent %s" % (a.mib, got, want))
+    t2 = time.monotonic()
+    print("# %d MiB SEND %.1f s, %d MiB WRITE %.1f s" % (a.mib, t1 - t0, a.mib, t2 - t1))
+    src.close()
+    dst.close()
+    req.close()
+    resp.close()
+
+
+def retry(a):
+    """The caller drops every packet.  IBTA timeout 10 is 4.2 ms; stock
+    retransmits retry_cnt times, then completes with RETRY_EXC_ERR."""
+    req, resp = pair(a, timeout=10, retry_cnt=2)
+    mr = MR(req.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    t0 = time.monotonic()
+    req.qp.post_send(send_wr(1, e.IBV_WR_SEND, mr, 0, 4096))
+    req.qp.post_send(send_wr(2, e.IBV_WR_SEND, mr, 0, 64))
+    wcs = poll(req.cq, 2)
+    print("# first completion after %.2f s" % (time.monotonic() - t0))
+    got = [(wc.wr_id, wc.status) for wc in wcs]
+    want = [(1, e.IBV_WC_RETRY_EXC_ERR), (2, e.IBV_WC_WR_FLUSH_ERR)]
+    if got != want:
+        problem("completions (wr_id, status): got %s, want %s" % (got, want))
+    mr.close()
+    req.close()
+    resp.close()
+
+
+def counters(a):
+    req, resp = pair(a)
+    n = 8192
+    lmr = MR(req.pd, n, ACCESS_ALL)
+    rmr = MR(resp.pd, n, ACCESS_ALL)
+    lmr.write(b"\x11" * n, n)
+
+    resp.qp.post_recv(recv_wr(1, rmr, 0, 4096))
+    req.qp.post_send(send_wr(1, e.IBV_WR_SEND, lmr, 0, 4096))
+    ok(poll(req.cq)[0], "SEND")
+    ok(poll(resp.cq)[0], "RECV")
+
+    wr = send_wr(2, e.IBV_WR_RDMA_WRITE, lmr, 0, n)
+    wr.set_wr_rdma(rmr.rkey, rmr.buf)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "WRITE")
+
+    wr = send_wr(3, e.IBV_WR_RDMA_READ, lmr, 0, n)
+    wr.set_wr_rdma(rmr.rkey, rmr.buf)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "READ")
+
+    wr = send_wr(4, e.IBV_WR_ATOMIC_FETCH_AND_ADD, lmr, 0, 8)
+    wr.set_wr_atomic(rmr.rkey, rmr.buf, 1, 0)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "FETCH_ADD")
+    if lmr.read(8, 0) != b"\x11" * 8:
+        problem("FETCH_ADD returned %s" % lmr.read(8, 0).hex())
+    lmr.close()
+    rmr.close()
+    req.close()
+    resp.close()
+
+
+def main():
+    cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
+             "counters": counters}
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dev", default="rxe1")
+    ap.add_argument("--gid", type=int, default=1)
+    ap.add_argument("--peer", default="rxe2")
+    ap.add_argument("--peer-gid", type=int, default=1)
+    ap.add_argument("--mib", type=int, default=64, help="transfer: MiB each way")
+    ap.add_argument("case", choices=sorted(cases))
+    a = ap.parse_args()
+    try:
+        cases[a.case](a)
+    except Failed as err:
+        problem(str(err))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
