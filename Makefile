@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir
+	checkpatch coccicheck help kdir perf
 
 all: modules
 
@@ -80,6 +80,12 @@ check: deps
 demo: deps modules
 	scripts/vm --timeout 600 -- scripts/demo-guest
 
+# The data path's speed, ours against the in-tree stack, interleaved VM
+# boots (a benchmark, not part of check; up to an hour on a busy host).
+# PERF_ARGS="--rounds 5 --quick ..." passes options to the script.
+perf: deps modules
+	scripts/perf-compare $(PERF_ARGS)
+
 # An interactive shell in the guest, our modules installed (STOCK=1: not).
 vm: deps modules
 	scripts/vm --shell
@@ -90,6 +96,7 @@ help:
 	@echo 'make check       build, sparse, checkpatch and the VM selftests'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
+	@echo 'make perf        data-path speed, ours against stock (PERF_ARGS=...)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'
