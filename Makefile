@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir debug-kernel check-debug interop
+	checkpatch coccicheck help kdir debug-kernel check-debug interop perf
 
 all: modules
 
@@ -97,6 +97,12 @@ demo: deps modules
 interop: deps modules
 	scripts/interop --a $(or $(A),ours) --b $(or $(B),stock)
 
+# The data path's speed, ours against the in-tree stack, interleaved VM
+# boots (a benchmark, not part of check; up to an hour on a busy host).
+# PERF_ARGS="--rounds 5 --quick ..." passes options to the script.
+perf: deps modules
+	scripts/perf-compare $(PERF_ARGS)
+
 # An interactive shell in the guest, our modules installed (STOCK=1: not).
 vm: deps modules
 	scripts/vm --shell
@@ -110,6 +116,7 @@ help:
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
+	@echo 'make perf        data-path speed, ours against stock (PERF_ARGS=...)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'
