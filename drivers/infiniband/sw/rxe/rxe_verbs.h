@@ -21,6 +21,8 @@
 
 #include "rxe_mmap.h"
 #include "rxe_queue.h"
+#include "rxe_req.h"
+#include "rxe_resp.h"
 
 struct rxe_dev;
 
@@ -110,6 +112,11 @@ struct rxe_qp {
 
 	struct rxe_sq		sq;
 	struct rxe_rq		rq;
+
+	/* The protocol engine's state of each role. */
+	struct rxe_req_info	req;
+	struct rxe_comp_info	comp;
+	struct rxe_resp_info	resp;
 };
 
 /* rxe_mr.c: the part of a key that names the MR or MW. */
