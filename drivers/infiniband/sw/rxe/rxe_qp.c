@@ -238,11 +238,3 @@ int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	*bad_wr = wr;
 	return -EOPNOTSUPP;
 }
-
-/* Applications post receives to their mapped queue, without a syscall. */
-int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
