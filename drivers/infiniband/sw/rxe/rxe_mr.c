@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
 
 #define RXE_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |	\
@@ -98,4 +99,51 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	rxe_mr_free(to_rdev(ibmr->device), mr);
 	return 0;
+}
+
+struct rxe_mr *rxe_mr_lookup_lkey(struct rxe_pd *pd, u32 lkey, int access)
+{
+	return ERR_PTR(-EINVAL);
+}
+
+struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+				int access)
+{
+	return ERR_PTR(-EINVAL);
+}
+
+void rxe_mr_get(struct rxe_mr *mr)
+{
+}
+
+void rxe_mr_put(struct rxe_mr *mr)
+{
+}
+
+int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
+		enum rxe_copy_dir dir)
+{
+	return -EFAULT;
+}
+
+int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
+		 void *addr, u32 len, enum rxe_copy_dir dir)
+{
+	return -EINVAL;
+}
+
+int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
+		  u64 swap_add, u64 *orig)
+{
+	return -EINVAL;
+}
+
+int rxe_mr_fast_reg(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
+{
+	return -EINVAL;
+}
+
+int rxe_invalidate_key(struct rxe_qp *qp, u32 key, bool remote)
+{
+	return -EINVAL;
 }

@@ -7,6 +7,7 @@
 #include <linux/random.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
 
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
@@ -33,4 +34,9 @@ int rxe_dealloc_mw(struct ib_mw *ibmw)
 
 	rxe_index_free(&to_rdev(ibmw->device)->mw_index, mw->index);
 	return 0;
+}
+
+int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
+{
+	return -EINVAL;
 }

@@ -182,3 +182,16 @@ void rxe_net_exit(void)
 	unregister_netdevice_notifier(&rxe_netdev_notifier);
 	rxe_sockets_close();
 }
+
+struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
+				int paylen, struct rxe_pkt_info *pkt)
+{
+	return NULL;
+}
+
+int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
+		    struct sk_buff *skb)
+{
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
+}
