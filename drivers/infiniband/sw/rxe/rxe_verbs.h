@@ -12,7 +12,9 @@
 #ifndef RXE_VERBS_H
 #define RXE_VERBS_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -94,6 +96,13 @@ struct rxe_rq {
 
 struct rxe_qp {
 	struct ib_qp		ibqp;
+	/*
+	 * References: one of the QP's own from create to destroy, one per
+	 * packet or lookup holding it (rxe_qp_get()).  Destroy drops its
+	 * own and waits for ref_done before anything goes.
+	 */
+	refcount_t		ref;
+	struct completion	ref_done;
 	bool			is_user;
 	enum ib_sig_type	sq_sig_type;
 	/* RoCEv2 UDP source port, from the QP number. */
