@@ -249,6 +249,8 @@ int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
 int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void rxe_mcast_detach_qp(struct rxe_qp *qp);
+unsigned int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
+			       struct rxe_qp **qps, unsigned int max);
 void rxe_mcast_init(struct rxe_dev *rxe);
 void rxe_mcast_cleanup(struct rxe_dev *rxe);
 
