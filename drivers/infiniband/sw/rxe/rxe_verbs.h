@@ -135,19 +135,76 @@ struct rxe_qp {
 enum rxe_mr_kind {
 	RXE_MR_DMA,		/* all of kernel memory, for ULPs */
 	RXE_MR_USER,		/* pinned user pages */
+	RXE_MR_FAST,		/* ib_alloc_mr(): pages set by map_mr_sg */
 };
 
+enum rxe_mr_state {
+	RXE_MR_FREE,		/* a fast-reg MR not registered (yet) */
+	RXE_MR_VALID,
+};
+
+/*
+ * A memory region.  The data path finds it by the index of a key
+ * (rxe->mr_index, under the xarray's lock) and takes a reference;
+ * deregistration unpublishes the index, then waits for the references
+ * before the pages and the MR go.
+ */
 struct rxe_mr {
 	struct ib_mr		ibmr;
 	enum rxe_mr_kind	kind;
 	u32			index;
+	refcount_t		ref;
+	struct completion	ref_done;
+
+	/*
+	 * Protects state, access, the keys, iova/length and the page list
+	 * of a fast-reg MR, which the send queue changes (fast_reg, local
+	 * invalidate) while packets use the MR; taken in any context.
+	 * Fixed for the other kinds.
+	 */
+	spinlock_t		lock;
+	enum rxe_mr_state	state;
 	int			access;
+	u64			iova;
+	u64			length;
+	/* Bound memory windows: while any, the MR stays registered. */
+	atomic_t		num_mw;
+
 	struct ib_umem		*umem;	/* RXE_MR_USER */
+	/*
+	 * RXE_MR_USER: the pinned pages, byte iova + i at page_off + i of
+	 * pages[]; RXE_MR_FAST: kernel addresses of page_size blocks.
+	 */
+	struct page		**pages;
+	u64			*buf;
+	unsigned int		npages;
+	unsigned int		max_pages;	/* RXE_MR_FAST capacity */
+	unsigned int		page_shift;
+	unsigned int		page_off;
 };
 
+enum rxe_mw_state {
+	RXE_MW_FREE,		/* unbound */
+	RXE_MW_VALID,		/* bound to mr */
+};
+
+/*
+ * A memory window.  Found by the index of its rkey as MRs are; every
+ * field below lock may change by a bind or an invalidation while
+ * packets use the window.
+ */
 struct rxe_mw {
 	struct ib_mw		ibmw;
 	u32			index;
+	/* Protects everything below; taken in any context. */
+	spinlock_t		lock;
+	enum rxe_mw_state	state;
+	struct rxe_mr		*mr;	/* referenced while bound */
+	int			access;
+	u64			addr;
+	u64			length;
+	/* Type 2: the QP it was bound through, the only one it serves. */
+	u32			qpn;
 };
 
 static inline struct rxe_pd *to_rpd(struct ib_pd *ibpd)
@@ -231,10 +288,17 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
 
 /* rxe_mw.c */
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int rxe_dealloc_mw(struct ib_mw *ibmw);
+struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			      int access);
+int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote);
 
 /* rxe_ah.c */
 int rxe_av_from_attr(struct rxe_dev *rxe, struct rxe_av *av,
