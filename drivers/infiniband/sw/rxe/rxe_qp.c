@@ -277,28 +277,3 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rxe_qp_free_queues(qp);
 	return 0;
 }
-
-/*
- * For a user QP, the doorbell: the work requests are in the mapped send
- * queue already, and @wr is NULL.  The requester that will consume them
- * is the protocol engine's.  Kernel QPs cannot send yet.
- *
- * As on stock, a QP sends from RTS on (and flushes in SQD, SQE and ERR):
- * before that, -EINVAL.
- */
-int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr)
-{
-	struct rxe_qp *qp = to_rqp(ibqp);
-
-	if (READ_ONCE(qp->attr.qp_state) < IB_QPS_RTS) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-
-	if (qp->is_user)
-		return 0;
-
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
