@@ -48,17 +48,6 @@ static struct rxe_dev *rxe_resp_dev(struct rxe_qp *qp)
 	return to_rdev(qp->ibqp.device);
 }
 
-/*
- * Stand-in until the QP part offers rxe_qp_error(): the state, which
- * the next round of each task acts on.
- */
-static void rxe_resp_qp_error(struct rxe_qp *qp)
-{
-	spin_lock_bh(&qp->lock);
-	WRITE_ONCE(qp->attr.qp_state, IB_QPS_ERR);
-	spin_unlock_bh(&qp->lock);
-}
-
 /* ---- packets out ---- */
 
 /*
@@ -243,25 +232,14 @@ static void rxe_resp_rewind_wqe(struct rxe_qp *qp)
 	dma->sge_offset = 0;
 }
 
-static void rxe_resp_put_mr(struct rxe_qp *qp)
-{
-	if (qp->resp.mr) {
-		rxe_mr_put(qp->resp.mr);
-		qp->resp.mr = NULL;
-	}
-}
-
 static void rxe_resp_end_read(struct rxe_qp *qp)
 {
-	if (qp->resp.read.mr)
-		rxe_mr_put(qp->resp.read.mr);
 	memset(&qp->resp.read, 0, sizeof(qp->resp.read));
 }
 
 /* Forgets the message in progress; its receive WQE stays in hand. */
 static void rxe_resp_abandon_msg(struct rxe_qp *qp)
 {
-	rxe_resp_put_mr(qp);
 	if (qp->resp.has_wqe)
 		rxe_resp_rewind_wqe(qp);
 	qp->resp.opcode = -1;
@@ -366,8 +344,42 @@ static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 }
 
 /*
- * An RDMA WRITE packet.  The first resolves the RETH's key for the
- * whole message, once; the others land where the previous stopped.
+ * Copies between a packet and [@va, @va + @len) of @rkey's memory,
+ * resolved for just that range: no MR stays referenced once the packet
+ * is done.
+ */
+static int rxe_resp_copy_mr(struct rxe_qp *qp, u32 rkey, u64 va, void *addr,
+			    u32 len, int access, enum rxe_copy_dir dir)
+{
+	struct rxe_mr *mr;
+	int err;
+
+	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_mr_copy(mr, va, addr, len, dir);
+	rxe_mr_put(mr);
+	return err ? -EACCES : 0;
+}
+
+/* Whether @rkey allows @access to all of [@va, @va + @len). */
+static int rxe_resp_check_rkey(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			       int access)
+{
+	struct rxe_mr *mr;
+
+	if (!len)
+		return 0;
+	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
+	if (IS_ERR(mr))
+		return -EACCES;
+	rxe_mr_put(mr);
+	return 0;
+}
+
+/*
+ * An RDMA WRITE packet.  The first checks the RETH's whole range; each
+ * lands where the previous stopped.
  */
 static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			  const struct rxe_pkt_info *pkt)
@@ -376,35 +388,29 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	int err;
 
 	if (pkt->mask & RXE_RETH_MASK) {
-		rxe_resp_put_mr(qp);
 		qp->resp.va = reth_va(pkt);
+		qp->resp.rkey = reth_rkey(pkt);
 		qp->resp.resid = reth_len(pkt);
 		qp->resp.length = qp->resp.resid;
-		if (qp->resp.resid) {
-			struct rxe_mr *mr;
-
-			mr = rxe_rkey_resolve(qp, reth_rkey(pkt), qp->resp.va,
-					      qp->resp.resid,
-					      IB_ACCESS_REMOTE_WRITE);
-			if (IS_ERR(mr))
-				return -EACCES;
-			qp->resp.mr = mr;
-		}
+		err = rxe_resp_check_rkey(qp, qp->resp.rkey, qp->resp.va,
+					  qp->resp.resid,
+					  IB_ACCESS_REMOTE_WRITE);
+		if (err)
+			return err;
 	}
 
 	if (len > qp->resp.resid ||
 	    ((pkt->mask & RXE_END_MASK) && len != qp->resp.resid))
 		return -ENOSPC;
 	if (len) {
-		err = rxe_mr_copy(qp->resp.mr, qp->resp.va,
-				  rxe_payload_addr(pkt), len, RXE_TO_MR);
+		err = rxe_resp_copy_mr(qp, qp->resp.rkey, qp->resp.va,
+				       rxe_payload_addr(pkt), len,
+				       IB_ACCESS_REMOTE_WRITE, RXE_TO_MR);
 		if (err)
-			return -EACCES;
+			return err;
 		qp->resp.va += len;
 		qp->resp.resid -= len;
 	}
-	if (pkt->mask & RXE_END_MASK)
-		rxe_resp_put_mr(qp);
 	return 0;
 }
 
@@ -475,15 +481,12 @@ static struct rxe_resp_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 			       u32 psn)
 {
-	struct rxe_mr *mr = NULL;
+	int err;
 
-	if (len) {
-		mr = rxe_rkey_resolve(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
-		if (IS_ERR(mr))
-			return -EACCES;
-	}
-	rxe_resp_end_read(qp);
-	qp->resp.read.mr = mr;
+	err = rxe_resp_check_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
+	if (err)
+		return err;
+	qp->resp.read.rkey = rkey;
 	qp->resp.read.va = va;
 	qp->resp.read.resid = len;
 	qp->resp.read.psn = psn;
@@ -522,8 +525,9 @@ static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx
 			      RXE_AETH_ACK_UNLIMITED);
 	if (!skb)
 		goto give_up;
-	if (payload && rxe_mr_copy(read->mr, read->va, rxe_payload_addr(&pkt),
-				   payload, RXE_FROM_MR)) {
+	if (payload &&
+	    rxe_resp_copy_mr(qp, read->rkey, read->va, rxe_payload_addr(&pkt),
+			     payload, IB_ACCESS_REMOTE_READ, RXE_FROM_MR)) {
 		kfree_skb(skb);
 		goto give_up;
 	}
@@ -665,7 +669,7 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		return;
 	case -EOVERFLOW:
 		rxe_resp_abandon_msg(qp);
-		rxe_resp_qp_error(qp);
+		rxe_qp_error(qp);
 		return;
 	case -EACCES:
 		syn = RXE_AETH_NAK | RXE_NAK_REM_ACC_ERR;
@@ -685,7 +689,7 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		rxe_resp_complete(qp, status, pkt, 0);
 	rxe_resp_send_ack(qp, ctx, syn, pkt->psn);
 	rxe_resp_abandon_msg(qp);
-	rxe_resp_qp_error(qp);
+	rxe_qp_error(qp);
 }
 
 static bool rxe_resp_rc_allowed(const struct rxe_resp_ctx *ctx,
@@ -778,13 +782,13 @@ static void rxe_resp_uc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 	if (err == -EOVERFLOW) {
 		rxe_resp_abandon_msg(qp);
-		rxe_resp_qp_error(qp);
+		rxe_qp_error(qp);
 		return;
 	}
 	if (err == -EIO && qp->resp.has_wqe) {
 		rxe_resp_complete(qp, IB_WC_LOC_QP_OP_ERR, pkt, 0);
 		rxe_resp_abandon_msg(qp);
-		rxe_resp_qp_error(qp);
+		rxe_qp_error(qp);
 		return;
 	}
 	rxe_resp_abandon_msg(qp);
@@ -809,7 +813,7 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	}
 	if (err == -EIO && qp->resp.has_wqe)
 		rxe_resp_complete(qp, IB_WC_LOC_QP_OP_ERR, pkt, 0);
-	rxe_resp_qp_error(qp);
+	rxe_qp_error(qp);
 }
 
 /* ---- the task ---- */
@@ -827,7 +831,6 @@ static void rxe_resp_drop_pkts(struct rxe_qp *qp)
 /* Back to a QP that has received nothing. */
 static void rxe_resp_forget(struct rxe_qp *qp)
 {
-	rxe_resp_put_mr(qp);
 	rxe_resp_end_read(qp);
 	qp->resp.has_wqe = false;
 	qp->resp.opcode = -1;
@@ -850,7 +853,6 @@ static void rxe_resp_flush(struct rxe_qp *qp)
 	int err;
 
 	rxe_resp_drop_pkts(qp);
-	rxe_resp_put_mr(qp);
 	rxe_resp_end_read(qp);
 	qp->resp.opcode = -1;
 
@@ -952,9 +954,27 @@ static int rxe_responder(struct rxe_qp *qp)
 	return 0;
 }
 
+/*
+ * Once the task is stopped (destroy), nothing is queued any more: the
+ * check and the purge in rxe_resp_stop() are both under the queue's
+ * lock, so no packet, and no QP reference, is left behind.
+ */
 void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
-	skb_queue_tail(&qp->resp.pkts, skb);
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
+	stopped = READ_ONCE(qp->resp.task.stopped);
+	if (!stopped)
+		__skb_queue_tail(&qp->resp.pkts, skb);
+	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
+
+	if (stopped) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+		return;
+	}
 	rxe_task_run(&qp->resp.task);
 }
 
@@ -999,14 +1019,21 @@ void rxe_resp_modify(struct rxe_qp *qp, int mask)
 
 void rxe_resp_stop(struct rxe_qp *qp)
 {
+	unsigned long flags;
+	struct sk_buff *skb;
+
 	rxe_task_stop(&qp->resp.task);
-	rxe_resp_drop_pkts(qp);
+
+	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
+	while ((skb = __skb_dequeue(&qp->resp.pkts))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
 }
 
 void rxe_resp_cleanup(struct rxe_qp *qp)
 {
-	rxe_resp_put_mr(qp);
-	rxe_resp_end_read(qp);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 }

@@ -17,7 +17,6 @@
 #include "rxe_task.h"
 
 struct rxe_qp;
-struct rxe_mr;
 struct rxe_queue;
 struct rxe_srq;
 
@@ -39,10 +38,12 @@ struct rxe_resp_res {
 
 /*
  * A READ being answered: one response packet per task round, so that a
- * long READ does not keep the task from other requests forever.
+ * long READ does not keep the task from other requests forever.  The
+ * key is resolved again for each packet: no MR stays referenced between
+ * rounds (deregistration waits for references).
  */
 struct rxe_resp_read {
-	struct rxe_mr	*mr;		/* referenced; NULL when idle */
+	u32		rkey;
 	u64		va;
 	u32		resid;
 	u32		psn;		/* of the next response packet */
@@ -93,8 +94,11 @@ struct rxe_resp_info {
 	bool			has_wqe;
 	union rxe_resp_wqe_buf	wqe;
 
-	/* The RDMA WRITE in progress: resolved once, at its RETH. */
-	struct rxe_mr		*mr;		/* referenced, or NULL */
+	/*
+	 * The RDMA WRITE in progress: its RETH is checked whole at the
+	 * first packet, each packet's range resolved as it lands.
+	 */
+	u32			rkey;
 	u64			va;
 	u32			resid;
 	u32			length;		/* of the whole message */
@@ -119,7 +123,7 @@ struct rxe_resp_info {
  *			no run starts afterwards, queued packets are
  *			dropped with their QP references.
  * rxe_resp_cleanup()	at destroy, once every reference is gone: frees
- *			what the responder holds (MR references, tables).
+ *			what the responder holds.
  */
 int rxe_resp_init(struct rxe_qp *qp);
 void rxe_resp_modify(struct rxe_qp *qp, int mask);
