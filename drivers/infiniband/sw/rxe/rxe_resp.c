@@ -428,6 +428,9 @@ static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		err = rxe_resp_get_wqe(qp);
 		if (err)
 			return err;
+	} else if ((pkt->mask & RXE_SEND_MASK) && !qp->resp.has_wqe) {
+		/* A SEND's later packet whose FIRST found no WQE. */
+		return -EINVAL;
 	}
 
 	if (pkt->mask & RXE_SEND_MASK)
