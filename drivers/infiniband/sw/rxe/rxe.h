@@ -79,11 +79,13 @@ struct rxe_dev {
 
 	/*
 	 * Multicast groups (rxe_mcast.c).  Attach and detach run in
-	 * process context, serialised by mcg_lock; the receive path reads
-	 * the groups in softirq context under mcg_spin, which every change
-	 * to the lists also takes.
+	 * process context, serialised by mcg_lock.
 	 */
 	struct mutex		mcg_lock;
+	/*
+	 * The receive path reads the groups in softirq context under
+	 * mcg_spin, which every change to the lists also takes.
+	 */
 	spinlock_t		mcg_spin;
 	/* Written under both locks, read under either: */
 	struct list_head	mcg_list;
