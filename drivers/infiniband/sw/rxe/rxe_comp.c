@@ -201,6 +201,8 @@ static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
 	req->retry_left = READ_ONCE(qp->attr.retry_cnt);
 	req->rnr_left = READ_ONCE(qp->attr.rnr_retry);
 	req->in_retry = false;
+	/* A timeout that fired before this progress is stale. */
+	clear_bit(RXE_REQ_EV_TIMEOUT, &req->events);
 	if (req->comp_psn == req->psn)
 		del_timer(&req->retrans_timer);
 	else

@@ -29,17 +29,27 @@ static u32 rxe_sq_next(struct rxe_qp *qp, u32 index)
 	return (index + 1) & qp->sq.queue->index_mask;
 }
 
-/* Payload per packet: the path MTU, or the port's for datagrams. */
-u32 rxe_req_mtu(struct rxe_qp *qp)
+/*
+ * Payload per packet: the path MTU for connected QPs, even above the
+ * port's active MTU (IBTA 9.7.3.1.1: FIRST and MIDDLE packets carry
+ * exactly the PMTU, the responder checks it; stock sends the same), the
+ * port's MTU for datagrams.  Fixed when the QP is modified (as stock),
+ * so that a retransmission segments a message as the first
+ * transmission did.
+ */
+static u32 rxe_req_calc_mtu(struct rxe_qp *qp)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
-	enum ib_mtu mtu;
+	enum ib_mtu mtu = READ_ONCE(rxe->port.attr.active_mtu);
 
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
-		mtu = READ_ONCE(qp->attr.path_mtu);
-	else
-		mtu = READ_ONCE(rxe->port.attr.active_mtu);
+		mtu = qp->attr.path_mtu;
 	return ib_mtu_enum_to_int(mtu);
+}
+
+u32 rxe_req_mtu(struct rxe_qp *qp)
+{
+	return READ_ONCE(qp->req.mtu);
 }
 
 /* IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 is infinite (no timer). */
@@ -451,6 +461,7 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->rd_atomic = qp->attr.max_rd_atomic;
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
+	req->mtu = rxe_req_calc_mtu(qp);
 	req->rnr_wait = false;
 	req->drained = false;
 	req->events = 0;
@@ -526,6 +537,8 @@ void rxe_req_modify(struct rxe_qp *qp, int mask, enum ib_qp_state old)
 
 	lockdep_assert_held(&qp->lock);
 
+	if (mask & IB_QP_PATH_MTU)
+		WRITE_ONCE(qp->req.mtu, rxe_req_calc_mtu(qp));
 	if (!(mask & IB_QP_STATE))
 		return;
 	if (state == IB_QPS_RESET ||

@@ -63,6 +63,8 @@ struct rxe_req_info {
 	/* Next WQE to send from, and the PSN of its next packet. */
 	u32			wqe_index;
 	u32			psn;
+	/* Payload per packet (rxe_req_mtu()). */
+	u32			mtu;
 	/* Packets sent since the last one with AckReq. */
 	u32			noack_pkts;
 	/* READ/ATOMIC requests that may still be started. */
