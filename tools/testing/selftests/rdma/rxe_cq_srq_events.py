@@ -16,14 +16,19 @@ line per observation, for the shell test to compare:
     srqlimit   an SRQ armed with a limit raises SRQ_LIMIT_REACHED once,
                when a receive leaves fewer WQEs than the limit, and is
                disarmed afterwards
+    rnr        an RC SEND that finds no receive WQE is RNR NAKed (the
+               responder counts send_rnr_err, the requester rcvd_rnr_err)
+               and completes once a receive is posted (rnr_retry 7)
 """
 import signal
 import sys
+import time
 
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ, CompChannel
 from pyverbs.device import Context
-from pyverbs.enums import (IBV_ACCESS_LOCAL_WRITE, IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED,
+from pyverbs.enums import (IBV_ACCESS_LOCAL_WRITE, IBV_EVENT_CQ_ERR,
+                           IBV_MTU_1024, IBV_QPT_RC, IBV_EVENT_SRQ_LIMIT_REACHED,
                            IBV_QPT_UD, IBV_SEND_SIGNALED, IBV_SEND_SOLICITED,
                            IBV_SRQ_LIMIT, IBV_WC_RECV, IBV_WC_SUCCESS,
                            IBV_WR_SEND)
@@ -104,7 +109,6 @@ class Loop:
     @staticmethod
     def poll(cq, n, secs=5):
         """Up to n completions of cq, waiting at most secs for them."""
-        import time
         got = []
         end = time.time() + secs
         while len(got) < n and time.time() < end:
@@ -191,11 +195,64 @@ def case_srqlimit(ctx):
         print(wc_line(wc))
 
 
+def counter(name):
+    with open("/sys/class/infiniband/rxe0/ports/1/hw_counters/" + name) as f:
+        return int(f.read())
+
+
+def rc_pair(ctx, pd, cq):
+    """Two RC QPs of rxe0 connected to each other."""
+    cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1,
+                max_recv_sge=1)
+    qps = [QP(pd, QPInitAttr(qp_type=IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
+           for _ in range(2)]
+    for me, peer in ((qps[0], qps[1]), (qps[1], qps[0])):
+        attr = QPAttr(port_num=1)
+        attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE
+        attr.path_mtu = IBV_MTU_1024
+        attr.dest_qp_num = peer.qp_num
+        attr.rq_psn = 0
+        attr.sq_psn = 0
+        attr.max_dest_rd_atomic = 1
+        attr.max_rd_atomic = 1
+        attr.min_rnr_timer = 1
+        attr.timeout = 14
+        attr.retry_cnt = 7
+        attr.rnr_retry = 7
+        gr = GlobalRoute(dgid=ctx.query_gid(1, 0), sgid_index=0)
+        attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+        me.to_rts(attr)
+    return qps
+
+
+def case_rnr(ctx):
+    pd = PD(ctx)
+    mr = MR(pd, 4096, IBV_ACCESS_LOCAL_WRITE)
+    cq = CQ(ctx, 8)
+    sent0, rcvd0 = counter("send_rnr_err"), counter("rcvd_rnr_err")
+    a, b = rc_pair(ctx, pd, cq)
+    a.post_send(SendWR(wr_id=1, opcode=IBV_WR_SEND, num_sge=1,
+                       sg=[SGE(mr.buf, 64, mr.lkey)],
+                       send_flags=IBV_SEND_SIGNALED))
+    time.sleep(1)
+    print("completed before a receive:",
+          "yes" if cq.poll(1)[0] else "no")
+    print("send_rnr_err counted:",
+          "yes" if counter("send_rnr_err") > sent0 else "no")
+    print("rcvd_rnr_err counted:",
+          "yes" if counter("rcvd_rnr_err") > rcvd0 else "no")
+    b.post_recv(RecvWR(wr_id=2, num_sge=1,
+                       sg=[SGE(mr.buf + 2048, 2048, mr.lkey)]))
+    for wc in sorted(Loop.poll(cq, 2), key=lambda wc: wc.wr_id):
+        print("wr_id %d status %d byte_len %d" % (wc.wr_id, wc.status,
+                                                  wc.byte_len))
+
+
 def main():
     case = sys.argv[1]
     with Context(name="rxe0") as ctx:
         {"notify": case_notify, "overflow": case_overflow,
-         "srqlimit": case_srqlimit}[case](ctx)
+         "srqlimit": case_srqlimit, "rnr": case_rnr}[case](ctx)
     sys.stdout.flush()
 
 

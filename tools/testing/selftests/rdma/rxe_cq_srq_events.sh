@@ -7,12 +7,14 @@
 # one for a solicited one; a receive CQ that overflows raises
 # IB_EVENT_CQ_ERR and keeps what it held; an SRQ armed with a limit
 # raises IB_EVENT_SRQ_LIMIT_REACHED once, when a receive leaves fewer
-# WQEs than the limit, and is disarmed (limit 0) afterwards.
+# WQEs than the limit, and is disarmed (limit 0) afterwards; an RC SEND
+# that finds no receive WQE is RNR NAKed (send_rnr_err at the responder,
+# rcvd_rnr_err at the requester) and completes once one is posted.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 
 rdma_unload_all
 rxe0_up
@@ -63,6 +65,15 @@ $RECV
 $RECV
 $RECV
 $RECV
+EOT
+
+ktap_test_result "RC SEND without a receive WQE: RNR NAK, then done" \
+	check rnr <<EOT
+completed before a receive: no
+send_rnr_err counted: yes
+rcvd_rnr_err counted: yes
+wr_id 1 status 0 byte_len 64
+wr_id 2 status 0 byte_len 64
 EOT
 
 rdma link del rxe0
