@@ -35,9 +35,10 @@ static u32 rxe_key_index(u32 key)
 	return key >> RXE_KEY_INDEX_SHIFT;
 }
 
-static struct rxe_mr *rxe_mr_alloc(struct rxe_dev *rxe, enum rxe_mr_kind kind,
+static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 				   int access)
 {
+	struct rxe_dev *rxe = to_rdev(ibpd->device);
 	struct rxe_mr *mr;
 	u32 key;
 	int err;
@@ -51,6 +52,8 @@ static struct rxe_mr *rxe_mr_alloc(struct rxe_dev *rxe, enum rxe_mr_kind kind,
 	spin_lock_init(&mr->lock);
 	atomic_set(&mr->num_mw, 0);
 	mr->ibmr.device = &rxe->ib_dev;
+	/* The core sets it too, but only after the key is published. */
+	mr->ibmr.pd = ibpd;
 	mr->kind = kind;
 	mr->access = access;
 	mr->state = kind == RXE_MR_FAST ? RXE_MR_FREE : RXE_MR_VALID;
@@ -114,7 +117,7 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct rxe_mr *mr;
 
-	mr = rxe_mr_alloc(to_rdev(ibpd->device), RXE_MR_DMA, access);
+	mr = rxe_mr_alloc(ibpd, RXE_MR_DMA, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return &mr->ibmr;
@@ -162,7 +165,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
 
-	mr = rxe_mr_alloc(rxe, RXE_MR_USER, access);
+	mr = rxe_mr_alloc(ibpd, RXE_MR_USER, access);
 	if (IS_ERR(mr)) {
 		ib_umem_release(umem);
 		return ERR_CAST(mr);
@@ -206,7 +209,7 @@ struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (!max_num_sg || max_num_sg > rxe->attr.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
 
-	mr = rxe_mr_alloc(rxe, RXE_MR_FAST, 0);
+	mr = rxe_mr_alloc(ibpd, RXE_MR_FAST, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
