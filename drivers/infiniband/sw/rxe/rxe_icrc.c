@@ -58,10 +58,10 @@ static u32 rxe_icrc_compute(const u8 *iph, const struct rxe_pkt_info *pkt)
 
 		ip4h->tos = 0xff;
 		ip4h->ttl = 0xff;
-		ip4h->check = htons(0xffff);
+		ip4h->check = (__force __sum16)0xffff;
 	}
 	udph = (struct udphdr *)(ip + iplen);
-	udph->check = htons(0xffff);
+	udph->check = (__force __sum16)0xffff;
 	bth = (struct rxe_bth *)(udph + 1);
 	bth->qpn |= cpu_to_be32(~RXE_BTH_QPN_MASK);
 

@@ -75,18 +75,53 @@ int rxe_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
-/* The window of @rkey's index, with mw->lock held, or NULL. */
-static struct rxe_mw *rxe_mw_lock_by_key(struct rxe_dev *rxe, u32 rkey)
+/*
+ * The window of @rkey's index, locked.  The index's lock is held across,
+ * so that deallocation (which unpublishes first) cannot free the window
+ * meanwhile; mw->lock is then taken with interrupts off, as everywhere
+ * it nests in the index's lock.
+ */
+static struct rxe_mw *rxe_mw_lock(struct rxe_dev *rxe, u32 rkey,
+				  unsigned long *flags)
+	__acquires(&rxe->mw_index.xa.xa_lock)
 {
 	struct rxe_mw *mw;
-	unsigned long flags;
 
-	xa_lock_irqsave(&rxe->mw_index.xa, flags);
+	xa_lock_irqsave(&rxe->mw_index.xa, *flags);
 	mw = xa_load(&rxe->mw_index.xa, rkey >> RXE_KEY_INDEX_SHIFT);
-	if (mw)
-		spin_lock(&mw->lock);
-	xa_unlock_irqrestore(&rxe->mw_index.xa, flags);
 	return mw;
+}
+
+static void rxe_mw_unlock(struct rxe_dev *rxe, unsigned long flags)
+	__releases(&rxe->mw_index.xa.xa_lock)
+{
+	xa_unlock_irqrestore(&rxe->mw_index.xa, flags);
+}
+
+/* Under mw->lock: the MR beneath a window serving the request. */
+static struct rxe_mr *rxe_mw_resolve_locked(struct rxe_mw *mw,
+					    struct rxe_qp *qp, u32 rkey,
+					    u64 va, u32 len, int access)
+{
+	u64 off;
+
+	lockdep_assert_held(&mw->lock);
+
+	if (mw->ibmw.rkey != rkey || mw->state != RXE_MW_VALID ||
+	    mw->ibmw.pd != qp->ibqp.pd)
+		return ERR_PTR(-EINVAL);
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qp->ibqp.qp_num)
+		return ERR_PTR(-EINVAL);
+	if ((mw->access & access) != access)
+		return ERR_PTR(-EACCES);
+	if (va < mw->addr)
+		return ERR_PTR(-ERANGE);
+	off = va - mw->addr;
+	if (off > mw->length || len > mw->length - off)
+		return ERR_PTR(-ERANGE);
+
+	rxe_mr_get(mw->mr);
+	return mw->mr;
 }
 
 /*
@@ -100,35 +135,16 @@ struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct rxe_mr *mr = ERR_PTR(-EINVAL);
+	unsigned long flags;
 	struct rxe_mw *mw;
-	u64 off;
 
-	local_bh_disable();
-	mw = rxe_mw_lock_by_key(rxe, rkey);
-	if (!mw)
-		goto out_bh;
-
-	if (mw->ibmw.rkey != rkey || mw->state != RXE_MW_VALID ||
-	    mw->ibmw.pd != qp->ibqp.pd)
-		goto out;
-	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qp->ibqp.qp_num)
-		goto out;
-	mr = ERR_PTR(-EACCES);
-	if ((mw->access & access) != access)
-		goto out;
-	mr = ERR_PTR(-ERANGE);
-	if (va < mw->addr)
-		goto out;
-	off = va - mw->addr;
-	if (off > mw->length || len > mw->length - off)
-		goto out;
-
-	mr = mw->mr;
-	rxe_mr_get(mr);
-out:
-	spin_unlock(&mw->lock);
-out_bh:
-	local_bh_enable();
+	mw = rxe_mw_lock(rxe, rkey, &flags);
+	if (mw) {
+		spin_lock(&mw->lock);
+		mr = rxe_mw_resolve_locked(mw, qp, rkey, va, len, access);
+		spin_unlock(&mw->lock);
+	}
+	rxe_mw_unlock(rxe, flags);
 	return mr;
 }
 
@@ -174,13 +190,40 @@ static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 	return 0;
 }
 
+/* Under mw->lock: binds @mw as the WQE says; takes over @mr's reference. */
+static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
+			      struct rxe_mr *mr, const struct rxe_send_wqe *wqe)
+{
+	int err;
+
+	if (mw->ibmw.rkey != wqe->wr.wr.mw.mw_rkey)
+		return -EINVAL;
+	err = rxe_mw_check_bind(qp, mw, mr, wqe);
+	if (err)
+		return err;
+
+	rxe_mw_unbind(mw);
+	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
+	if (mr) {
+		atomic_inc(&mr->num_mw);
+		mw->mr = mr;
+		mw->addr = wqe->wr.wr.mw.addr;
+		mw->length = wqe->wr.wr.mw.length;
+		mw->access = wqe->wr.wr.mw.access;
+		mw->qpn = qp->ibqp.qp_num;
+		mw->state = RXE_MW_VALID;
+	}
+	return 0;
+}
+
 int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	u32 lkey = wqe->wr.wr.mw.mr_lkey;
 	struct rxe_mr *mr = NULL;
+	unsigned long flags;
 	struct rxe_mw *mw;
-	int err;
+	int err = -EINVAL;
 
 	if (lkey || wqe->wr.wr.mw.length) {
 		mr = rxe_mr_lookup_lkey(to_rpd(qp->ibqp.pd), lkey, 0);
@@ -188,34 +231,16 @@ int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
 			return PTR_ERR(mr);
 	}
 
-	local_bh_disable();
-	mw = rxe_mw_lock_by_key(rxe, wqe->wr.wr.mw.mw_rkey);
-	if (!mw || mw->ibmw.rkey != wqe->wr.wr.mw.mw_rkey) {
-		err = -EINVAL;
-		goto out;
-	}
-	err = rxe_mw_check_bind(qp, mw, mr, wqe);
-	if (err)
-		goto out;
-
-	rxe_mw_unbind(mw);
-	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
-	if (mr) {
-		/* The window keeps the lookup's reference. */
-		atomic_inc(&mr->num_mw);
-		mw->mr = mr;
-		mr = NULL;
-		mw->addr = wqe->wr.wr.mw.addr;
-		mw->length = wqe->wr.wr.mw.length;
-		mw->access = wqe->wr.wr.mw.access;
-		mw->qpn = qp->ibqp.qp_num;
-		mw->state = RXE_MW_VALID;
-	}
-out:
-	if (mw)
+	mw = rxe_mw_lock(rxe, wqe->wr.wr.mw.mw_rkey, &flags);
+	if (mw) {
+		spin_lock(&mw->lock);
+		err = rxe_mw_bind_locked(qp, mw, mr, wqe);
 		spin_unlock(&mw->lock);
-	local_bh_enable();
-	if (mr)
+	}
+	rxe_mw_unlock(rxe, flags);
+
+	/* On success the window keeps the lookup's reference. */
+	if (err && mr)
 		rxe_mr_put(mr);
 	return err;
 }
@@ -225,26 +250,33 @@ out:
  * bind of length 0, never invalidated: IBTA 10.6.7.2.6): by a local
  * WQE, or by a SEND with invalidate from the QP the window serves.
  */
+static int rxe_mw_invalidate_locked(struct rxe_qp *qp, struct rxe_mw *mw,
+				    u32 rkey, bool remote)
+{
+	lockdep_assert_held(&mw->lock);
+
+	if (mw->ibmw.rkey != rkey || mw->ibmw.type != IB_MW_TYPE_2 ||
+	    mw->ibmw.pd != qp->ibqp.pd || mw->state != RXE_MW_VALID)
+		return -EINVAL;
+	if (remote && mw->qpn != qp->ibqp.qp_num)
+		return -EINVAL;
+	rxe_mw_unbind(mw);
+	return 0;
+}
+
 int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	unsigned long flags;
 	struct rxe_mw *mw;
 	int err = -EINVAL;
 
-	local_bh_disable();
-	mw = rxe_mw_lock_by_key(rxe, rkey);
-	if (!mw)
-		goto out_bh;
-	if (mw->ibmw.rkey != rkey || mw->ibmw.type != IB_MW_TYPE_2 ||
-	    mw->ibmw.pd != qp->ibqp.pd || mw->state != RXE_MW_VALID)
-		goto out;
-	if (remote && mw->qpn != qp->ibqp.qp_num)
-		goto out;
-	rxe_mw_unbind(mw);
-	err = 0;
-out:
-	spin_unlock(&mw->lock);
-out_bh:
-	local_bh_enable();
+	mw = rxe_mw_lock(rxe, rkey, &flags);
+	if (mw) {
+		spin_lock(&mw->lock);
+		err = rxe_mw_invalidate_locked(qp, mw, rkey, remote);
+		spin_unlock(&mw->lock);
+	}
+	rxe_mw_unlock(rxe, flags);
 	return err;
 }
