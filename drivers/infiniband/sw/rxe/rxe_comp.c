@@ -125,7 +125,8 @@ static void rxe_comp_complete(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		rxe_comp_make_cqe(qp, wqe, &cqe);
 		rxe_cq_post(to_rcq(qp->ibqp.send_cq), &cqe, false);
 	}
-	if (wqe->status == IB_WC_SUCCESS && (wqe->mask & RXE_WR_SEND))
+	/* As stock: every completed SEND, whatever its status. */
+	if (wqe->mask & RXE_WR_SEND)
 		rxe_counter_inc(rxe, RXE_CNT_RDMA_SEND);
 	rxe_queue_advance_consumer(qp->sq.queue);
 }
