@@ -986,11 +986,21 @@ EXPORT_SYMBOL(ib_dereg_mr_user);
  * @pd: the PD, no longer used by any object (the caller checks usecnt)
  * @udata: the user's command, or NULL for a kernel PD
  *
+ * A kernel PD's internal MR (pd->local_dma_lkey) is deregistered first.
+ *
  * Return: 0 or the driver's error (nothing changed then).
  */
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	int ret;
+
+	/* __ib_alloc_pd()'s MR over all of memory goes with the PD. */
+	if (pd->__internal_mr) {
+		ret = pd->device->ops.dereg_mr(pd->__internal_mr, NULL);
+		if (ret)
+			return ret;
+		pd->__internal_mr = NULL;
+	}
 
 	rdma_restrack_unpublish(&pd->res);
 	ret = pd->device->ops.dealloc_pd(pd, udata);
