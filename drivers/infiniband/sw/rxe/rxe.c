@@ -20,6 +20,7 @@
 
 #include "rxe.h"
 #include "rxe_net.h"
+#include "rxe_task.h"
 #include "rxe_verbs.h"
 
 /*
@@ -300,9 +301,15 @@ static int __init rxe_module_init(void)
 {
 	int err;
 
-	err = rxe_net_init();
+	err = rxe_task_wq_init();
 	if (err)
 		return err;
+
+	err = rxe_net_init();
+	if (err) {
+		rxe_task_wq_exit();
+		return err;
+	}
 
 	rdma_link_register(&rxe_link_ops);
 	return 0;
@@ -320,6 +327,7 @@ static void __exit rxe_module_exit(void)
 	rdma_link_unregister(&rxe_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	rxe_net_exit();
+	rxe_task_wq_exit();
 }
 
 module_init(rxe_module_init);

@@ -79,12 +79,20 @@ struct rxe_dev {
 
 	/*
 	 * Multicast groups (rxe_mcast.c).  Attach and detach run in
-	 * process context only, for now.
+	 * process context, serialised by mcg_lock; the receive path reads
+	 * the groups in softirq context under mcg_spin, which every change
+	 * to the lists also takes.
 	 */
 	struct mutex		mcg_lock;
-	/* Protected by mcg_lock: */
+	spinlock_t		mcg_spin;
+	/* Written under both locks, read under either: */
 	struct list_head	mcg_list;
+	/* Protected by mcg_lock: */
 	unsigned int		num_mcg;
+
+	/* Packets dropped for their P_Key or Q_Key (rxe_recv.c). */
+	atomic_t		bad_pkey_cntr;
+	atomic_t		qkey_viol_cntr;
 };
 
 static inline struct rxe_dev *to_rdev(struct ib_device *ibdev)

@@ -2,14 +2,17 @@
 /*
  * Multicast groups: which UD QPs are attached to which multicast GID.
  * The first attach to a group subscribes the netdev to the group's
- * Ethernet address, the last detach unsubscribes it.  Delivering
- * packets to the members is the protocol engine's.
+ * Ethernet address, the last detach unsubscribes it.  The receive path
+ * (rxe_recv.c) finds the members of a group with rxe_mcast_get_qps(), in
+ * softirq context: every change to the lists is made under mcg_spin as
+ * well as under mcg_lock.
  */
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
 
 struct rxe_mcg {
@@ -33,6 +36,7 @@ struct rxe_mca {
 void rxe_mcast_init(struct rxe_dev *rxe)
 {
 	mutex_init(&rxe->mcg_lock);
+	spin_lock_init(&rxe->mcg_spin);
 	INIT_LIST_HEAD(&rxe->mcg_list);
 }
 
@@ -79,7 +83,9 @@ static struct rxe_mcg *rxe_mcg_create(struct rxe_dev *rxe,
 
 	mcg->mgid = *mgid;
 	INIT_LIST_HEAD(&mcg->members);
+	spin_lock_bh(&rxe->mcg_spin);
 	list_add_tail(&mcg->list, &rxe->mcg_list);
+	spin_unlock_bh(&rxe->mcg_spin);
 	rxe->num_mcg++;
 	return mcg;
 }
@@ -92,7 +98,9 @@ static void rxe_mcg_destroy(struct rxe_dev *rxe, struct rxe_mcg *mcg)
 
 	rxe_mcg_mac(&mcg->mgid, mac);
 	dev_mc_del(rxe->ndev, mac);
+	spin_lock_bh(&rxe->mcg_spin);
 	list_del(&mcg->list);
+	spin_unlock_bh(&rxe->mcg_spin);
 	rxe->num_mcg--;
 	kfree(mcg);
 }
@@ -113,13 +121,16 @@ static void rxe_mca_remove(struct rxe_dev *rxe, struct rxe_mcg *mcg,
 {
 	lockdep_assert_held(&rxe->mcg_lock);
 
+	spin_lock_bh(&rxe->mcg_spin);
 	list_del(&mca->list);
+	spin_unlock_bh(&rxe->mcg_spin);
 	kfree(mca);
 	if (!--mcg->num_members)
 		rxe_mcg_destroy(rxe, mcg);
 }
 
-static int rxe_mcg_add_member(struct rxe_mcg *mcg, struct rxe_qp *qp)
+static int rxe_mcg_add_member(struct rxe_dev *rxe, struct rxe_mcg *mcg,
+			      struct rxe_qp *qp)
 {
 	struct rxe_mca *mca;
 
@@ -131,7 +142,9 @@ static int rxe_mcg_add_member(struct rxe_mcg *mcg, struct rxe_qp *qp)
 		return -ENOMEM;
 	mca->qp = qp;
 	mca->attached = 1;
+	spin_lock_bh(&rxe->mcg_spin);
 	list_add_tail(&mca->list, &mcg->members);
+	spin_unlock_bh(&rxe->mcg_spin);
 	mcg->num_members++;
 	return 0;
 }
@@ -162,7 +175,7 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		goto out;
 	}
 
-	err = rxe_mcg_add_member(mcg, qp);
+	err = rxe_mcg_add_member(rxe, mcg, qp);
 	if (err && created)
 		rxe_mcg_destroy(rxe, mcg);
 out:
@@ -207,6 +220,35 @@ void rxe_mcast_detach_qp(struct rxe_qp *qp)
 			rxe_mca_remove(rxe, mcg, mca);
 	}
 	mutex_unlock(&rxe->mcg_lock);
+}
+
+/*
+ * Fills @qps with referenced members of the group @mgid, at most @max;
+ * returns how many.  Any context.  A member is referenced while it is
+ * still attached, and a QP leaves its groups before its destruction
+ * waits for references (rxe_destroy_qp()), so the reference is safe.
+ */
+unsigned int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
+			       struct rxe_qp **qps, unsigned int max)
+{
+	struct rxe_mcg *mcg;
+	struct rxe_mca *mca;
+	unsigned int n = 0;
+
+	spin_lock_bh(&rxe->mcg_spin);
+	list_for_each_entry(mcg, &rxe->mcg_list, list) {
+		if (memcmp(mcg->mgid.raw, mgid->raw, sizeof(mgid->raw)))
+			continue;
+		list_for_each_entry(mca, &mcg->members, list) {
+			if (n == max)
+				break;
+			rxe_qp_get(mca->qp);
+			qps[n++] = mca->qp;
+		}
+		break;
+	}
+	spin_unlock_bh(&rxe->mcg_spin);
+	return n;
 }
 
 /* The device is being freed: every QP, and so every group, is gone. */

@@ -1,19 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Memory regions.  A key is the MR's index shifted left by 8, ORed with
- * a random 8-bit tag: a key of a freed MR is unlikely to match the MR
- * that reuses the index.  The rkey is the lkey when remote access is
- * granted, 0 otherwise.
+ * Memory regions, and the memory side of the protocol engine: keys to
+ * MRs, bounds, copies, atomics, fast registration and invalidation.
+ *
+ * A key is the MR's index shifted left by 8, ORed with an 8-bit tag
+ * (random at creation; the consumer's own for fast registration): a
+ * key of a freed MR is unlikely to match the MR that reuses the index.
+ * The rkey is the lkey when remote access is granted, 0 otherwise.
+ *
+ * Lifetime: the data path looks an MR up by index under the xarray's
+ * lock and takes a reference there; deregistration removes the index
+ * under the same lock, so no new reference can start, then drops its
+ * own and waits for the others before the pages and the MR go.  Nothing
+ * may therefore keep an MR reference for longer than the handling of a
+ * packet or a work request.
  */
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <rdma/ib_pack.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
 
 #define RXE_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |	\
 				 IB_ACCESS_REMOTE_WRITE |	\
 				 IB_ACCESS_REMOTE_ATOMIC)
+
+static u32 rxe_key_index(u32 key)
+{
+	return key >> RXE_KEY_INDEX_SHIFT;
+}
 
 static struct rxe_mr *rxe_mr_alloc(struct rxe_dev *rxe, enum rxe_mr_kind kind,
 				   int access)
@@ -26,26 +46,67 @@ static struct rxe_mr *rxe_mr_alloc(struct rxe_dev *rxe, enum rxe_mr_kind kind,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->ref_done);
+	spin_lock_init(&mr->lock);
+	atomic_set(&mr->num_mw, 0);
+	mr->ibmr.device = &rxe->ib_dev;
+	mr->kind = kind;
+	mr->access = access;
+	mr->state = kind == RXE_MR_FAST ? RXE_MR_FREE : RXE_MR_VALID;
+
+	/* Complete before the index makes it visible to the data path. */
 	err = rxe_index_alloc(&rxe->mr_index, mr, &mr->index, GFP_KERNEL);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
 	}
 
-	mr->ibmr.device = &rxe->ib_dev;
-	mr->kind = kind;
-	mr->access = access;
 	key = mr->index << RXE_KEY_INDEX_SHIFT |
 	      (get_random_u32() & RXE_KEY_TAG_MASK);
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = (access & RXE_REMOTE_ACCESS) ? key : 0;
+	WRITE_ONCE(mr->ibmr.lkey, key);
+	/* A fast-reg MR gets its access with each registration. */
+	WRITE_ONCE(mr->ibmr.rkey, (kind == RXE_MR_FAST ||
+				   (access & RXE_REMOTE_ACCESS)) ? key : 0);
 	return mr;
 }
 
+/* Unpublishes @mr and waits until no packet or WQE uses it. */
 static void rxe_mr_free(struct rxe_dev *rxe, struct rxe_mr *mr)
 {
 	rxe_index_free(&rxe->mr_index, mr->index);
+	rxe_mr_put(mr);
+	wait_for_completion(&mr->ref_done);
+
+	ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->buf);
 	kfree(mr);
+}
+
+void rxe_mr_get(struct rxe_mr *mr)
+{
+	refcount_inc(&mr->ref);
+}
+
+void rxe_mr_put(struct rxe_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->ref_done);
+}
+
+/* A referenced MR by the index of @key, or NULL.  Any context. */
+static struct rxe_mr *rxe_mr_get_by_key(struct rxe_dev *rxe, u32 key)
+{
+	struct rxe_mr *mr;
+	unsigned long flags;
+
+	xa_lock_irqsave(&rxe->mr_index.xa, flags);
+	mr = xa_load(&rxe->mr_index.xa, rxe_key_index(key));
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock_irqrestore(&rxe->mr_index.xa, flags);
+	return mr;
 }
 
 /* All of memory, for kernel ULPs. */
@@ -57,6 +118,29 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return &mr->ibmr;
+}
+
+/* The pinned pages of @umem, in order, for kmap_local_page(). */
+static int rxe_mr_fill_pages(struct rxe_mr *mr, struct ib_umem *umem)
+{
+	struct sg_page_iter iter;
+	unsigned int n = ib_umem_num_pages(umem), i = 0;
+
+	mr->pages = kvmalloc_array(n, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i == n)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	if (i != n)
+		return -EFAULT;
+	mr->npages = n;
+	mr->page_shift = PAGE_SHIFT;
+	mr->page_off = ib_umem_offset(umem);
+	return 0;
 }
 
 struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -71,7 +155,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = ib_check_mr_access(ibpd->device, access);
 	if (err)
 		return ERR_PTR(err);
-	if (!length)
+	if (!length || iova + length < iova)
 		return ERR_PTR(-EINVAL);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
@@ -85,9 +169,16 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 
 	mr->umem = umem;
+	mr->iova = iova;
+	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
+	err = rxe_mr_fill_pages(mr, umem);
+	if (err) {
+		rxe_mr_free(rxe, mr);
+		return ERR_PTR(err);
+	}
 	return &mr->ibmr;
 }
 
@@ -95,7 +186,389 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
 
-	ib_umem_release(mr->umem);
+	/* IBTA 10.6.7.2.6: not while memory windows are bound to it. */
+	if (atomic_read(&mr->num_mw))
+		return -EBUSY;
+
 	rxe_mr_free(to_rdev(ibmr->device), mr);
 	return 0;
+}
+
+/* For kernel ULPs: an MR whose pages each I/O sets (IB_WR_REG_MR). */
+struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct rxe_dev *rxe = to_rdev(ibpd->device);
+	struct rxe_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > rxe->attr.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+
+	mr = rxe_mr_alloc(rxe, RXE_MR_FAST, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->buf = kcalloc(max_num_sg, sizeof(*mr->buf), GFP_KERNEL);
+	if (!mr->buf) {
+		rxe_mr_free(rxe, mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	return &mr->ibmr;
+}
+
+static int rxe_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct rxe_mr *mr = to_rmr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->buf[mr->npages++] = addr;
+	return 0;
+}
+
+/*
+ * The page list of the next registration, from a scatterlist the ULP
+ * mapped with the device's (virtual) DMA: its addresses are kernel
+ * virtual addresses.  The registration itself (rxe_mr_fast_reg()) takes
+ * iova, length and page size as this leaves them in the ib_mr.
+ *
+ * ib_sg_to_pages() is ib_core's (the kverbs work adds it to ours); it is
+ * looked up at run time until that lands, so that the module links
+ * against an ib_core without it, and maps nothing there.
+ */
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	int (*to_pages)(struct ib_mr *mr, struct scatterlist *sgl,
+			int sg_nents, unsigned int *sg_offset,
+			int (*set_page)(struct ib_mr *, u64));
+	struct rxe_mr *mr = to_rmr(ibmr);
+	int n;
+
+	to_pages = symbol_get(ib_sg_to_pages);
+	if (!to_pages)
+		return -EOPNOTSUPP;
+
+	spin_lock_bh(&mr->lock);
+	mr->npages = 0;
+	spin_unlock_bh(&mr->lock);
+	n = to_pages(ibmr, sg, sg_nents, sg_offset, rxe_mr_set_page);
+	symbol_put(ib_sg_to_pages);
+	return n;
+}
+
+/*
+ * [@iova, @iova + @len) lies inside the MR, computed without overflow.
+ * A DMA MR spans all of memory.
+ */
+static bool rxe_mr_in_range(const struct rxe_mr *mr, u64 iova, u64 len)
+{
+	u64 off;
+
+	if (mr->kind == RXE_MR_DMA)
+		return iova + len >= iova;
+	if (iova < mr->iova)
+		return false;
+	off = iova - mr->iova;
+	return off <= mr->length && len <= mr->length - off;
+}
+
+static bool rxe_mr_access_ok(const struct rxe_mr *mr, int access)
+{
+	return (mr->access & access) == access;
+}
+
+struct rxe_mr *rxe_mr_lookup_lkey(struct rxe_pd *pd, u32 lkey, int access)
+{
+	struct rxe_mr *mr;
+	int err = -EINVAL;
+
+	mr = rxe_mr_get_by_key(pd->rxe, lkey);
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+
+	spin_lock_bh(&mr->lock);
+	if (mr->ibmr.lkey != lkey || mr->ibmr.pd != &pd->ibpd ||
+	    mr->state != RXE_MR_VALID)
+		goto err;
+	err = -EACCES;
+	if (!rxe_mr_access_ok(mr, access))
+		goto err;
+	spin_unlock_bh(&mr->lock);
+	return mr;
+
+err:
+	spin_unlock_bh(&mr->lock);
+	rxe_mr_put(mr);
+	return ERR_PTR(err);
+}
+
+/* Checks a referenced MR for a remote key; 0 or a negative errno. */
+static int rxe_mr_check_remote(struct rxe_mr *mr, struct ib_pd *pd, u32 rkey,
+			       u64 va, u32 len, int access)
+{
+	int err = -EINVAL;
+
+	spin_lock_bh(&mr->lock);
+	if (!rkey || mr->ibmr.rkey != rkey || mr->ibmr.pd != pd ||
+	    mr->state != RXE_MR_VALID)
+		goto out;
+	err = -EACCES;
+	if (!rxe_mr_access_ok(mr, access))
+		goto out;
+	err = rxe_mr_in_range(mr, va, len) ? 0 : -ERANGE;
+out:
+	spin_unlock_bh(&mr->lock);
+	return err;
+}
+
+struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+				int access)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	u32 index = rxe_key_index(rkey);
+	struct rxe_mr *mr;
+	int err;
+
+	if (index >= RXE_MIN_MW_INDEX)
+		return rxe_mw_resolve(qp, rkey, va, len, access);
+
+	mr = rxe_mr_get_by_key(rxe, rkey);
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+	err = rxe_mr_check_remote(mr, qp->ibqp.pd, rkey, va, len, access);
+	if (err) {
+		rxe_mr_put(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/*
+ * The kernel address of byte @off (from the start of the first page or
+ * block) of a user or fast-reg MR, and how many bytes follow it in the
+ * same page or block; NULL past the page list.  A user page is mapped
+ * with kmap_local_page(): unmap with rxe_mr_unmap().
+ */
+static void *rxe_mr_map(struct rxe_mr *mr, u64 off, unsigned int *avail)
+{
+	u64 idx = off >> mr->page_shift;
+	unsigned int in = off & ((1ULL << mr->page_shift) - 1);
+
+	if (idx >= mr->npages)
+		return NULL;
+	*avail = (1U << mr->page_shift) - in;
+	if (mr->kind == RXE_MR_USER)
+		return kmap_local_page(mr->pages[idx]) + in;
+	return (void *)(uintptr_t)mr->buf[idx] + in;
+}
+
+static void rxe_mr_unmap(struct rxe_mr *mr, void *va)
+{
+	if (mr->kind == RXE_MR_USER)
+		kunmap_local(va);
+}
+
+static void rxe_copy(void *mem, void *addr, u32 len, enum rxe_copy_dir dir)
+{
+	if (dir == RXE_TO_MR)
+		memcpy(mem, addr, len);
+	else
+		memcpy(addr, mem, len);
+}
+
+/* Copies through the pages; the range has been checked. */
+static int rxe_mr_copy_pages(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
+			     enum rxe_copy_dir dir)
+{
+	u64 off = iova - mr->iova + mr->page_off;
+	unsigned int avail, n;
+	void *va;
+
+	while (len) {
+		va = rxe_mr_map(mr, off, &avail);
+		if (!va)
+			return -EFAULT;
+		n = min(len, avail);
+		rxe_copy(va, addr, n, dir);
+		rxe_mr_unmap(mr, va);
+		off += n;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
+		enum rxe_copy_dir dir)
+{
+	int err;
+
+	if (!len)
+		return 0;
+
+	switch (mr->kind) {
+	case RXE_MR_DMA:
+		rxe_copy((void *)(uintptr_t)iova, addr, len, dir);
+		return 0;
+	case RXE_MR_USER:
+		/* Fixed for the MR's life: no lock. */
+		if (!rxe_mr_in_range(mr, iova, len))
+			return -EFAULT;
+		return rxe_mr_copy_pages(mr, iova, addr, len, dir);
+	default:
+		/* A registration must not change the pages under us. */
+		spin_lock_bh(&mr->lock);
+		err = -EFAULT;
+		if (mr->state == RXE_MR_VALID && rxe_mr_in_range(mr, iova, len))
+			err = rxe_mr_copy_pages(mr, iova, addr, len, dir);
+		spin_unlock_bh(&mr->lock);
+		return err;
+	}
+}
+
+int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
+		 void *addr, u32 len, enum rxe_copy_dir dir)
+{
+	struct rxe_sge *sge;
+	struct rxe_mr *mr;
+	u32 n;
+	int err;
+
+	while (len) {
+		if (dma->cur_sge >= dma->num_sge)
+			return -ENOSPC;
+		sge = &dma->sge[dma->cur_sge];
+		if (dma->sge_offset >= sge->length) {
+			dma->cur_sge++;
+			dma->sge_offset = 0;
+			continue;
+		}
+
+		n = min(len, sge->length - dma->sge_offset);
+		mr = rxe_mr_lookup_lkey(pd, sge->lkey, access);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = rxe_mr_copy(mr, sge->addr + dma->sge_offset, addr, n, dir);
+		rxe_mr_put(mr);
+		if (err)
+			return err;
+
+		dma->sge_offset += n;
+		dma->resid -= min(dma->resid, n);
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * IBTA atomics are 8 bytes, aligned, atomic with respect to every other
+ * access through the HCA (here: every CPU), in host byte order in
+ * memory.
+ */
+int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
+		  u64 swap_add, u64 *orig)
+{
+	unsigned int avail;
+	int err = -EFAULT;
+	u64 *va;
+
+	if (iova & 7)
+		return -EINVAL;
+
+	spin_lock_bh(&mr->lock);
+	if (mr->state != RXE_MR_VALID || !rxe_mr_in_range(mr, iova, 8))
+		goto out;
+
+	if (mr->kind == RXE_MR_DMA)
+		va = (u64 *)(uintptr_t)iova;
+	else
+		va = rxe_mr_map(mr, iova - mr->iova + mr->page_off, &avail);
+	if (!va)
+		goto out;
+
+	/* Aligned 8 bytes never straddle a page: avail >= 8. */
+	/* The RC opcode, or the operation alone: the low 5 bits. */
+	if ((opcode & 0x1f) == IB_OPCODE_COMPARE_SWAP)
+		*orig = cmpxchg64(va, comp, swap_add);
+	else
+		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)va);
+	if (mr->kind != RXE_MR_DMA)
+		rxe_mr_unmap(mr, va);
+	err = 0;
+out:
+	spin_unlock_bh(&mr->lock);
+	return err;
+}
+
+/*
+ * IB_WR_REG_MR: registers the page list map_mr_sg left in the MR under
+ * the WQE's key (only its tag may differ from the MR's) and access.
+ * IBTA 10.6.3.2: only an MR not currently registered, of the QP's PD.
+ */
+int rxe_mr_fast_reg(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
+{
+	struct rxe_mr *mr = to_rmr(wqe->wr.wr.reg.mr);
+	u32 key = wqe->wr.wr.reg.key;
+	int access = wqe->wr.wr.reg.access;
+	int err = -EINVAL;
+
+	if (mr->kind != RXE_MR_FAST || mr->ibmr.pd != qp->ibqp.pd ||
+	    mr->ibmr.device != qp->ibqp.device)
+		return -EINVAL;
+
+	spin_lock_bh(&mr->lock);
+	if (mr->state != RXE_MR_FREE ||
+	    rxe_key_index(key) != rxe_key_index(mr->ibmr.lkey))
+		goto out;
+	if (!mr->ibmr.page_size || !is_power_of_2(mr->ibmr.page_size))
+		goto out;
+
+	mr->access = access;
+	mr->iova = mr->ibmr.iova;
+	mr->length = mr->ibmr.length;
+	mr->page_shift = ilog2(mr->ibmr.page_size);
+	mr->page_off = mr->ibmr.iova & (mr->ibmr.page_size - 1);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->state = RXE_MR_VALID;
+	err = 0;
+out:
+	spin_unlock_bh(&mr->lock);
+	return err;
+}
+
+static int rxe_mr_invalidate(struct rxe_qp *qp, u32 key, bool remote)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_mr *mr;
+	int err = -EINVAL;
+
+	mr = rxe_mr_get_by_key(rxe, key);
+	if (!mr)
+		return -EINVAL;
+
+	spin_lock_bh(&mr->lock);
+	if ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
+	    mr->ibmr.pd != qp->ibqp.pd || mr->kind != RXE_MR_FAST ||
+	    atomic_read(&mr->num_mw))
+		goto out;
+	mr->state = RXE_MR_FREE;
+	err = 0;
+out:
+	spin_unlock_bh(&mr->lock);
+	rxe_mr_put(mr);
+	return err;
+}
+
+/* IB_WR_LOCAL_INV, or a SEND with invalidate (@remote). */
+int rxe_invalidate_key(struct rxe_qp *qp, u32 key, bool remote)
+{
+	if (rxe_key_index(key) >= RXE_MIN_MW_INDEX)
+		return rxe_mw_invalidate(qp, key, remote);
+	return rxe_mr_invalidate(qp, key, remote);
 }

@@ -1,13 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Memory windows, types 1 and 2.  Their rkeys are built as MR keys are
- * (rxe_mr.c), from the upper half of the index space; binding is a work
- * request, the protocol engine's.
+ * Memory windows, types 1 and 2 (IBTA vol. 1, 10.6.7).  Their rkeys are
+ * built as MR keys are (rxe_mr.c), from the upper half of the index
+ * space, which is how rxe_rkey_resolve() tells them apart.  Binding and
+ * invalidation are work requests, executed by the send queue in order
+ * (rxe_mw_bind(), rxe_invalidate_key()).
+ *
+ * A bound window holds a reference on its MR and counts in the MR's
+ * num_mw, which keeps the MR from being deregistered.  Lookups by the
+ * data path take the window under the index's lock and its own, and
+ * return a reference on the MR beneath: the window itself is never
+ * referenced beyond that, since deallocation unpublishes it first.
  */
 #include <linux/random.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
+
+#define RXE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_ATOMIC)
 
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
@@ -18,19 +30,221 @@ int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
 
+	spin_lock_init(&mw->lock);
+	mw->state = RXE_MW_FREE;
+	/* The key before the index: a lookup may find it at once. */
+	ibmw->rkey = get_random_u32() & RXE_KEY_TAG_MASK;
 	err = rxe_index_alloc(&rxe->mw_index, mw, &mw->index, GFP_KERNEL);
 	if (err)
 		return err;
 
-	ibmw->rkey = mw->index << RXE_KEY_INDEX_SHIFT |
-		     (get_random_u32() & RXE_KEY_TAG_MASK);
+	spin_lock_bh(&mw->lock);
+	ibmw->rkey |= mw->index << RXE_KEY_INDEX_SHIFT;
+	spin_unlock_bh(&mw->lock);
 	return 0;
+}
+
+/* Under mw->lock: the window forgets its MR. */
+static void rxe_mw_unbind(struct rxe_mw *mw)
+{
+	struct rxe_mr *mr = mw->mr;
+
+	lockdep_assert_held(&mw->lock);
+
+	mw->state = RXE_MW_FREE;
+	mw->mr = NULL;
+	mw->addr = 0;
+	mw->length = 0;
+	mw->access = 0;
+	if (mr) {
+		atomic_dec(&mr->num_mw);
+		rxe_mr_put(mr);
+	}
 }
 
 int rxe_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct rxe_mw *mw = to_rmw(ibmw);
 
+	/* After this no lookup finds the window; one in flight is done. */
 	rxe_index_free(&to_rdev(ibmw->device)->mw_index, mw->index);
+
+	spin_lock_bh(&mw->lock);
+	rxe_mw_unbind(mw);
+	spin_unlock_bh(&mw->lock);
 	return 0;
+}
+
+/* The window of @rkey's index, with mw->lock held, or NULL. */
+static struct rxe_mw *rxe_mw_lock_by_key(struct rxe_dev *rxe, u32 rkey)
+{
+	struct rxe_mw *mw;
+	unsigned long flags;
+
+	xa_lock_irqsave(&rxe->mw_index.xa, flags);
+	mw = xa_load(&rxe->mw_index.xa, rkey >> RXE_KEY_INDEX_SHIFT);
+	if (mw)
+		spin_lock(&mw->lock);
+	xa_unlock_irqrestore(&rxe->mw_index.xa, flags);
+	return mw;
+}
+
+/*
+ * The part of rxe_rkey_resolve() for windows: a window of the QP's PD
+ * (type 2: bound through this QP), allowing @access, covering the range.
+ * Windows are not zero based here (binds asking for that are refused),
+ * so @va is an address of the MR as it is of the window.
+ */
+struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			      int access)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_mr *mr = ERR_PTR(-EINVAL);
+	struct rxe_mw *mw;
+	u64 off;
+
+	local_bh_disable();
+	mw = rxe_mw_lock_by_key(rxe, rkey);
+	if (!mw)
+		goto out_bh;
+
+	if (mw->ibmw.rkey != rkey || mw->state != RXE_MW_VALID ||
+	    mw->ibmw.pd != qp->ibqp.pd)
+		goto out;
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qp->ibqp.qp_num)
+		goto out;
+	mr = ERR_PTR(-EACCES);
+	if ((mw->access & access) != access)
+		goto out;
+	mr = ERR_PTR(-ERANGE);
+	if (va < mw->addr)
+		goto out;
+	off = va - mw->addr;
+	if (off > mw->length || len > mw->length - off)
+		goto out;
+
+	mr = mw->mr;
+	rxe_mr_get(mr);
+out:
+	spin_unlock(&mw->lock);
+out_bh:
+	local_bh_enable();
+	return mr;
+}
+
+/*
+ * The checks of a bind (IBTA 10.6.7.2.5, C10-71 to C10-80): a window
+ * of the QP's PD, free if of type 2; the new rkey keeps the index; an
+ * MR of the same PD that allows binding (and local write when the
+ * window grants remote write or atomic); the range inside the MR.
+ */
+static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
+			     struct rxe_mr *mr, const struct rxe_send_wqe *wqe)
+{
+	u64 addr = wqe->wr.wr.mw.addr, length = wqe->wr.wr.mw.length;
+	int access = wqe->wr.wr.mw.access;
+
+	lockdep_assert_held(&mw->lock);
+
+	if (mw->ibmw.pd != qp->ibqp.pd)
+		return -EINVAL;
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->state != RXE_MW_FREE)
+		return -EINVAL;
+	if ((wqe->wr.wr.mw.rkey >> RXE_KEY_INDEX_SHIFT) != mw->index)
+		return -EINVAL;
+	if (access & IB_ZERO_BASED)
+		return -EINVAL;
+	if (access & ~(RXE_MW_ACCESS | IB_ZERO_BASED))
+		return -EINVAL;
+
+	/* Type 1 with length 0: an unbind, no MR needed. */
+	if (!mr)
+		return (mw->ibmw.type == IB_MW_TYPE_1 && !length) ? 0 : -EINVAL;
+
+	if (mr->ibmr.pd != qp->ibqp.pd)
+		return -EINVAL;
+	if (!(mr->access & IB_ACCESS_MW_BIND))
+		return -EACCES;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	if (addr < mr->iova || addr - mr->iova > mr->length ||
+	    length > mr->length - (addr - mr->iova))
+		return -ERANGE;
+	return 0;
+}
+
+int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	u32 lkey = wqe->wr.wr.mw.mr_lkey;
+	struct rxe_mr *mr = NULL;
+	struct rxe_mw *mw;
+	int err;
+
+	if (lkey || wqe->wr.wr.mw.length) {
+		mr = rxe_mr_lookup_lkey(to_rpd(qp->ibqp.pd), lkey, 0);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+	}
+
+	local_bh_disable();
+	mw = rxe_mw_lock_by_key(rxe, wqe->wr.wr.mw.mw_rkey);
+	if (!mw || mw->ibmw.rkey != wqe->wr.wr.mw.mw_rkey) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = rxe_mw_check_bind(qp, mw, mr, wqe);
+	if (err)
+		goto out;
+
+	rxe_mw_unbind(mw);
+	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
+	if (mr) {
+		/* The window keeps the lookup's reference. */
+		atomic_inc(&mr->num_mw);
+		mw->mr = mr;
+		mr = NULL;
+		mw->addr = wqe->wr.wr.mw.addr;
+		mw->length = wqe->wr.wr.mw.length;
+		mw->access = wqe->wr.wr.mw.access;
+		mw->qpn = qp->ibqp.qp_num;
+		mw->state = RXE_MW_VALID;
+	}
+out:
+	if (mw)
+		spin_unlock(&mw->lock);
+	local_bh_enable();
+	if (mr)
+		rxe_mr_put(mr);
+	return err;
+}
+
+/*
+ * Invalidation of a type 2 window (type 1 windows are unbound by a
+ * bind of length 0, never invalidated: IBTA 10.6.7.2.6): by a local
+ * WQE, or by a SEND with invalidate from the QP the window serves.
+ */
+int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_mw *mw;
+	int err = -EINVAL;
+
+	local_bh_disable();
+	mw = rxe_mw_lock_by_key(rxe, rkey);
+	if (!mw)
+		goto out_bh;
+	if (mw->ibmw.rkey != rkey || mw->ibmw.type != IB_MW_TYPE_2 ||
+	    mw->ibmw.pd != qp->ibqp.pd || mw->state != RXE_MW_VALID)
+		goto out;
+	if (remote && mw->qpn != qp->ibqp.qp_num)
+		goto out;
+	rxe_mw_unbind(mw);
+	err = 0;
+out:
+	spin_unlock(&mw->lock);
+out_bh:
+	local_bh_enable();
+	return err;
 }

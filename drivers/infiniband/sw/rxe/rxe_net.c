@@ -2,40 +2,101 @@
 /*
  * The network side of rxe.
  *
- * RoCEv2 runs over UDP port 4791: one kernel UDP tunnel socket per address
- * family in init_net receives it for every rxe device.  Until the protocol
- * engine exists, received packets are dropped.
+ * RoCEv2 runs over UDP port 4791.  Every network namespace has its own
+ * pair of kernel UDP tunnel sockets (IPv4 and IPv6), opened when the
+ * namespace appears (or when the module loads, for the existing ones)
+ * and closed when it goes: an rxe device receives in the namespace its
+ * netdev lives in, whichever that is.  The sockets only receive; packets
+ * are built here and sent straight to the IP layer.
+ *
+ * A packet to an address of this host (in the sender's namespace) never
+ * reaches a netdev: it is handed to rxe_rcv() of the rxe device on the
+ * netdev owning that address, inline in the sender's context, without
+ * an ICRC (nothing can corrupt it).
  *
  * The netdev notifier keeps each device in step with its netdev: link
  * state, MTU, and unregistration, which takes the rxe device away with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 
 #include "rxe.h"
 #include "rxe_engine.h"
 #include "rxe_net.h"
+#include "rxe_verbs.h"
 
 /* Any non-zero encap type makes UDP hand packets to encap_rcv. */
 #define RXE_UDP_ENCAP_TYPE	1
 
 /*
- * Set by rxe_net_init() before any device exists and cleared by
- * rxe_net_exit() after the last one is gone; never changes in between.
- * sock6 is NULL when IPv6 is disabled.
+ * The sockets of one namespace (net_generic()), set by its pernet init
+ * and cleared by its pernet exit, never changed in between.  sock6 is
+ * NULL when IPv6 is disabled; both are NULL in a namespace where the
+ * port was taken (see rxe_net_ns_init()).
  */
-static struct socket *rxe_sock4;
-static struct socket *rxe_sock6;
+struct rxe_net {
+	struct socket	*sock4;
+	struct socket	*sock6;
+};
+
+static unsigned int rxe_net_id __read_mostly;
 
 /*
- * encap_rcv of both sockets, in softirq context.  Returning 0 tells UDP
- * that the skb is consumed.
+ * The rxe device bound to @ndev (or to the netdev beneath a VLAN), with
+ * a reference; NULL if there is none.  Any context.
+ */
+static struct rxe_dev *rxe_dev_get_by_ndev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev && is_vlan_dev(ndev))
+		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
+						RDMA_DRIVER_RXE);
+	return ibdev ? to_rdev(ibdev) : NULL;
+}
+
+/*
+ * encap_rcv of every socket, in softirq context, with skb->data at the
+ * UDP header and the skb trimmed to the UDP length.  Returning 0 tells
+ * UDP that the skb is consumed.
  */
 static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
+	struct rxe_pkt_info *pkt = rxe_skb_pkt(skb);
+	struct rxe_dev *rxe;
+
+	rxe = rxe_dev_get_by_ndev(skb->dev);
+	if (!rxe)
+		goto drop;
+	/* rxe_rcv() wants the transport headers in one piece. */
+	if (skb_linearize(skb))
+		goto drop_put;
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->rxe = rxe;
+	__skb_pull(skb, sizeof(struct udphdr));
+	rxe_rcv(skb);
+	ib_device_put(&rxe->ib_dev);
+	return 0;
+
+drop_put:
+	ib_device_put(&rxe->ib_dev);
+drop:
 	kfree_skb(skb);
 	return 0;
 }
@@ -63,43 +124,340 @@ static struct socket *rxe_udp_tunnel_open(struct net *net, int family)
 	return sock;
 }
 
-static int __init rxe_sockets_open(void)
+static void rxe_net_close(struct rxe_net *rn)
+{
+	if (rn->sock6) {
+		udp_tunnel_sock_release(rn->sock6);
+		rn->sock6 = NULL;
+	}
+	if (rn->sock4) {
+		udp_tunnel_sock_release(rn->sock4);
+		rn->sock4 = NULL;
+	}
+}
+
+static int rxe_net_open(struct net *net, struct rxe_net *rn)
 {
 	struct socket *sock;
 
-	sock = rxe_udp_tunnel_open(&init_net, AF_INET);
-	if (IS_ERR(sock)) {
-		pr_err("cannot open the IPv4 UDP port %d: %pe\n",
-		       ROCE_V2_UDP_DPORT, sock);
+	sock = rxe_udp_tunnel_open(net, AF_INET);
+	if (IS_ERR(sock))
 		return PTR_ERR(sock);
-	}
-	rxe_sock4 = sock;
+	rn->sock4 = sock;
 
-	sock = rxe_udp_tunnel_open(&init_net, AF_INET6);
+	sock = rxe_udp_tunnel_open(net, AF_INET6);
 	if (IS_ERR(sock)) {
 		/* IPv6 disabled at boot: RoCEv2 over IPv4 still works. */
-		if (PTR_ERR(sock) == -EAFNOSUPPORT) {
-			pr_warn("IPv6 is not available, RoCEv2 runs over IPv4 only\n");
+		if (PTR_ERR(sock) == -EAFNOSUPPORT)
 			return 0;
-		}
-		pr_err("cannot open the IPv6 UDP port %d: %pe\n",
-		       ROCE_V2_UDP_DPORT, sock);
-		udp_tunnel_sock_release(rxe_sock4);
-		rxe_sock4 = NULL;
+		rxe_net_close(rn);
 		return PTR_ERR(sock);
 	}
-	rxe_sock6 = sock;
+	rn->sock6 = sock;
 	return 0;
 }
 
-static void rxe_sockets_close(void)
+/*
+ * A failure in the initial namespace fails the module load, as on
+ * stock; in any other it only leaves that namespace without RoCEv2
+ * reception, rather than failing the creation of the namespace (or the
+ * module load) because an application holds the port there.
+ */
+static int __net_init rxe_net_ns_init(struct net *net)
 {
-	if (rxe_sock6) {
-		udp_tunnel_sock_release(rxe_sock6);
-		rxe_sock6 = NULL;
+	struct rxe_net *rn = net_generic(net, rxe_net_id);
+	int err;
+
+	err = rxe_net_open(net, rn);
+	if (!err)
+		return 0;
+	if (net_eq(net, &init_net)) {
+		pr_err("cannot open UDP port %d: %d\n", ROCE_V2_UDP_DPORT, err);
+		return err;
 	}
-	udp_tunnel_sock_release(rxe_sock4);
-	rxe_sock4 = NULL;
+	pr_warn_ratelimited("cannot open UDP port %d in a namespace: %d\n",
+			    ROCE_V2_UDP_DPORT, err);
+	return 0;
+}
+
+static void __net_exit rxe_net_ns_exit(struct net *net)
+{
+	rxe_net_close(net_generic(net, rxe_net_id));
+}
+
+static struct pernet_operations rxe_net_ops = {
+	.init = rxe_net_ns_init,
+	.exit = rxe_net_ns_exit,
+	.id = &rxe_net_id,
+	.size = sizeof(struct rxe_net),
+};
+
+/* ---- sending ---- */
+
+/* Room in front of the BTH for the IP and UDP headers and the link. */
+static unsigned int rxe_hdr_room(const struct rxe_av *av,
+				 const struct net_device *ndev)
+{
+	unsigned int ip = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
+			  sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+
+	return LL_RESERVED_SPACE(ndev) + ip + sizeof(struct udphdr);
+}
+
+struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
+				int paylen, struct rxe_pkt_info *pkt)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct net_device *ndev = rxe->ndev;
+	unsigned int room = rxe_hdr_room(av, ndev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + paylen + ndev->needed_tailroom, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+
+	skb_reserve(skb, room);
+	skb->dev = ndev;
+	skb->protocol = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
+			htons(ETH_P_IPV6) : htons(ETH_P_IP);
+
+	pkt->rxe = rxe;
+	pkt->qp = qp;
+	pkt->port_num = RXE_PORT;
+	pkt->paylen = paylen;
+	/* Zero, so that pad bytes and reserved fields go out as 0. */
+	pkt->hdr = skb_put_zero(skb, paylen);
+	return skb;
+}
+
+static void rxe_push_udp(struct sk_buff *skb, __be16 sport)
+{
+	struct udphdr *udph;
+
+	__skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph = udp_hdr(skb);
+	udph->source = sport;
+	udph->dest = htons(ROCE_V2_UDP_DPORT);
+	udph->len = htons(skb->len);
+	/* RoCEv2 sends no UDP checksum: the ICRC covers the packet. */
+	udph->check = 0;
+}
+
+static void rxe_push_ipv4(struct net *net, struct sk_buff *skb,
+			  const struct rxe_av *av, __be32 saddr, __be32 daddr)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->grh.traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->grh.hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	iph->check = 0;
+	__ip_select_ident(net, iph, 1);
+	/* What ip_local_out() would do; the loopback needs it too. */
+	ip_send_check(iph);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+}
+
+static void rxe_push_ipv6(struct sk_buff *skb, const struct rxe_av *av,
+			  const struct in6_addr *saddr,
+			  const struct in6_addr *daddr)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->grh.traffic_class,
+		     cpu_to_be32(av->grh.flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->grh.hop_limit;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+}
+
+/*
+ * Delivers a packet whose IP and UDP headers are complete to the rxe
+ * device on @ndev (the netdev owning the destination address), or to
+ * the sender's own device when there is none there (as stock does; its
+ * receive path then drops what is not for it).  In the sender's
+ * context: the caller holds no spinlock.
+ */
+static void rxe_loopback(struct rxe_dev *sender, struct net_device *ndev,
+			 struct sk_buff *skb)
+{
+	struct rxe_dev *found = ndev ? rxe_dev_get_by_ndev(ndev) : NULL;
+	/* The sender lives while its QP sends: no reference needed. */
+	struct rxe_dev *rxe = found ?: sender;
+	struct rxe_pkt_info *pkt = rxe_skb_pkt(skb);
+
+	skb_dst_drop(skb);
+	skb->dev = rxe->ndev;
+	skb->pkt_type = PACKET_HOST;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->rxe = rxe;
+	pkt->mask = RXE_LOOPBACK_MASK;
+	/* The receive path starts at the BTH. */
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	rxe_rcv(skb);
+	if (found)
+		ib_device_put(&found->ib_dev);
+}
+
+/* Writes the ICRC into the last 4 bytes of the packet. */
+static void rxe_put_icrc(struct sk_buff *skb, u8 *bth, unsigned int paylen)
+{
+	struct rxe_pkt_info info = {
+		.hdr = bth,
+		.paylen = paylen,
+		.opcode = bth[0],
+	};
+	u32 icrc = rxe_icrc(skb, &info);
+
+	put_unaligned_le32(icrc, bth + paylen - RXE_ICRC_SIZE);
+}
+
+/*
+ * Hands a packet with complete headers to the IP layer; counts it when
+ * the netdev took it.  Consumes @skb.
+ */
+static int rxe_send(struct rxe_dev *rxe, struct net *net, struct sk_buff *skb)
+{
+	int err;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		err = ip_local_out(net, skb->sk, skb);
+	else
+		err = ip6_local_out(net, skb->sk, skb);
+
+	if (unlikely(net_xmit_eval(err)))
+		return -EAGAIN;
+	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
+	return 0;
+}
+
+static int rxe_xmit_ipv4(struct rxe_dev *rxe, struct net *net,
+			 const struct rxe_av *av, struct sk_buff *skb,
+			 u8 *bth, unsigned int paylen)
+{
+	__be32 saddr = av->sgid_addr._sockaddr_in.sin_addr.s_addr;
+	__be32 daddr = av->dgid_addr._sockaddr_in.sin_addr.s_addr;
+	struct net_device *local = NULL;
+	struct flowi4 fl = {
+		.flowi4_oif = rxe->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = av->grh.traffic_class & IPTOS_TOS_MASK,
+		.saddr = saddr,
+		.daddr = daddr,
+	};
+	struct rtable *rt;
+
+	rxe_push_ipv4(net, skb, av, saddr, daddr);
+
+	/* To ourselves: the common loopback, no route needed. */
+	if (saddr == daddr) {
+		rxe_loopback(rxe, rxe->ndev, skb);
+		goto sent;
+	}
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	if (rt->rt_type == RTN_LOCAL) {
+		ip_rt_put(rt);
+		rcu_read_lock();
+		local = __ip_dev_find(net, daddr, false);
+		if (local)
+			dev_hold(local);
+		rcu_read_unlock();
+		rxe_loopback(rxe, local, skb);
+		dev_put(local);
+		goto sent;
+	}
+
+	skb_dst_set(skb, &rt->dst);
+	rxe_put_icrc(skb, bth, paylen);
+	return rxe_send(rxe, net, skb);
+
+sent:
+	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
+	return 0;
+}
+
+static int rxe_xmit_ipv6(struct rxe_dev *rxe, struct net *net,
+			 const struct rxe_av *av, struct sk_buff *skb,
+			 u8 *bth, unsigned int paylen)
+{
+	const struct in6_addr *saddr = &av->sgid_addr._sockaddr_in6.sin6_addr;
+	const struct in6_addr *daddr = &av->dgid_addr._sockaddr_in6.sin6_addr;
+	struct net_device *local = NULL;
+	struct flowi6 fl6 = {
+		.flowi6_oif = rxe->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.saddr = *saddr,
+		.daddr = *daddr,
+	};
+	struct dst_entry *dst;
+
+	rxe_push_ipv6(skb, av, saddr, daddr);
+
+	if (ipv6_addr_equal(saddr, daddr)) {
+		rxe_loopback(rxe, rxe->ndev, skb);
+		goto sent;
+	}
+
+	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	if (((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL) {
+		dst_release(dst);
+		rcu_read_lock();
+		local = ipv6_dev_find(net, daddr, NULL);
+		if (local)
+			dev_hold(local);
+		rcu_read_unlock();
+		rxe_loopback(rxe, local, skb);
+		dev_put(local);
+		goto sent;
+	}
+
+	skb_dst_set(skb, dst);
+	rxe_put_icrc(skb, bth, paylen);
+	return rxe_send(rxe, net, skb);
+
+sent:
+	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
+	return 0;
+}
+
+int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
+		    struct sk_buff *skb)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct net *net = dev_net(rxe->ndev);
+	/* rxe_init_packet() left skb->data at the BTH. */
+	unsigned int paylen = skb->len;
+	u8 *bth = skb->data;
+
+	rxe_push_udp(skb, htons(qp->src_port));
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
+		return rxe_xmit_ipv6(rxe, net, av, skb, bth, paylen);
+	return rxe_xmit_ipv4(rxe, net, av, skb, bth, paylen);
 }
 
 static bool rxe_netdev_event_wanted(unsigned long event)
@@ -163,14 +521,14 @@ int __init rxe_net_init(void)
 {
 	int err;
 
-	err = rxe_sockets_open();
+	err = register_pernet_subsys(&rxe_net_ops);
 	if (err)
 		return err;
 
 	err = register_netdevice_notifier(&rxe_netdev_notifier);
 	if (err) {
 		pr_err("cannot register the netdev notifier: %d\n", err);
-		rxe_sockets_close();
+		unregister_pernet_subsys(&rxe_net_ops);
 		return err;
 	}
 	return 0;
@@ -180,5 +538,5 @@ int __init rxe_net_init(void)
 void rxe_net_exit(void)
 {
 	unregister_netdevice_notifier(&rxe_netdev_notifier);
-	rxe_sockets_close();
+	unregister_pernet_subsys(&rxe_net_ops);
 }

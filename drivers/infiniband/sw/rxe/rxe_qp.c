@@ -11,7 +11,38 @@
 #include <linux/hash.h>
 
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
+
+/*
+ * The QP index is the only way from a number on the wire to a QP: the
+ * lookup takes its reference under the index's lock, so that a QP
+ * erased from the index (destroy, first thing) is never found again and
+ * one found before holds a reference that destroy waits for.
+ */
+struct rxe_qp *rxe_qp_lookup(struct rxe_dev *rxe, u32 qpn)
+{
+	struct rxe_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&rxe->qp_index.xa, flags);
+	qp = xa_load(&rxe->qp_index.xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&rxe->qp_index.xa, flags);
+	return qp;
+}
+
+void rxe_qp_get(struct rxe_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
+
+void rxe_qp_put(struct rxe_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->ref_done);
+}
 
 static int rxe_qp_check_type(const struct ib_qp_init_attr *init,
 			     struct ib_udata *udata)
@@ -175,74 +206,74 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->is_user = !!udata;
 	qp->sq_sig_type = init->sq_sig_type;
 	spin_lock_init(&qp->lock);
-
-	err = rxe_qp_alloc_num(rxe, qp);
-	if (err)
-		return err;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->ref_done);
 
 	err = rxe_qp_init_sq(qp, init);
 	if (err)
-		goto err_free_num;
+		return err;
 	err = rxe_qp_init_rq(qp, init);
 	if (err)
 		goto err_free_queues;
-
+	err = rxe_req_init(qp);
+	if (err)
+		goto err_free_queues;
+	err = rxe_resp_init(qp);
+	if (err)
+		goto err_comp_cleanup;
 	rxe_qp_init_attr(qp, init);
+
+	/* Last: from here on packets may find the QP. */
+	err = rxe_qp_alloc_num(rxe, qp);
+	if (err)
+		goto err_resp_cleanup;
 
 	if (udata) {
 		err = rxe_qp_respond(qp, udata);
 		if (err)
-			goto err_free_queues;
+			goto err_unpublish;
 	}
 	return 0;
 
+err_unpublish:
+	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
+	rxe_resp_stop(qp);
+	rxe_req_stop(qp);
+	rxe_qp_put(qp);
+	wait_for_completion(&qp->ref_done);
+err_resp_cleanup:
+	rxe_resp_cleanup(qp);
+err_comp_cleanup:
+	rxe_req_cleanup(qp);
 err_free_queues:
 	rxe_qp_free_queues(qp);
-err_free_num:
-	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
 	return err;
 }
 
-/* The core destroys a QP only once nothing else refers to it. */
+/*
+ * The core destroys a QP only once no verb refers to it, but packets,
+ * timers and tasks still may: first the QP number is unpublished (no new
+ * packet finds the QP), then every role is stopped (no run starts, no
+ * timer fires, queued packets are dropped with their references), then
+ * we wait for the references still held (a packet in the middle of
+ * being handled), and only then does the memory go.
+ */
 int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
+	struct rxe_dev *rxe = to_rdev(ibqp->device);
 	struct rxe_qp *qp = to_rqp(ibqp);
 
 	rxe_mcast_detach_qp(qp);
+	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
+
+	rxe_resp_stop(qp);
+	rxe_req_stop(qp);
+
+	rxe_qp_put(qp);
+	wait_for_completion(&qp->ref_done);
+
+	rxe_resp_cleanup(qp);
+	rxe_req_cleanup(qp);
 	rxe_qp_free_queues(qp);
-	rxe_index_free(&to_rdev(ibqp->device)->qp_index, ibqp->qp_num);
 	return 0;
-}
-
-/*
- * For a user QP, the doorbell: the work requests are in the mapped send
- * queue already, and @wr is NULL.  The requester that will consume them
- * is the protocol engine's.  Kernel QPs cannot send yet.
- *
- * As on stock, a QP sends from RTS on (and flushes in SQD, SQE and ERR):
- * before that, -EINVAL.
- */
-int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr)
-{
-	struct rxe_qp *qp = to_rqp(ibqp);
-
-	if (READ_ONCE(qp->attr.qp_state) < IB_QPS_RTS) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-
-	if (qp->is_user)
-		return 0;
-
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-/* Applications post receives to their mapped queue, without a syscall. */
-int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
 }

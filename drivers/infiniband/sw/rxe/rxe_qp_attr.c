@@ -73,10 +73,33 @@ static void rxe_qp_set_state(struct rxe_qp *qp, enum ib_qp_state state)
 
 	if (state == IB_QPS_RESET)
 		rxe_qp_reset_queues(qp);
-	/* post_send reads it without the lock. */
+	/* post_send and the engine read it without the lock. */
 	WRITE_ONCE(qp->attr.qp_state, state);
-	/* Nothing is in flight yet: draining the SQ is over at once. */
-	qp->attr.sq_draining = 0;
+	/* The completer clears it once the SQ is drained. */
+	qp->attr.sq_draining = state == IB_QPS_SQD;
+}
+
+/*
+ * The engine found the QP in error (a failed WQE, retries exhausted, a
+ * NAK): ERR as if modified to it; the requester flushes the SQ, the
+ * responder its receive queue.  Any context; not with qp->lock held.
+ */
+void rxe_qp_error(struct rxe_qp *qp)
+{
+	enum ib_qp_state old;
+
+	spin_lock_bh(&qp->lock);
+	old = qp->attr.qp_state;
+	if (old == IB_QPS_ERR || old == IB_QPS_RESET) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	rxe_qp_set_state(qp, IB_QPS_ERR);
+	rxe_req_modify(qp, IB_QP_STATE, old);
+	rxe_resp_modify(qp, IB_QP_STATE);
+	spin_unlock_bh(&qp->lock);
+
+	rxe_req_kick(qp);
 }
 
 /* Copies what @mask sets; the values were checked. */
@@ -172,8 +195,13 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_ALT_PATH)
 		qp->alt_av = alt_av;
 	rxe_qp_store_attr(qp, attr, mask);
+	rxe_req_modify(qp, mask, cur);
+	rxe_resp_modify(qp, mask);
 	spin_unlock_bh(&qp->lock);
 
+	/* RTS starts sending, ERR flushes: the requester's task does it. */
+	if (mask & IB_QP_STATE)
+		rxe_req_kick(qp);
 	return 0;
 }
 

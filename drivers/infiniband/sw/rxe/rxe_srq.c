@@ -117,6 +117,7 @@ static int rxe_srq_resize(struct rxe_srq *srq, u32 max_wr,
 			  struct ib_udata *udata)
 {
 	struct rxe_queue *new, *old;
+	unsigned long flags;
 	int err;
 
 	new = rxe_srq_new_queue(srq, &max_wr);
@@ -129,16 +130,16 @@ static int rxe_srq_resize(struct rxe_srq *srq, u32 max_wr,
 			goto err_free;
 	}
 
-	spin_lock_bh(&srq->lock);
+	spin_lock_irqsave(&srq->lock, flags);
 	err = rxe_queue_move(new, srq->queue);
 	if (err) {
-		spin_unlock_bh(&srq->lock);
+		spin_unlock_irqrestore(&srq->lock, flags);
 		goto err_free;
 	}
 	old = srq->queue;
 	srq->queue = new;
 	srq->max_wr = max_wr;
-	spin_unlock_bh(&srq->lock);
+	spin_unlock_irqrestore(&srq->lock, flags);
 
 	rxe_queue_free(old);
 	return 0;
@@ -159,6 +160,7 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct rxe_srq *srq = to_rsrq(ibsrq);
+	unsigned long flags;
 	u32 max_wr, limit;
 	int err;
 
@@ -173,10 +175,10 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	    (!udata || udata->inlen < sizeof(struct rxe_modify_srq_cmd)))
 		return -EINVAL;
 
-	spin_lock_bh(&srq->lock);
+	spin_lock_irqsave(&srq->lock, flags);
 	max_wr = srq->max_wr;
 	limit = srq->limit;
-	spin_unlock_bh(&srq->lock);
+	spin_unlock_irqrestore(&srq->lock, flags);
 
 	if (mask & IB_SRQ_MAX_WR) {
 		err = rxe_srq_check_max_wr(attr->max_wr);
@@ -195,9 +197,9 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 
 	if (mask & IB_SRQ_LIMIT) {
-		spin_lock_bh(&srq->lock);
+		spin_lock_irqsave(&srq->lock, flags);
 		srq->limit = attr->srq_limit;
-		spin_unlock_bh(&srq->lock);
+		spin_unlock_irqrestore(&srq->lock, flags);
 	}
 	return 0;
 }
@@ -205,12 +207,13 @@ int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct rxe_srq *srq = to_rsrq(ibsrq);
+	unsigned long flags;
 
-	spin_lock_bh(&srq->lock);
+	spin_lock_irqsave(&srq->lock, flags);
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = srq->limit;
-	spin_unlock_bh(&srq->lock);
+	spin_unlock_irqrestore(&srq->lock, flags);
 	return 0;
 }
 
@@ -225,10 +228,70 @@ int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-/* Applications post to their mapped queue; kernel SRQs cannot yet. */
+/*
+ * Kernel SRQs only: applications post to their mapped queue.  Errors as
+ * stock: -EINVAL for too many SGEs, -ENOMEM when full, with *@bad_wr
+ * the first WR not posted.
+ */
 int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+	unsigned long flags;
+	int err = 0;
+
+	if (unlikely(srq->is_user)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		err = rxe_recv_wqe_post(srq->queue, srq->max_sge, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
+}
+
+/*
+ * For the responder of any QP on the SRQ: the next WQE into @wqe,
+ * consumed (see rxe_rq_take_wqe()).  When this leaves fewer WQEs than
+ * an armed limit, the limit disarms and IB_EVENT_SRQ_LIMIT_REACHED is
+ * raised, once, as IBA has it (o10-18.2.1) and stock does; only an SRQ
+ * with an event handler is armed for that.
+ */
+int rxe_srq_take_wqe(struct rxe_srq *srq, struct rxe_recv_wqe *wqe)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+	bool limit_reached = false;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (rxe_queue_empty(srq->queue)) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -EAGAIN;
+	}
+	err = rxe_recv_wqe_copy(srq->queue, srq->max_sge, wqe);
+	rxe_queue_advance_consumer(srq->queue);
+
+	if (srq->limit && srq->ibsrq.event_handler &&
+	    rxe_queue_count(srq->queue) < srq->limit) {
+		srq->limit = 0;
+		limit_reached = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	/* Handlers may call back into the SRQ: not under its lock. */
+	if (limit_reached)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	return err;
 }

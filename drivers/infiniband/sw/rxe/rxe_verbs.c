@@ -206,6 +206,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.device_group = &rxe_dev_attr_group,
 
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
+	.alloc_mr = rxe_alloc_mr,
 	.alloc_mw = rxe_alloc_mw,
 	.alloc_pd = rxe_alloc_pd,
 	.alloc_ucontext = rxe_alloc_ucontext,
@@ -230,6 +231,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.get_hw_stats = rxe_get_hw_stats,
 	.get_link_layer = rxe_get_link_layer,
 	.get_port_immutable = rxe_get_port_immutable,
+	.map_mr_sg = rxe_map_mr_sg,
 	.mmap = rxe_mmap,
 	.modify_device = rxe_modify_device,
 	.modify_port = rxe_modify_port,

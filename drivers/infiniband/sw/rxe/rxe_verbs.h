@@ -12,7 +12,9 @@
 #ifndef RXE_VERBS_H
 #define RXE_VERBS_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -21,6 +23,8 @@
 
 #include "rxe_mmap.h"
 #include "rxe_queue.h"
+#include "rxe_req.h"
+#include "rxe_resp.h"
 
 struct rxe_dev;
 
@@ -92,6 +96,13 @@ struct rxe_rq {
 
 struct rxe_qp {
 	struct ib_qp		ibqp;
+	/*
+	 * References: one of the QP's own from create to destroy, one per
+	 * packet or lookup holding it (rxe_qp_get()).  Destroy drops its
+	 * own and waits for ref_done before anything goes.
+	 */
+	refcount_t		ref;
+	struct completion	ref_done;
 	bool			is_user;
 	enum ib_sig_type	sq_sig_type;
 	/* RoCEv2 UDP source port, from the QP number. */
@@ -110,6 +121,11 @@ struct rxe_qp {
 
 	struct rxe_sq		sq;
 	struct rxe_rq		rq;
+
+	/* The protocol engine's state of each role. */
+	struct rxe_req_info	req;
+	struct rxe_comp_info	comp;
+	struct rxe_resp_info	resp;
 };
 
 /* rxe_mr.c: the part of a key that names the MR or MW. */
@@ -119,19 +135,76 @@ struct rxe_qp {
 enum rxe_mr_kind {
 	RXE_MR_DMA,		/* all of kernel memory, for ULPs */
 	RXE_MR_USER,		/* pinned user pages */
+	RXE_MR_FAST,		/* ib_alloc_mr(): pages set by map_mr_sg */
 };
 
+enum rxe_mr_state {
+	RXE_MR_FREE,		/* a fast-reg MR not registered (yet) */
+	RXE_MR_VALID,
+};
+
+/*
+ * A memory region.  The data path finds it by the index of a key
+ * (rxe->mr_index, under the xarray's lock) and takes a reference;
+ * deregistration unpublishes the index, then waits for the references
+ * before the pages and the MR go.
+ */
 struct rxe_mr {
 	struct ib_mr		ibmr;
 	enum rxe_mr_kind	kind;
 	u32			index;
+	refcount_t		ref;
+	struct completion	ref_done;
+
+	/*
+	 * Protects state, access, the keys, iova/length and the page list
+	 * of a fast-reg MR, which the send queue changes (fast_reg, local
+	 * invalidate) while packets use the MR; taken in any context.
+	 * Fixed for the other kinds.
+	 */
+	spinlock_t		lock;
+	enum rxe_mr_state	state;
 	int			access;
+	u64			iova;
+	u64			length;
+	/* Bound memory windows: while any, the MR stays registered. */
+	atomic_t		num_mw;
+
 	struct ib_umem		*umem;	/* RXE_MR_USER */
+	/*
+	 * RXE_MR_USER: the pinned pages, byte iova + i at page_off + i of
+	 * pages[]; RXE_MR_FAST: kernel addresses of page_size blocks.
+	 */
+	struct page		**pages;
+	u64			*buf;
+	unsigned int		npages;
+	unsigned int		max_pages;	/* RXE_MR_FAST capacity */
+	unsigned int		page_shift;
+	unsigned int		page_off;
 };
 
+enum rxe_mw_state {
+	RXE_MW_FREE,		/* unbound */
+	RXE_MW_VALID,		/* bound to mr */
+};
+
+/*
+ * A memory window.  Found by the index of its rkey as MRs are; every
+ * field below lock may change by a bind or an invalidation while
+ * packets use the window.
+ */
 struct rxe_mw {
 	struct ib_mw		ibmw;
 	u32			index;
+	/* Protects everything below; taken in any context. */
+	spinlock_t		lock;
+	enum rxe_mw_state	state;
+	struct rxe_mr		*mr;	/* referenced while bound */
+	int			access;
+	u64			addr;
+	u64			length;
+	/* Type 2: the QP it was bound through, the only one it serves. */
+	u32			qpn;
 };
 
 static inline struct rxe_pd *to_rpd(struct ib_pd *ibpd)
@@ -215,10 +288,17 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
 
 /* rxe_mw.c */
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int rxe_dealloc_mw(struct ib_mw *ibmw);
+struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			      int access);
+int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote);
 
 /* rxe_ah.c */
 int rxe_av_from_attr(struct rxe_dev *rxe, struct rxe_av *av,
@@ -233,6 +313,8 @@ int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
 int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void rxe_mcast_detach_qp(struct rxe_qp *qp);
+unsigned int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
+			       struct rxe_qp **qps, unsigned int max);
 void rxe_mcast_init(struct rxe_dev *rxe);
 void rxe_mcast_cleanup(struct rxe_dev *rxe);
 

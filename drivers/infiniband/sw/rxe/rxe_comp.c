@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The completer (IBTA vol. 1, 9.7.5 and 9.9, the requester's side):
+ * responses to the requester's packets, send completions, decisions to
+ * retransmit.  It runs in the requester's task (see rxe_req.c).
+ *
+ * A response acknowledges every PSN up to its own: an ACK completes the
+ * WQEs whose last PSN it covers (ACKs are coalesced), a READ response
+ * or atomic acknowledgment carries its WQE's data, and any response
+ * implicitly acknowledges the WQEs before it.  comp_psn is the oldest
+ * PSN not acknowledged: whatever the requester sent from there on is
+ * what a retransmission sends again.
+ */
+#include "rxe.h"
+#include "rxe_engine.h"
+#include "rxe_verbs.h"
+
+/* IBTA vol. 1, table 45: RNR NAK timer field to microseconds. */
+static const u32 rxe_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/*
+ * The packet's QP reference is dropped here if the QP is being
+ * destroyed (the task is stopped: rxe_req_stop() has purged or will
+ * purge the queue under the same lock), else when it is consumed.
+ */
+void rxe_comp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool dead;
+
+	spin_lock_irqsave(&qp->comp.pkts.lock, flags);
+	dead = READ_ONCE(qp->req.task.stopped);
+	if (!dead)
+		__skb_queue_tail(&qp->comp.pkts, skb);
+	spin_unlock_irqrestore(&qp->comp.pkts.lock, flags);
+
+	if (dead) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+		return;
+	}
+	rxe_task_run(&qp->req.task);
+}
+
+static u32 rxe_sq_next(struct rxe_qp *qp, u32 index)
+{
+	return (index + 1) & qp->sq.queue->index_mask;
+}
+
+static enum ib_wc_opcode rxe_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* The send CQE of @wqe, in the format of the QP's consumer. */
+static void rxe_comp_make_cqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			      union rxe_cqe *cqe)
+{
+	bool imm = wqe->wr.opcode == IB_WR_SEND_WITH_IMM ||
+		   wqe->wr.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool ok = wqe->status == IB_WC_SUCCESS;
+
+	memset(cqe, 0, sizeof(*cqe));
+	if (qp->is_user) {
+		struct ib_uverbs_wc *uwc = &cqe->uibwc;
+
+		uwc->wr_id = wqe->wr.wr_id;
+		uwc->status = wqe->status;
+		uwc->qp_num = qp->ibqp.qp_num;
+		uwc->opcode = rxe_wc_opcode(wqe->wr.opcode);
+		if (ok) {
+			uwc->byte_len = wqe->dma.length;
+			uwc->wc_flags = imm ? IB_WC_WITH_IMM : 0;
+		}
+	} else {
+		struct ib_wc *wc = &cqe->ibwc;
+
+		wc->wr_id = wqe->wr.wr_id;
+		wc->status = wqe->status;
+		wc->qp = &qp->ibqp;
+		wc->opcode = rxe_wc_opcode(wqe->wr.opcode);
+		if (ok) {
+			wc->byte_len = wqe->dma.length;
+			wc->wc_flags = imm ? IB_WC_WITH_IMM : 0;
+		}
+	}
+}
+
+/* Completes one WQE (the SQ's oldest) and frees its slot. */
+static void rxe_comp_complete(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	union rxe_cqe cqe;
+
+	if (wqe->has_rd_atomic) {
+		wqe->has_rd_atomic = 0;
+		qp->req.rd_atomic++;
+	}
+	/* Errors are always completed (IBA 10.7.2.2). */
+	if (qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
+	    (wqe->wr.send_flags & IB_SEND_SIGNALED) ||
+	    wqe->status != IB_WC_SUCCESS) {
+		rxe_comp_make_cqe(qp, wqe, &cqe);
+		rxe_cq_post(to_rcq(qp->ibqp.send_cq), &cqe, false);
+	}
+	if (wqe->status == IB_WC_SUCCESS && (wqe->mask & RXE_WR_SEND))
+		rxe_counter_inc(rxe, RXE_CNT_RDMA_SEND);
+	rxe_queue_advance_consumer(qp->sq.queue);
+}
+
+/* Completes the WQEs at the head of the SQ that are DONE; how many. */
+int rxe_comp_complete_done(struct rxe_qp *qp)
+{
+	struct rxe_queue *q = qp->sq.queue;
+	struct rxe_send_wqe *wqe;
+	int n = 0;
+
+	while (q->cons != qp->req.wqe_index) {
+		wqe = rxe_sq_wqe(qp, q->cons);
+		if (wqe->state != RXE_WQE_DONE)
+			break;
+		rxe_comp_complete(qp, wqe);
+		n++;
+	}
+	return n;
+}
+
+/* ERR: every WQE completes, those not done with IB_WC_WR_FLUSH_ERR. */
+static void rxe_comp_flush(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_queue *q = qp->sq.queue;
+	struct rxe_send_wqe *wqe;
+	u32 prod = rxe_sq_prod(qp);
+
+	while (q->cons != prod) {
+		if (qp->is_user && q->cons == req->fetched) {
+			rxe_sq_fetch(qp, req->fetched);
+			req->fetched = rxe_sq_next(qp, req->fetched);
+		}
+		wqe = rxe_sq_wqe(qp, q->cons);
+		if (wqe->state != RXE_WQE_DONE) {
+			wqe->state = RXE_WQE_DONE;
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+		}
+		rxe_comp_complete(qp, wqe);
+	}
+	req->wqe_index = q->cons;
+	req->fetched = q->cons;
+	del_timer(&req->retrans_timer);
+	del_timer(&req->rnr_timer);
+	req->rnr_wait = false;
+}
+
+/* The oldest WQE not DONE, sent at least in part, or NULL. */
+static struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
+{
+	u32 end = qp->req.wqe_index, index;
+	struct rxe_send_wqe *wqe;
+
+	if (end != rxe_sq_prod(qp) &&
+	    rxe_sq_wqe(qp, end)->state == RXE_WQE_SENDING)
+		end = rxe_sq_next(qp, end);
+	for (index = qp->sq.queue->cons; index != end;
+	     index = rxe_sq_next(qp, index)) {
+		wqe = rxe_sq_wqe(qp, index);
+		if (wqe->state != RXE_WQE_DONE)
+			return wqe;
+	}
+	return NULL;
+}
+
+/* Progress: the retry budgets start over, the timer runs on. */
+static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
+{
+	struct rxe_req_info *req = &qp->req;
+
+	req->comp_psn = psn;
+	req->retry_left = READ_ONCE(qp->attr.retry_cnt);
+	req->rnr_left = READ_ONCE(qp->attr.rnr_retry);
+	req->in_retry = false;
+	if (req->comp_psn == req->psn)
+		del_timer(&req->retrans_timer);
+	else
+		rxe_req_arm_retrans(qp);
+}
+
+/* The oldest WQE fails with @status: the QP goes to ERR (flushes). */
+static void rxe_comp_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			  enum ib_wc_status status)
+{
+	wqe->status = status;
+	wqe->state = RXE_WQE_DONE;
+	rxe_comp_complete_done(qp);
+	rxe_qp_error(qp);
+}
+
+/*
+ * Sends again from comp_psn, if retries are left; else the oldest WQE
+ * fails with IB_WC_RETRY_EXC_ERR.
+ */
+static void rxe_comp_retry(struct rxe_qp *qp)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+
+	if (!wqe)
+		return;
+	if (!req->retry_left) {
+		rxe_counter_inc(rxe, RXE_CNT_RETRY_EXCEEDED);
+		rxe_comp_fail(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	req->retry_left--;
+	req->in_retry = true;
+	rxe_counter_inc(rxe, RXE_CNT_COMP_RETRY);
+	rxe_req_rewind(qp);
+	rxe_req_arm_retrans(qp);
+}
+
+/*
+ * Marks DONE the WQEs whose every PSN is before @psn (@psn itself too
+ * if @inclusive).  A READ or atomic among them lacks its response: the
+ * responses were lost, -EAGAIN.  Stops at the first WQE not covered;
+ * returns the PSN acknowledged up to (exclusive).
+ */
+static int rxe_comp_ack(struct rxe_qp *qp, u32 psn, bool inclusive)
+{
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe;
+	u32 upto = inclusive ? (psn + 1) & RXE_BTH_PSN_MASK : psn;
+
+	while ((wqe = rxe_comp_oldest(qp))) {
+		if (wqe->state != RXE_WQE_PENDING ||
+		    rxe_psn_cmp(wqe->last_psn, upto) >= 0)
+			break;
+		if (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC))
+			return -EAGAIN;
+		wqe->state = RXE_WQE_DONE;
+		rxe_comp_complete_done(qp);
+	}
+	if (rxe_psn_cmp(upto, req->comp_psn) > 0)
+		rxe_comp_progress(qp, upto);
+	return 0;
+}
+
+/* A READ response or atomic acknowledgment at comp_psn. */
+static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	struct rxe_pd *pd = to_rpd(qp->ibqp.pd);
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+	u64 orig;
+	int err;
+
+	if (!wqe || rxe_psn_cmp(pkt->psn, wqe->first_psn) < 0 ||
+	    rxe_psn_cmp(pkt->psn, wqe->last_psn) > 0 ||
+	    !(wqe->mask & ((pkt->mask & RXE_ATMACK_MASK) ? RXE_WR_ATOMIC :
+							  RXE_WR_READ)))
+		return;	/* not what we asked for: ignored */
+
+	if (pkt->mask & RXE_ATMACK_MASK) {
+		orig = atmack_orig(pkt);
+		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma, &orig,
+				   sizeof(orig), RXE_TO_MR);
+	} else {
+		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma,
+				   rxe_payload_addr(pkt),
+				   rxe_payload_size(pkt), RXE_TO_MR);
+	}
+	if (err) {
+		rxe_comp_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	if ((pkt->mask & RXE_ATMACK_MASK) || (pkt->mask & RXE_END_MASK))
+		wqe->state = RXE_WQE_DONE;
+	rxe_comp_progress(qp, (pkt->psn + 1) & RXE_BTH_PSN_MASK);
+	rxe_comp_complete_done(qp);
+}
+
+static enum ib_wc_status rxe_nak_status(u8 code)
+{
+	switch (code) {
+	case RXE_NAK_REM_ACC_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case RXE_NAK_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	case RXE_NAK_INV_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static void rxe_comp_rnr(struct rxe_qp *qp, u8 syn)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+
+	rxe_counter_inc(rxe, RXE_CNT_RCV_RNR);
+	if (!wqe)
+		return;
+	if (!req->rnr_left) {
+		rxe_counter_inc(rxe, RXE_CNT_RNR_RETRY_EXCEEDED);
+		rxe_comp_fail(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	/* IBA 9.7.5.2.8: 7 retries for ever. */
+	if (req->rnr_left != 7)
+		req->rnr_left--;
+	req->rnr_wait = true;
+	del_timer(&req->retrans_timer);
+	mod_timer(&req->rnr_timer, jiffies +
+		  max(usecs_to_jiffies(rxe_rnr_usecs[syn & 0x1f]), 1UL));
+}
+
+/* One response packet. */
+static void rxe_comp_rcv(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe;
+	u32 psn = pkt->psn;
+	u8 syn = RXE_AETH_ACK;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || req->rnr_wait)
+		return;
+	/* Older than anything outstanding (a duplicate) or never sent. */
+	if (rxe_psn_cmp(psn, req->comp_psn) < 0 ||
+	    rxe_psn_cmp(psn, req->psn) >= 0)
+		return;
+
+	if (pkt->mask & RXE_AETH_MASK)
+		syn = aeth_syn(pkt);
+
+	switch (syn & RXE_AETH_TYPE_MASK) {
+	case RXE_AETH_ACK:
+		if (pkt->mask & (RXE_READ_MASK | RXE_ATMACK_MASK)) {
+			/* Implies the ACK of everything before it. */
+			if (rxe_comp_ack(qp, psn, false) ||
+			    psn != req->comp_psn) {
+				/* A response before this one was lost. */
+				if (!req->in_retry)
+					rxe_comp_retry(qp);
+				return;
+			}
+			rxe_comp_data(qp, pkt);
+			return;
+		}
+		if (rxe_comp_ack(qp, psn, true) && !req->in_retry)
+			rxe_comp_retry(qp);
+		return;
+	case RXE_AETH_RNR_NAK:
+		if (rxe_comp_ack(qp, psn, false))
+			return;
+		rxe_comp_rnr(qp, syn);
+		return;
+	case RXE_AETH_NAK:
+		if (rxe_comp_ack(qp, psn, false))
+			return;
+		if ((syn & ~RXE_AETH_TYPE_MASK) == RXE_NAK_PSN_SEQ_ERR) {
+			rxe_counter_inc(rxe, RXE_CNT_RCV_SEQ_ERR);
+			if (!req->in_retry)
+				rxe_comp_retry(qp);
+			return;
+		}
+		wqe = rxe_comp_oldest(qp);
+		if (wqe)
+			rxe_comp_fail(qp, wqe,
+				      rxe_nak_status(syn & ~RXE_AETH_TYPE_MASK));
+		return;
+	default:
+		return;
+	}
+}
+
+static void rxe_comp_drop_pkts(struct rxe_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&qp->comp.pkts))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+}
+
+/* SQD: once nothing is outstanding, IB_EVENT_SQ_DRAINED, once. */
+static void rxe_comp_check_drained(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	struct ib_event ev;
+
+	if (req->drained || qp->sq.queue->cons != req->wqe_index)
+		return;
+	if (req->wqe_index != rxe_sq_prod(qp) &&
+	    rxe_sq_wqe(qp, req->wqe_index)->state == RXE_WQE_SENDING)
+		return;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->attr.qp_state != IB_QPS_SQD) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	qp->attr.sq_draining = 0;
+	spin_unlock_bh(&qp->lock);
+
+	req->drained = true;
+	if (qp->ibqp.event_handler) {
+		ev.device = qp->ibqp.device;
+		ev.element.qp = &qp->ibqp;
+		ev.event = IB_EVENT_SQ_DRAINED;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+/* One step of the completer; 0 if it did anything. */
+int rxe_comp_step(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	enum ib_qp_state state = READ_ONCE(qp->attr.qp_state);
+	struct sk_buff *skb;
+
+	if (state == IB_QPS_RESET) {
+		rxe_comp_drop_pkts(qp);
+		return 1;
+	}
+	if (state == IB_QPS_ERR) {
+		rxe_comp_drop_pkts(qp);
+		rxe_comp_flush(qp);
+		return 1;
+	}
+
+	if (test_and_clear_bit(RXE_REQ_EV_RNR, &req->events)) {
+		if (req->rnr_wait) {
+			req->rnr_wait = false;
+			rxe_req_rewind(qp);
+			rxe_req_arm_retrans(qp);
+		}
+		return 0;
+	}
+	if (test_and_clear_bit(RXE_REQ_EV_TIMEOUT, &req->events)) {
+		if (!req->rnr_wait && req->comp_psn != req->psn)
+			rxe_comp_retry(qp);
+		return 0;
+	}
+
+	skb = skb_dequeue(&qp->comp.pkts);
+	if (skb) {
+		rxe_comp_rcv(qp, rxe_skb_pkt(skb));
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+		return 0;
+	}
+
+	if (rxe_comp_complete_done(qp))
+		return 0;
+	if (state == IB_QPS_SQD)
+		rxe_comp_check_drained(qp);
+	return 1;
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The requester (IBTA vol. 1, 9.5-9.8, the sender's side): send WQEs to
+ * request packets, local operations in WQE order, the retransmission
+ * and RNR timers.
+ *
+ * The requester and the completer of a QP are one task (rxe_req_task()):
+ * both walk the same WQEs (the requester from req.wqe_index, the
+ * completer from the SQ's consumer index), and a retransmission moves
+ * the requester back under the completer's decision.  Run as one, they
+ * need no lock between them and cannot see a WQE half updated; the cost,
+ * a response waiting while a packet is built, is nothing next to the
+ * copies both do.
+ *
+ * Indices of the SQ, oldest first:
+ *	cons		oldest WQE not completed (completer)
+ *	wqe_index	next WQE to send from (requester)
+ *	fetched		user QPs: WQEs before it are copied in and checked
+ *	prod		next free slot (the poster)
+ */
+#include <linux/vmalloc.h>
+
+#include "rxe.h"
+#include "rxe_engine.h"
+#include "rxe_verbs.h"
+
+static u32 rxe_sq_next(struct rxe_qp *qp, u32 index)
+{
+	return (index + 1) & qp->sq.queue->index_mask;
+}
+
+/* Payload per packet: the path MTU, or the port's for datagrams. */
+u32 rxe_req_mtu(struct rxe_qp *qp)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	enum ib_mtu mtu;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+		mtu = READ_ONCE(qp->attr.path_mtu);
+	else
+		mtu = READ_ONCE(rxe->port.attr.active_mtu);
+	return ib_mtu_enum_to_int(mtu);
+}
+
+/* IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 is infinite (no timer). */
+void rxe_req_arm_retrans(struct rxe_qp *qp)
+{
+	u8 timeout = READ_ONCE(qp->attr.timeout);
+	unsigned long j;
+
+	if (!timeout || qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	j = nsecs_to_jiffies(4096ULL << min_t(u8, timeout, 31));
+	mod_timer(&qp->req.retrans_timer, jiffies + max(j, 1UL));
+}
+
+/* Positions @dma @skip bytes into its message, as if sent so far. */
+static void rxe_dma_seek(struct rxe_send_wqe *wqe, u32 skip)
+{
+	struct rxe_dma_info *dma = &wqe->dma;
+	u32 room;
+
+	dma->resid = dma->length - min(skip, dma->length);
+	dma->cur_sge = 0;
+	dma->sge_offset = 0;
+	if (wqe->wr.send_flags & IB_SEND_INLINE)
+		return;
+	skip = dma->length - dma->resid;
+	while (skip && dma->cur_sge < dma->num_sge) {
+		room = dma->sge[dma->cur_sge].length;
+		if (skip < room) {
+			dma->sge_offset = skip;
+			break;
+		}
+		skip -= room;
+		dma->cur_sge++;
+	}
+}
+
+/*
+ * Sends again from the oldest unacknowledged PSN (comp_psn): each WQE
+ * not completed goes back to be sent; the oldest resumes inside its
+ * message if the responder has part of it (a NAK for a PSN inside it).
+ */
+void rxe_req_rewind(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	u32 end = req->wqe_index, index = qp->sq.queue->cons;
+	u32 mtu = rxe_req_mtu(qp);
+	struct rxe_send_wqe *wqe;
+	bool first = true;
+
+	/* The WQE being sent counts too. */
+	if (end != rxe_sq_prod(qp) &&
+	    rxe_sq_wqe(qp, end)->state == RXE_WQE_SENDING)
+		end = rxe_sq_next(qp, end);
+
+	req->wqe_index = end;
+	for (; index != end; index = rxe_sq_next(qp, index)) {
+		wqe = rxe_sq_wqe(qp, index);
+		if (wqe->state == RXE_WQE_DONE)
+			continue;
+		if (first) {
+			req->wqe_index = index;
+			first = false;
+		}
+		if (wqe->state == RXE_WQE_POSTED)
+			continue;
+		if (wqe->has_rd_atomic) {
+			wqe->has_rd_atomic = 0;
+			req->rd_atomic++;
+		}
+		if (rxe_psn_cmp(req->comp_psn, wqe->first_psn) > 0 &&
+		    (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))) {
+			/* The responder has the packets before comp_psn. */
+			rxe_dma_seek(wqe, ((req->comp_psn - wqe->first_psn) &
+					   RXE_BTH_PSN_MASK) * mtu);
+			wqe->state = RXE_WQE_SENDING;
+			continue;
+		}
+		/* A READ keeps what arrived and asks for the rest. */
+		if (!(wqe->mask & RXE_WR_READ) ||
+		    rxe_psn_cmp(req->comp_psn, wqe->first_psn) <= 0)
+			rxe_dma_seek(wqe, 0);
+		wqe->state = RXE_WQE_POSTED;
+	}
+	req->psn = req->comp_psn;
+	req->noack_pkts = 0;
+}
+
+/* The BTH opcode of the next packet of @wqe. */
+static int rxe_req_opcode(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			  bool first, bool last)
+{
+	u8 t;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		t = IB_OPCODE_RC;
+		break;
+	case IB_QPT_UC:
+		t = IB_OPCODE_UC;
+		break;
+	default:
+		t = IB_OPCODE_UD;
+		break;
+	}
+
+	switch (wqe->wr.opcode) {
+	case IB_WR_SEND:
+		if (first)
+			return t | (last ? IB_OPCODE_SEND_ONLY :
+					   IB_OPCODE_SEND_FIRST);
+		return t | (last ? IB_OPCODE_SEND_LAST : IB_OPCODE_SEND_MIDDLE);
+	case IB_WR_SEND_WITH_IMM:
+		if (first)
+			return t | (last ? IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+					   IB_OPCODE_SEND_FIRST);
+		return t | (last ? IB_OPCODE_SEND_LAST_WITH_IMMEDIATE :
+				   IB_OPCODE_SEND_MIDDLE);
+	case IB_WR_SEND_WITH_INV:
+		if (first)
+			return t | (last ? IB_OPCODE_SEND_ONLY_WITH_INVALIDATE :
+					   IB_OPCODE_SEND_FIRST);
+		return t | (last ? IB_OPCODE_SEND_LAST_WITH_INVALIDATE :
+				   IB_OPCODE_SEND_MIDDLE);
+	case IB_WR_RDMA_WRITE:
+		if (first)
+			return t | (last ? IB_OPCODE_RDMA_WRITE_ONLY :
+					   IB_OPCODE_RDMA_WRITE_FIRST);
+		return t | (last ? IB_OPCODE_RDMA_WRITE_LAST :
+				   IB_OPCODE_RDMA_WRITE_MIDDLE);
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (first)
+			return t | (last ?
+				    IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				    IB_OPCODE_RDMA_WRITE_FIRST);
+		return t | (last ? IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+				   IB_OPCODE_RDMA_WRITE_MIDDLE);
+	case IB_WR_RDMA_READ:
+		return t | IB_OPCODE_RDMA_READ_REQUEST;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return t | IB_OPCODE_COMPARE_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return t | IB_OPCODE_FETCH_ADD;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A WQE that failed here: completes with @status, the QP goes to ERR. */
+static void rxe_req_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			 enum ib_wc_status status)
+{
+	wqe->status = status;
+	wqe->state = RXE_WQE_DONE;
+	qp->req.wqe_index = rxe_sq_next(qp, qp->req.wqe_index);
+	rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	rxe_qp_error(qp);
+}
+
+/* LOCAL_INV, REG_MR, BIND_MW: done now, completed in order. */
+static void rxe_req_local(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	enum ib_wc_status status = IB_WC_LOC_QP_OP_ERR;
+	int err;
+
+	switch (wqe->wr.opcode) {
+	case IB_WR_LOCAL_INV:
+		err = rxe_invalidate_key(qp, wqe->wr.ex.invalidate_rkey,
+					 false);
+		break;
+	case IB_WR_REG_MR:
+		err = rxe_mr_fast_reg(qp, wqe);
+		break;
+	case IB_WR_BIND_MW:
+		err = rxe_mw_bind(qp, wqe);
+		status = IB_WC_MW_BIND_ERR;
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (err) {
+		rxe_req_fail(qp, wqe, status);
+		return;
+	}
+	wqe->state = RXE_WQE_DONE;
+	qp->req.wqe_index = rxe_sq_next(qp, qp->req.wqe_index);
+}
+
+/* Writes the extension headers the opcode carries. */
+static void rxe_req_headers(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			    struct rxe_pkt_info *pkt)
+{
+	u32 mask = pkt->mask;
+	u32 qkey;
+
+	if (mask & RXE_DETH_MASK) {
+		qkey = wqe->wr.wr.ud.remote_qkey;
+		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's. */
+		if (qkey & 0x80000000)
+			qkey = READ_ONCE(qp->attr.qkey);
+		deth_init(pkt, qkey, qp->ibqp.qp_num);
+	}
+	if (mask & RXE_RETH_MASK)
+		reth_init(pkt, wqe->iova + wqe->dma.length - wqe->dma.resid,
+			  wqe->wr.wr.rdma.rkey, wqe->dma.resid);
+	if (mask & RXE_ATMETH_MASK) {
+		if (wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP)
+			atmeth_init(pkt, wqe->iova, wqe->wr.wr.atomic.rkey,
+				    wqe->wr.wr.atomic.swap,
+				    wqe->wr.wr.atomic.compare_add);
+		else
+			atmeth_init(pkt, wqe->iova, wqe->wr.wr.atomic.rkey,
+				    wqe->wr.wr.atomic.compare_add, 0);
+	}
+	if (mask & RXE_IMMDT_MASK)
+		immdt_init(pkt, wqe->wr.ex.imm_data);
+	if (mask & RXE_IETH_MASK)
+		ieth_init(pkt, wqe->wr.ex.invalidate_rkey);
+}
+
+static int rxe_req_payload(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			   void *payload, u32 len)
+{
+	struct rxe_dma_info *dma = &wqe->dma;
+
+	if (!len)
+		return 0;
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		memcpy(payload, dma->inline_data + dma->length - dma->resid,
+		       len);
+		dma->resid -= len;
+		return 0;
+	}
+	return rxe_copy_sgl(to_rpd(qp->ibqp.pd), 0, dma, payload, len,
+			    RXE_FROM_MR);
+}
+
+/* Builds and sends the next packet of @wqe. */
+static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_req_info *req = &qp->req;
+	bool first = wqe->state == RXE_WQE_POSTED;
+	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, dqpn;
+	const struct rxe_av *av;
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+	bool last = true, ack, se;
+	int opcode, pad, err;
+
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
+		last = wqe->dma.resid <= mtu;
+		len = min(wqe->dma.resid, mtu);
+	} else if (wqe->mask & RXE_WR_READ) {
+		npsn = max_t(u32, DIV_ROUND_UP(wqe->dma.resid, mtu), 1);
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		if (!last) {
+			rxe_req_fail(qp, wqe, IB_WC_LOC_LEN_ERR);
+			return 0;
+		}
+		av = &wqe->wr.wr.ud.av;
+		dqpn = wqe->wr.wr.ud.remote_qpn;
+	} else {
+		av = &qp->pri_av;
+		dqpn = READ_ONCE(qp->attr.dest_qp_num);
+	}
+
+	opcode = rxe_req_opcode(qp, wqe, first, last);
+	if (opcode < 0) {
+		rxe_req_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+		return 0;
+	}
+
+	pad = -len & 3;
+	skb = rxe_init_packet(qp, av, rxe_opcode[opcode].length + len + pad +
+			      RXE_ICRC_SIZE, &pkt);
+	if (unlikely(!skb)) {
+		/* Try again later, from process context. */
+		rxe_task_sched(&req->task);
+		return 1;
+	}
+	pkt.opcode = opcode;
+	pkt.mask = rxe_opcode[opcode].mask;
+	pkt.psn = req->psn;
+
+	ack = (pkt.mask & RXE_END_MASK) || !(pkt.mask & RXE_PAYLOAD_MASK) ||
+	      ++req->noack_pkts > RXE_MAX_PKT_PER_ACK;
+	if (ack)
+		req->noack_pkts = 0;
+	se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+	     (pkt.mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
+	bth_init(&pkt, opcode, se, pad, IB_DEFAULT_PKEY_FULL, dqpn, ack,
+		 req->psn);
+	rxe_req_headers(qp, wqe, &pkt);
+
+	err = rxe_req_payload(qp, wqe, rxe_payload_addr(&pkt), len);
+	if (err) {
+		kfree_skb(skb);
+		rxe_req_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return 0;
+	}
+
+	if (first)
+		wqe->first_psn = req->psn;
+	req->psn = (req->psn + npsn) & RXE_BTH_PSN_MASK;
+	if (last) {
+		wqe->last_psn = (req->psn - 1) & RXE_BTH_PSN_MASK;
+		/* Nothing answers UC and UD: done once sent. */
+		wqe->state = qp->ibqp.qp_type == IB_QPT_RC ? RXE_WQE_PENDING :
+							     RXE_WQE_DONE;
+		req->wqe_index = rxe_sq_next(qp, req->wqe_index);
+	} else {
+		wqe->state = RXE_WQE_SENDING;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    !timer_pending(&req->retrans_timer))
+		rxe_req_arm_retrans(qp);
+
+	/* May deliver inline (loopback): no lock is held here. */
+	err = rxe_xmit_packet(qp, av, skb);
+	if (err)
+		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	return 0;
+}
+
+/* Whether the WQE at wqe_index may start now. */
+static bool rxe_req_may_start(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_req_info *req = &qp->req;
+
+	/* IBA 10.8.3.3: after every earlier operation is done. */
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) &&
+	    req->wqe_index != qp->sq.queue->cons)
+		return false;
+	if ((wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) && req->rd_atomic <= 0)
+		return false;
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    rxe_psn_cmp(req->psn, req->comp_psn) >= RXE_MAX_UNACKED_PSNS)
+		return false;
+	return true;
+}
+
+/* One step of the requester; 0 if it did anything. */
+static int rxe_req_step(struct rxe_qp *qp, enum ib_qp_state state)
+{
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe;
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return 1;
+	if (req->rnr_wait || req->wqe_index == rxe_sq_prod(qp))
+		return 1;
+
+	if (qp->is_user && req->wqe_index == req->fetched) {
+		rxe_sq_fetch(qp, req->fetched);
+		req->fetched = rxe_sq_next(qp, req->fetched);
+	}
+	wqe = rxe_sq_wqe(qp, req->wqe_index);
+
+	if (wqe->state == RXE_WQE_DONE) {
+		if (wqe->status != IB_WC_SUCCESS) {
+			/* Refused when fetched. */
+			req->wqe_index = rxe_sq_next(qp, req->wqe_index);
+			rxe_counter_inc(to_rdev(qp->ibqp.device),
+					RXE_CNT_SEND_ERR);
+			rxe_qp_error(qp);
+			return 0;
+		}
+		/* A local operation already done before a rewind. */
+		req->wqe_index = rxe_sq_next(qp, req->wqe_index);
+		return 0;
+	}
+
+	if (wqe->state == RXE_WQE_POSTED) {
+		/* SQD: what was started finishes, nothing new starts. */
+		if (state == IB_QPS_SQD)
+			return 1;
+		if (!rxe_req_may_start(qp, wqe))
+			return 1;
+		if (wqe->mask & RXE_WR_LOCAL) {
+			rxe_req_local(qp, wqe);
+			return 0;
+		}
+		if (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) {
+			wqe->has_rd_atomic = 1;
+			req->rd_atomic--;
+		}
+	}
+	return rxe_req_send_pkt(qp, wqe);
+}
+
+/*
+ * The engine's state from the attributes, after modify_qp asked for it
+ * (RESET, or RTR to RTS): nothing is in flight then.
+ */
+static void rxe_req_reinit(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
+	req->wqe_index = qp->sq.queue->cons;
+	req->fetched = req->wqe_index;
+	req->psn = qp->attr.sq_psn;
+	req->comp_psn = req->psn;
+	req->noack_pkts = 0;
+	req->rd_atomic = qp->attr.max_rd_atomic;
+	req->retry_left = qp->attr.retry_cnt;
+	req->rnr_left = qp->attr.rnr_retry;
+	req->rnr_wait = false;
+	req->drained = false;
+	req->events = 0;
+	req->need_init = false;
+}
+
+/* The task of the requester and the completer: see the top comment. */
+int rxe_req_task(struct rxe_qp *qp)
+{
+	enum ib_qp_state state;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->req.need_init)
+		rxe_req_reinit(qp);
+	state = qp->attr.qp_state;
+	spin_unlock_bh(&qp->lock);
+
+	if (state == IB_QPS_RESET) {
+		/* Responses to a QP reset are stale. */
+		rxe_comp_step(qp);
+		return 1;
+	}
+	if (!rxe_comp_step(qp))
+		return 0;
+	return rxe_req_step(qp, state);
+}
+
+static void rxe_req_retrans_timer(struct timer_list *t)
+{
+	struct rxe_qp *qp = from_timer(qp, t, req.retrans_timer);
+
+	set_bit(RXE_REQ_EV_TIMEOUT, &qp->req.events);
+	rxe_task_sched(&qp->req.task);
+}
+
+static void rxe_req_rnr_timer(struct timer_list *t)
+{
+	struct rxe_qp *qp = from_timer(qp, t, req.rnr_timer);
+
+	set_bit(RXE_REQ_EV_RNR, &qp->req.events);
+	rxe_task_sched(&qp->req.task);
+}
+
+int rxe_req_init(struct rxe_qp *qp)
+{
+	struct rxe_queue *q = qp->sq.queue;
+
+	rxe_task_init(&qp->req.task, qp, rxe_req_task);
+	skb_queue_head_init(&qp->comp.pkts);
+	spin_lock_init(&qp->req.sq_lock);
+	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);
+	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
+	qp->req.need_init = true;
+
+	if (qp->is_user) {
+		qp->req.log2_elem = q->log2_elem_size;
+		qp->req.shadow = vzalloc(array_size(q->index_mask + 1,
+						    BIT(q->log2_elem_size)));
+		if (!qp->req.shadow)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * After modify_qp stored the attributes, qp->lock held.  The engine
+ * starts over on RESET and when the QP first becomes able to send; a
+ * change of the retry counts applies from the next response on.
+ */
+void rxe_req_modify(struct rxe_qp *qp, int mask, enum ib_qp_state old)
+{
+	enum ib_qp_state state = qp->attr.qp_state;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!(mask & IB_QP_STATE))
+		return;
+	if (state == IB_QPS_RESET ||
+	    (state == IB_QPS_RTS && old != IB_QPS_RTS && old != IB_QPS_SQD &&
+	     old != IB_QPS_SQE))
+		qp->req.need_init = true;
+	if (state == IB_QPS_SQD)
+		qp->req.drained = false;
+}
+
+/* After modify_qp, without the lock: the new state may have work. */
+void rxe_req_kick(struct rxe_qp *qp)
+{
+	rxe_task_run(&qp->req.task);
+}
+
+/*
+ * No run starts after the task is stopped; the timers only schedule the
+ * task, so once it is stopped they can be shut down for good.  Packets
+ * queued to the completer go with their references; later ones are
+ * dropped by rxe_comp_queue_pkt(), which checks the stopped task under
+ * the queue's lock.
+ */
+void rxe_req_stop(struct rxe_qp *qp)
+{
+	struct sk_buff *skb;
+
+	rxe_task_stop(&qp->req.task);
+	del_timer_sync(&qp->req.retrans_timer);
+	del_timer_sync(&qp->req.rnr_timer);
+
+	spin_lock_irq(&qp->comp.pkts.lock);
+	while ((skb = __skb_dequeue(&qp->comp.pkts))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+	spin_unlock_irq(&qp->comp.pkts.lock);
+}
+
+void rxe_req_cleanup(struct rxe_qp *qp)
+{
+	vfree(qp->req.shadow);
+	qp->req.shadow = NULL;
+}

@@ -1,0 +1,1042 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The responder (IBTA vol. 1, 9.7): executes the requests a QP
+ * receives, completes receive WQEs and answers with ACKs, NAKs, READ
+ * responses and atomic acknowledgements.
+ *
+ * The receive path queues each request with a reference on its QP
+ * (rxe_resp_queue_pkt()); the QP's responder task takes them in order,
+ * one per round, and is the only one to touch the state it keeps in
+ * struct rxe_resp_info.  Nothing here holds a spinlock while sending:
+ * a response to a QP of this host is delivered, and handled by its
+ * completer, within rxe_xmit_packet().
+ *
+ * Errors inside are negative errnos; what they become is decided once,
+ * by the transport's error handler:
+ *
+ *	-EAGAIN		no receive WQE: RNR NAK (RC), dropped (UC, UD)
+ *	-EINVAL		invalid request: NAK, QP to ERR (RC)
+ *	-ENOSPC		length: as an invalid request (RC)
+ *	-EACCES		remote access error: NAK, QP to ERR (RC)
+ *	-EIO		remote operation error (bad receive WQE): NAK, ERR
+ *	-EOVERFLOW	the receive CQ overflowed: QP to ERR, no answer
+ */
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/slab.h>
+
+#include "rxe.h"
+#include "rxe_engine.h"
+#include "rxe_verbs.h"
+
+/* Bytes of GRH a UD receive buffer starts with (IBTA 11.4.1.1). */
+#define RXE_GRH_BYTES		40
+
+/* The QP's attributes a round of the task works with. */
+struct rxe_resp_ctx {
+	enum ib_qp_state	state;
+	u32			mtu;
+	int			access;
+	u8			min_rnr_timer;
+	u32			dest_qpn;
+	unsigned int		num_res;
+};
+
+static struct rxe_dev *rxe_resp_dev(struct rxe_qp *qp)
+{
+	return to_rdev(qp->ibqp.device);
+}
+
+/* ---- packets out ---- */
+
+/*
+ * A response of @opcode to the QP's peer with room for @payload bytes;
+ * the AETH, if the opcode has one, carries @syn and the current MSN.
+ * NULL when out of memory: the requester's retry asks again.
+ */
+static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
+				       const struct rxe_resp_ctx *ctx,
+				       struct rxe_pkt_info *pkt, u8 opcode,
+				       u32 payload, u32 psn, u8 syn)
+{
+	u8 pad = (-payload) & 3;
+	struct sk_buff *skb;
+
+	skb = rxe_init_packet(qp, &qp->pri_av, rxe_opcode[opcode].length +
+			      payload + pad + RXE_ICRC_SIZE, pkt);
+	if (unlikely(!skb))
+		return NULL;
+
+	pkt->opcode = opcode;
+	pkt->mask = rxe_opcode[opcode].mask;
+	pkt->psn = psn;
+	bth_init(pkt, opcode, false, pad, IB_DEFAULT_PKEY_FULL, ctx->dest_qpn,
+		 false, psn);
+	if (pkt->mask & RXE_AETH_MASK)
+		aeth_init(pkt, syn, qp->resp.msn);
+	return skb;
+}
+
+/* An ACK or NAK (RC_ACKNOWLEDGE) for @psn. */
+static void rxe_resp_send_ack(struct rxe_qp *qp,
+			      const struct rxe_resp_ctx *ctx, u8 syn, u32 psn)
+{
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+
+	skb = rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ACKNOWLEDGE, 0,
+			      psn, syn);
+	if (skb)
+		rxe_xmit_packet(qp, &qp->pri_av, skb);
+}
+
+static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
+				     const struct rxe_resp_ctx *ctx, u32 psn,
+				     u64 orig)
+{
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+
+	skb = rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+			      0, psn, RXE_AETH_ACK_UNLIMITED);
+	if (!skb)
+		return;
+	atmack_init(&pkt, orig);
+	rxe_xmit_packet(qp, &qp->pri_av, skb);
+}
+
+/* ---- receive completions ---- */
+
+static bool rxe_resp_pkt_ipv4(const struct rxe_pkt_info *pkt)
+{
+	return rxe_pkt_skb((struct rxe_pkt_info *)pkt)->protocol ==
+	       htons(ETH_P_IP);
+}
+
+/*
+ * The fields of a successful receive completion, filled as stock does:
+ * after byte_len the kernel's ib_wc and the application's ib_uverbs_wc
+ * differ, and stock reports a GRH for every transport.
+ */
+static void rxe_resp_fill_wc(struct rxe_qp *qp, struct rxe_cq *cq,
+			     union rxe_cqe *cqe, const struct rxe_pkt_info *pkt,
+			     u32 byte_len)
+{
+	bool write_imm = (pkt->mask & RXE_WRITE_MASK) &&
+			 (pkt->mask & RXE_IMMDT_MASK);
+	enum ib_wc_opcode opcode = write_imm ? IB_WC_RECV_RDMA_WITH_IMM :
+					       IB_WC_RECV;
+
+	if (cq->is_user) {
+		struct ib_uverbs_wc *uwc = &cqe->uibwc;
+
+		uwc->opcode = opcode;
+		uwc->byte_len = byte_len;
+		uwc->wc_flags = IB_WC_GRH;
+		if (pkt->mask & RXE_IMMDT_MASK) {
+			uwc->wc_flags |= IB_WC_WITH_IMM;
+			uwc->ex.imm_data = immdt_imm(pkt);
+		}
+		if (pkt->mask & RXE_IETH_MASK) {
+			uwc->wc_flags |= IB_WC_WITH_INVALIDATE;
+			uwc->ex.invalidate_rkey = ieth_rkey(pkt);
+		}
+		if (pkt->mask & RXE_DETH_MASK)
+			uwc->src_qp = deth_sqp(pkt);
+		uwc->port_num = qp->attr.port_num;
+	} else {
+		struct sk_buff *skb = rxe_pkt_skb((struct rxe_pkt_info *)pkt);
+		struct ib_wc *wc = &cqe->ibwc;
+
+		wc->opcode = opcode;
+		wc->byte_len = byte_len;
+		wc->wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = rxe_resp_pkt_ipv4(pkt) ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		if (skb->dev && is_vlan_dev(skb->dev)) {
+			wc->wc_flags |= IB_WC_WITH_VLAN;
+			wc->vlan_id = vlan_dev_vlan_id(skb->dev);
+		}
+		if (pkt->mask & RXE_IMMDT_MASK) {
+			wc->wc_flags |= IB_WC_WITH_IMM;
+			wc->ex.imm_data = immdt_imm(pkt);
+		}
+		if (pkt->mask & RXE_IETH_MASK) {
+			wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+			wc->ex.invalidate_rkey = ieth_rkey(pkt);
+		}
+		if (pkt->mask & RXE_DETH_MASK)
+			wc->src_qp = deth_sqp(pkt);
+		wc->port_num = qp->attr.port_num;
+	}
+}
+
+/*
+ * Completes the receive WQE in hand with @status; @pkt is the packet
+ * that ends its message (NULL for a flush, which is solicited, as
+ * stock has it).  -EOVERFLOW when the CQ is full.
+ */
+static int rxe_resp_complete(struct rxe_qp *qp, enum ib_wc_status status,
+			     const struct rxe_pkt_info *pkt, u32 byte_len)
+{
+	struct rxe_cq *cq = to_rcq(qp->ibqp.recv_cq);
+	struct rxe_recv_wqe *wqe = &qp->resp.wqe.wqe;
+	union rxe_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	if (cq->is_user) {
+		cqe.uibwc.wr_id = wqe->wr_id;
+		cqe.uibwc.status = status;
+		cqe.uibwc.qp_num = qp->ibqp.qp_num;
+	} else {
+		cqe.ibwc.wr_id = wqe->wr_id;
+		cqe.ibwc.status = status;
+		cqe.ibwc.qp = &qp->ibqp;
+	}
+	if (status == IB_WC_SUCCESS) {
+		rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_RDMA_RECV);
+		rxe_resp_fill_wc(qp, cq, &cqe, pkt, byte_len);
+	}
+	qp->resp.has_wqe = false;
+
+	if (rxe_cq_post(cq, &cqe, pkt ? bth_se(pkt) : true))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* ---- message state ---- */
+
+/* The receive WQE in hand, or the next one; see rxe_rq_take_wqe(). */
+static int rxe_resp_get_wqe(struct rxe_qp *qp)
+{
+	int err;
+
+	if (qp->resp.has_wqe)
+		return 0;
+	err = rxe_rq_take_wqe(qp, &qp->resp.wqe.wqe);
+	if (err == -EAGAIN)
+		return err;
+	/* A malformed WQE is in hand too: it completes in error. */
+	qp->resp.has_wqe = true;
+	return err ? -EIO : 0;
+}
+
+/* The WQE of an abandoned message serves the next one from its start. */
+static void rxe_resp_rewind_wqe(struct rxe_qp *qp)
+{
+	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
+
+	dma->resid = dma->length;
+	dma->cur_sge = 0;
+	dma->sge_offset = 0;
+}
+
+static void rxe_resp_end_read(struct rxe_qp *qp)
+{
+	memset(&qp->resp.read, 0, sizeof(qp->resp.read));
+}
+
+/* Forgets the message in progress; its receive WQE stays in hand. */
+static void rxe_resp_abandon_msg(struct rxe_qp *qp)
+{
+	if (qp->resp.has_wqe)
+		rxe_resp_rewind_wqe(qp);
+	qp->resp.opcode = -1;
+}
+
+/* A message is in progress: its FIRST came, its LAST not yet. */
+static u32 rxe_resp_msg_in_progress(const struct rxe_qp *qp)
+{
+	u32 mask;
+
+	if (qp->resp.opcode < 0)
+		return 0;
+	mask = rxe_opcode[qp->resp.opcode].mask;
+	if (mask & RXE_END_MASK)
+		return 0;
+	return mask & RXE_WRITE_OR_SEND_MASK;
+}
+
+/*
+ * The packet fits in the message in progress (IBTA 9.7.4.1.3 and
+ * 9.8.3): a FIRST or ONLY starts one only when none is in progress; a
+ * MIDDLE or LAST continues one of its own kind.
+ */
+static bool rxe_resp_op_in_seq(const struct rxe_qp *qp,
+			       const struct rxe_pkt_info *pkt)
+{
+	u32 cur = rxe_resp_msg_in_progress(qp);
+
+	if (pkt->mask & RXE_START_MASK)
+		return !cur;
+	return cur && (pkt->mask & cur);
+}
+
+/* Payload sizes of a SEND or WRITE packet against the path MTU. */
+static int rxe_resp_check_length(const struct rxe_resp_ctx *ctx,
+				 const struct rxe_pkt_info *pkt)
+{
+	u32 len = rxe_payload_size(pkt);
+
+	if (pkt->mask & RXE_END_MASK)
+		return len <= ctx->mtu ? 0 : -ENOSPC;
+	return len == ctx->mtu ? 0 : -ENOSPC;
+}
+
+/* After a packet executed: what is expected next. */
+static void rxe_resp_advance(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
+{
+	qp->resp.psn = (pkt->psn + 1) & RXE_BTH_PSN_MASK;
+	qp->resp.ack_psn = qp->resp.psn;
+	qp->resp.opcode = pkt->opcode;
+	if (pkt->mask & RXE_END_MASK)
+		qp->resp.msn = (qp->resp.msn + 1) & RXE_AETH_MSN_MASK;
+}
+
+/* ---- SEND and WRITE ---- */
+
+/* UD: the 40 bytes of GRH first; for IPv4 its last 20 are the header. */
+static int rxe_resp_copy_grh(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
+{
+	struct sk_buff *skb = rxe_pkt_skb((struct rxe_pkt_info *)pkt);
+	u8 grh[RXE_GRH_BYTES] = {};
+
+	if (rxe_resp_pkt_ipv4(pkt))
+		memcpy(grh + RXE_GRH_BYTES - sizeof(struct iphdr),
+		       skb_network_header(skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
+
+	return rxe_copy_sgl(to_rpd(qp->ibqp.pd), IB_ACCESS_LOCAL_WRITE,
+			    &qp->resp.wqe.wqe.dma, grh, sizeof(grh), RXE_TO_MR);
+}
+
+static int rxe_resp_copy_err(int err)
+{
+	return err == -ENOSPC ? -ENOSPC : -EIO;
+}
+
+static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
+{
+	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	int err;
+
+	if (type == IB_QPT_UD || type == IB_QPT_GSI) {
+		err = rxe_resp_copy_grh(qp, pkt);
+		if (err)
+			return rxe_resp_copy_err(err);
+	}
+
+	err = rxe_copy_sgl(to_rpd(qp->ibqp.pd), IB_ACCESS_LOCAL_WRITE, dma,
+			   rxe_payload_addr(pkt), rxe_payload_size(pkt),
+			   RXE_TO_MR);
+	if (err)
+		return rxe_resp_copy_err(err);
+
+	if (pkt->mask & RXE_IETH_MASK) {
+		err = rxe_invalidate_key(qp, ieth_rkey(pkt), true);
+		if (err)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Copies between a packet and [@va, @va + @len) of @rkey's memory,
+ * resolved for just that range: no MR stays referenced once the packet
+ * is done.
+ */
+static int rxe_resp_copy_mr(struct rxe_qp *qp, u32 rkey, u64 va, void *addr,
+			    u32 len, int access, enum rxe_copy_dir dir)
+{
+	struct rxe_mr *mr;
+	int err;
+
+	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_mr_copy(mr, va, addr, len, dir);
+	rxe_mr_put(mr);
+	return err ? -EACCES : 0;
+}
+
+/* Whether @rkey allows @access to all of [@va, @va + @len). */
+static int rxe_resp_check_rkey(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			       int access)
+{
+	struct rxe_mr *mr;
+
+	if (!len)
+		return 0;
+	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
+	if (IS_ERR(mr))
+		return -EACCES;
+	rxe_mr_put(mr);
+	return 0;
+}
+
+/*
+ * An RDMA WRITE packet.  The first checks the RETH's whole range; each
+ * lands where the previous stopped.
+ */
+static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			  const struct rxe_pkt_info *pkt)
+{
+	u32 len = rxe_payload_size(pkt);
+	int err;
+
+	if (pkt->mask & RXE_RETH_MASK) {
+		qp->resp.va = reth_va(pkt);
+		qp->resp.rkey = reth_rkey(pkt);
+		qp->resp.resid = reth_len(pkt);
+		qp->resp.length = qp->resp.resid;
+		err = rxe_resp_check_rkey(qp, qp->resp.rkey, qp->resp.va,
+					  qp->resp.resid,
+					  IB_ACCESS_REMOTE_WRITE);
+		if (err)
+			return err;
+	}
+
+	if (len > qp->resp.resid ||
+	    ((pkt->mask & RXE_END_MASK) && len != qp->resp.resid))
+		return -ENOSPC;
+	if (len) {
+		err = rxe_resp_copy_mr(qp, qp->resp.rkey, qp->resp.va,
+				       rxe_payload_addr(pkt), len,
+				       IB_ACCESS_REMOTE_WRITE, RXE_TO_MR);
+		if (err)
+			return err;
+		qp->resp.va += len;
+		qp->resp.resid -= len;
+	}
+	return 0;
+}
+
+/*
+ * A SEND or WRITE packet, in sequence, of any transport: executed, and
+ * its message completed at its last packet.
+ */
+static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			    const struct rxe_pkt_info *pkt)
+{
+	int err;
+
+	/* A SEND takes its WQE at its FIRST, a WRITE with IMM at its LAST. */
+	if (pkt->mask & RXE_RWR_MASK) {
+		err = rxe_resp_get_wqe(qp);
+		if (err)
+			return err;
+	} else if ((pkt->mask & RXE_SEND_MASK) && !qp->resp.has_wqe) {
+		/* A SEND's later packet whose FIRST found no WQE. */
+		return -EINVAL;
+	}
+
+	if (pkt->mask & RXE_SEND_MASK)
+		err = rxe_resp_send(qp, pkt);
+	else
+		err = rxe_resp_write(qp, ctx, pkt);
+	if (err)
+		return err;
+
+	if (pkt->mask & RXE_COMP_MASK) {
+		const struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
+		u32 byte_len = (pkt->mask & RXE_WRITE_MASK) ?
+			       qp->resp.length : dma->length - dma->resid;
+
+		err = rxe_resp_complete(qp, IB_WC_SUCCESS, pkt, byte_len);
+		if (err)
+			return err;
+	}
+	rxe_resp_advance(qp, pkt);
+	return 0;
+}
+
+/* ---- READ and ATOMIC ---- */
+
+static struct rxe_resp_res *rxe_resp_new_res(struct rxe_qp *qp,
+					     const struct rxe_resp_ctx *ctx)
+{
+	struct rxe_resp_res *res = &qp->resp.res[qp->resp.res_head];
+
+	qp->resp.res_head = (qp->resp.res_head + 1) % ctx->num_res;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+/* The READ or ATOMIC executed whose PSNs include @psn, or NULL. */
+static struct rxe_resp_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->resp.num_res; i++) {
+		struct rxe_resp_res *res = &qp->resp.res[i];
+
+		if (res->mask && rxe_psn_cmp(psn, res->first_psn) >= 0 &&
+		    rxe_psn_cmp(psn, res->last_psn) <= 0)
+			return res;
+	}
+	return NULL;
+}
+
+/* Starts answering a READ of [@va, @va + @len) from response PSN @psn. */
+static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			       u32 psn)
+{
+	int err;
+
+	err = rxe_resp_check_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
+	if (err)
+		return err;
+	qp->resp.read.rkey = rkey;
+	qp->resp.read.va = va;
+	qp->resp.read.resid = len;
+	qp->resp.read.psn = psn;
+	qp->resp.read.first = true;
+	return 0;
+}
+
+static bool rxe_resp_reading(const struct rxe_qp *qp)
+{
+	return qp->resp.read.first || qp->resp.read.resid;
+}
+
+/*
+ * One READ response packet (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST by
+ * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  When a
+ * packet cannot be built or read, the READ is given up: the requester
+ * times out and asks again, and the duplicate is answered afresh.
+ */
+static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
+{
+	struct rxe_resp_read *read = &qp->resp.read;
+	u32 payload = min(read->resid, ctx->mtu);
+	bool last = read->resid <= ctx->mtu;
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+	u8 opcode;
+
+	if (read->first)
+		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+				IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	else
+		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+
+	skb = rxe_resp_packet(qp, ctx, &pkt, opcode, payload, read->psn,
+			      RXE_AETH_ACK_UNLIMITED);
+	if (!skb)
+		goto give_up;
+	if (payload &&
+	    rxe_resp_copy_mr(qp, read->rkey, read->va, rxe_payload_addr(&pkt),
+			     payload, IB_ACCESS_REMOTE_READ, RXE_FROM_MR)) {
+		kfree_skb(skb);
+		goto give_up;
+	}
+
+	read->first = false;
+	read->va += payload;
+	read->resid -= payload;
+	read->psn = (read->psn + 1) & RXE_BTH_PSN_MASK;
+	if (last)
+		rxe_resp_end_read(qp);
+
+	rxe_xmit_packet(qp, &qp->pri_av, skb);
+	return;
+
+give_up:
+	rxe_resp_end_read(qp);
+}
+
+static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			 const struct rxe_pkt_info *pkt)
+{
+	u32 len = reth_len(pkt);
+	u32 npkts = len ? DIV_ROUND_UP(len, ctx->mtu) : 1;
+	struct rxe_resp_res *res;
+	int err;
+
+	if (!ctx->num_res)
+		return -EINVAL;
+	err = rxe_resp_start_read(qp, reth_rkey(pkt), reth_va(pkt), len,
+				  pkt->psn);
+	if (err)
+		return err;
+
+	res = rxe_resp_new_res(qp, ctx);
+	res->mask = RXE_READ_MASK;
+	res->first_psn = pkt->psn;
+	res->last_psn = (pkt->psn + npkts - 1) & RXE_BTH_PSN_MASK;
+	res->rkey = reth_rkey(pkt);
+	res->va = reth_va(pkt);
+	res->length = len;
+
+	/* The READ completes here (C9-148): its responses carry the MSN. */
+	rxe_resp_advance(qp, pkt);
+	qp->resp.psn = (res->last_psn + 1) & RXE_BTH_PSN_MASK;
+	qp->resp.ack_psn = qp->resp.psn;
+	return 0;
+}
+
+static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			   const struct rxe_pkt_info *pkt)
+{
+	struct rxe_resp_res *res;
+	struct rxe_mr *mr;
+	u64 orig;
+	int err;
+
+	if (!ctx->num_res)
+		return -EINVAL;
+	mr = rxe_rkey_resolve(qp, atmeth_rkey(pkt), atmeth_va(pkt),
+			      sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_mr_atomic(mr, atmeth_va(pkt), pkt->opcode, atmeth_comp(pkt),
+			    atmeth_swap_add(pkt), &orig);
+	rxe_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EACCES;
+
+	res = rxe_resp_new_res(qp, ctx);
+	res->mask = RXE_ATOMIC_MASK;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+
+	rxe_resp_advance(qp, pkt);
+	rxe_resp_send_atomic_ack(qp, ctx, pkt->psn, orig);
+	return 0;
+}
+
+/*
+ * A request with a PSN already executed (IBTA 9.7.5.1.1): the requester
+ * did not get the answer.  SENDs and WRITEs are acknowledged again up to
+ * the last PSN executed (C9-105); a READ is read again, within what the
+ * original asked for; an ATOMIC's saved result is sent again, never
+ * executed twice.  Anything else, e.g. older than the table, is dropped.
+ */
+static void rxe_resp_duplicate(struct rxe_qp *qp,
+			       const struct rxe_resp_ctx *ctx,
+			       const struct rxe_pkt_info *pkt)
+{
+	struct rxe_resp_res *res;
+
+	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
+
+	if (pkt->mask & RXE_WRITE_OR_SEND_MASK) {
+		rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
+				  (qp->resp.ack_psn - 1) & RXE_BTH_PSN_MASK);
+		return;
+	}
+
+	res = rxe_resp_find_res(qp, pkt->psn);
+	if (!res || !(res->mask & pkt->mask))
+		return;
+
+	if (pkt->mask & RXE_READ_MASK) {
+		u64 va = reth_va(pkt);
+		u32 len = reth_len(pkt);
+
+		if (reth_rkey(pkt) != res->rkey || va < res->va ||
+		    len > res->length || va - res->va > res->length - len)
+			return;
+		rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn);
+		return;
+	}
+
+	if (pkt->psn == res->first_psn)
+		rxe_resp_send_atomic_ack(qp, ctx, pkt->psn, res->orig);
+}
+
+/* ---- transports ---- */
+
+/*
+ * RC errors of class B (RNR) and C (IBTA 9.9.3): RNR NAKs the packet
+ * and waits for the retry; the others complete the receive WQE in hand
+ * in error, NAK, and take the QP to ERR.
+ */
+static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			      const struct rxe_pkt_info *pkt, int err)
+{
+	enum ib_wc_status status;
+	u8 syn;
+
+	switch (err) {
+	case -EAGAIN:
+		rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_SND_RNR);
+		rxe_resp_send_ack(qp, ctx, RXE_AETH_RNR_NAK |
+				  (ctx->min_rnr_timer & ~RXE_AETH_TYPE_MASK),
+				  pkt->psn);
+		return;
+	case -EOVERFLOW:
+		rxe_resp_abandon_msg(qp);
+		rxe_qp_error(qp);
+		return;
+	case -EACCES:
+		syn = RXE_AETH_NAK | RXE_NAK_REM_ACC_ERR;
+		status = IB_WC_REM_ACCESS_ERR;
+		break;
+	case -EIO:
+		syn = RXE_AETH_NAK | RXE_NAK_REM_OP_ERR;
+		status = IB_WC_LOC_QP_OP_ERR;
+		break;
+	default:
+		syn = RXE_AETH_NAK | RXE_NAK_INVALID_REQ;
+		status = IB_WC_REM_INV_REQ_ERR;
+		break;
+	}
+
+	if (qp->resp.has_wqe)
+		rxe_resp_complete(qp, status, pkt, 0);
+	rxe_resp_send_ack(qp, ctx, syn, pkt->psn);
+	rxe_resp_abandon_msg(qp);
+	rxe_qp_error(qp);
+}
+
+static bool rxe_resp_rc_allowed(const struct rxe_resp_ctx *ctx,
+				const struct rxe_pkt_info *pkt)
+{
+	if (pkt->mask & RXE_READ_MASK)
+		return ctx->access & IB_ACCESS_REMOTE_READ;
+	if (pkt->mask & RXE_WRITE_MASK)
+		return ctx->access & IB_ACCESS_REMOTE_WRITE;
+	if (pkt->mask & RXE_ATOMIC_MASK)
+		return ctx->access & IB_ACCESS_REMOTE_ATOMIC;
+	return true;
+}
+
+static void rxe_resp_rc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			const struct rxe_pkt_info *pkt)
+{
+	int diff = rxe_psn_cmp(pkt->psn, qp->resp.psn);
+	int err;
+
+	if (diff > 0) {
+		/* Class B: one NAK until the expected PSN comes. */
+		if (!qp->resp.sent_psn_nak) {
+			qp->resp.sent_psn_nak = true;
+			rxe_counter_inc(rxe_resp_dev(qp),
+					RXE_CNT_OUT_OF_SEQ_REQ);
+			rxe_resp_send_ack(qp, ctx, RXE_AETH_NAK |
+					  RXE_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		}
+		return;
+	}
+	if (diff < 0) {
+		rxe_resp_duplicate(qp, ctx, pkt);
+		return;
+	}
+	qp->resp.sent_psn_nak = false;
+
+	if (!rxe_resp_op_in_seq(qp, pkt) || !rxe_resp_rc_allowed(ctx, pkt)) {
+		err = -EINVAL;
+		goto err;
+	}
+
+	if (pkt->mask & RXE_READ_MASK) {
+		err = rxe_resp_read(qp, ctx, pkt);
+	} else if (pkt->mask & RXE_ATOMIC_MASK) {
+		err = rxe_resp_atomic(qp, ctx, pkt);
+	} else {
+		err = rxe_resp_check_length(ctx, pkt);
+		if (!err)
+			err = rxe_resp_execute(qp, ctx, pkt);
+		/* One ACK per message: the requester asks on its last. */
+		if (!err && bth_ack(pkt))
+			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
+					  pkt->psn);
+	}
+	if (!err)
+		return;
+err:
+	rxe_resp_rc_error(qp, ctx, pkt, err);
+}
+
+/*
+ * UC (IBTA 9.8.3): no answers.  A sequence error or any failure drops
+ * the rest of the message; the next FIRST or ONLY starts afresh.
+ */
+static void rxe_resp_uc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			const struct rxe_pkt_info *pkt)
+{
+	int err;
+
+	if (qp->resp.drop_msg || pkt->psn != qp->resp.psn ||
+	    !rxe_resp_op_in_seq(qp, pkt)) {
+		rxe_resp_abandon_msg(qp);
+		if (!(pkt->mask & RXE_START_MASK)) {
+			qp->resp.drop_msg = true;
+			return;
+		}
+	}
+	qp->resp.drop_msg = false;
+
+	if ((pkt->mask & RXE_WRITE_MASK) &&
+	    !(ctx->access & IB_ACCESS_REMOTE_WRITE))
+		err = -EACCES;
+	else
+		err = rxe_resp_check_length(ctx, pkt);
+	if (!err)
+		err = rxe_resp_execute(qp, ctx, pkt);
+	if (!err)
+		return;
+
+	if (err == -EOVERFLOW) {
+		rxe_resp_abandon_msg(qp);
+		rxe_qp_error(qp);
+		return;
+	}
+	if (err == -EIO && qp->resp.has_wqe) {
+		rxe_resp_complete(qp, IB_WC_LOC_QP_OP_ERR, pkt, 0);
+		rxe_resp_abandon_msg(qp);
+		rxe_qp_error(qp);
+		return;
+	}
+	rxe_resp_abandon_msg(qp);
+	qp->resp.drop_msg = true;
+}
+
+/*
+ * UD and GSI: single-packet SENDs, Q_Key already checked by the receive
+ * path.  A message that finds no WQE or does not fit is dropped.
+ */
+static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			const struct rxe_pkt_info *pkt)
+{
+	int err;
+
+	err = rxe_resp_execute(qp, ctx, pkt);
+	if (!err || err == -EAGAIN)
+		return;
+	if (err == -ENOSPC) {
+		rxe_resp_rewind_wqe(qp);
+		return;
+	}
+	if (err == -EIO && qp->resp.has_wqe)
+		rxe_resp_complete(qp, IB_WC_LOC_QP_OP_ERR, pkt, 0);
+	rxe_qp_error(qp);
+}
+
+/* ---- the task ---- */
+
+static void rxe_resp_drop_pkts(struct rxe_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&qp->resp.pkts))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+}
+
+/* Back to a QP that has received nothing. */
+static void rxe_resp_forget(struct rxe_qp *qp)
+{
+	rxe_resp_end_read(qp);
+	qp->resp.has_wqe = false;
+	qp->resp.opcode = -1;
+	qp->resp.psn = 0;
+	qp->resp.ack_psn = 0;
+	qp->resp.msn = 0;
+	qp->resp.sent_psn_nak = false;
+	qp->resp.drop_msg = false;
+	memset(qp->resp.res, 0, RXE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
+	qp->resp.res_head = 0;
+}
+
+/*
+ * ERR (IBTA 10.3.1): requests are dropped; the WQE in hand and the
+ * receive queue complete with IB_WC_WR_FLUSH_ERR.  An SRQ is not
+ * flushed: other QPs use it.
+ */
+static void rxe_resp_flush(struct rxe_qp *qp)
+{
+	int err;
+
+	rxe_resp_drop_pkts(qp);
+	rxe_resp_end_read(qp);
+	qp->resp.opcode = -1;
+
+	if (qp->resp.has_wqe &&
+	    rxe_resp_complete(qp, IB_WC_WR_FLUSH_ERR, NULL, 0))
+		return;
+	if (qp->ibqp.srq)
+		return;
+	for (;;) {
+		err = rxe_rq_take_wqe(qp, &qp->resp.wqe.wqe);
+		if (err == -EAGAIN)
+			return;
+		qp->resp.has_wqe = true;
+		if (rxe_resp_complete(qp, IB_WC_WR_FLUSH_ERR, NULL, 0))
+			return;
+	}
+}
+
+/* The attributes for this round, and what modify_qp asked for. */
+static void rxe_resp_sync(struct rxe_qp *qp, struct rxe_resp_ctx *ctx)
+{
+	bool reset, new_psn_set;
+	u32 new_psn;
+
+	spin_lock_bh(&qp->lock);
+	ctx->state = qp->attr.qp_state;
+	ctx->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	ctx->access = qp->attr.qp_access_flags;
+	ctx->min_rnr_timer = qp->attr.min_rnr_timer;
+	ctx->dest_qpn = qp->attr.dest_qp_num;
+	ctx->num_res = min_t(unsigned int, qp->attr.max_dest_rd_atomic,
+			     RXE_MAX_QP_RD_ATOM);
+	reset = qp->resp.reset;
+	new_psn_set = qp->resp.new_psn_set;
+	new_psn = qp->resp.new_psn;
+	qp->resp.reset = false;
+	qp->resp.new_psn_set = false;
+	spin_unlock_bh(&qp->lock);
+
+	if (reset)
+		rxe_resp_forget(qp);
+	if (new_psn_set) {
+		qp->resp.psn = new_psn;
+		qp->resp.ack_psn = new_psn;
+		qp->resp.sent_psn_nak = false;
+	}
+	if (ctx->num_res != qp->resp.num_res) {
+		memset(qp->resp.res, 0,
+		       RXE_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
+		qp->resp.res_head = 0;
+		qp->resp.num_res = ctx->num_res;
+	}
+}
+
+static void rxe_resp_handle(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			    const struct rxe_pkt_info *pkt)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		rxe_resp_rc(qp, ctx, pkt);
+		break;
+	case IB_QPT_UC:
+		rxe_resp_uc(qp, ctx, pkt);
+		break;
+	default:
+		rxe_resp_ud(qp, ctx, pkt);
+		break;
+	}
+}
+
+/* One request, or one READ response, per round. */
+static int rxe_responder(struct rxe_qp *qp)
+{
+	struct rxe_resp_ctx ctx;
+	struct sk_buff *skb;
+
+	rxe_resp_sync(qp, &ctx);
+
+	if (ctx.state == IB_QPS_ERR) {
+		rxe_resp_flush(qp);
+		return 1;
+	}
+	if (ctx.state < IB_QPS_RTR) {
+		rxe_resp_drop_pkts(qp);
+		return 1;
+	}
+
+	if (rxe_resp_reading(qp)) {
+		rxe_resp_read_next(qp, &ctx);
+		return 0;
+	}
+
+	skb = skb_dequeue(&qp->resp.pkts);
+	if (!skb)
+		return 1;
+	rxe_resp_handle(qp, &ctx, rxe_skb_pkt(skb));
+	kfree_skb(skb);
+	rxe_qp_put(qp);
+	return 0;
+}
+
+/*
+ * Once the task is stopped (destroy), nothing is queued any more: the
+ * check and the purge in rxe_resp_stop() are both under the queue's
+ * lock, so no packet, and no QP reference, is left behind.
+ */
+void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
+	stopped = READ_ONCE(qp->resp.task.stopped);
+	if (!stopped)
+		__skb_queue_tail(&qp->resp.pkts, skb);
+	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
+
+	if (stopped) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+		return;
+	}
+	rxe_task_run(&qp->resp.task);
+}
+
+/* ---- hooks of the QP's lifetime ---- */
+
+int rxe_resp_init(struct rxe_qp *qp)
+{
+	qp->resp.res = kcalloc(RXE_MAX_QP_RD_ATOM, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	if (!qp->resp.res)
+		return -ENOMEM;
+
+	skb_queue_head_init(&qp->resp.pkts);
+	spin_lock_init(&qp->resp.rq_lock);
+	qp->resp.opcode = -1;
+	rxe_task_init(&qp->resp.task, qp, rxe_responder);
+	return 0;
+}
+
+void rxe_resp_modify(struct rxe_qp *qp, int mask)
+{
+	lockdep_assert_held(&qp->lock);
+
+	if (mask & IB_QP_RQ_PSN) {
+		qp->resp.new_psn_set = true;
+		qp->resp.new_psn = qp->attr.rq_psn;
+	}
+	if (!(mask & IB_QP_STATE))
+		return;
+
+	switch (qp->attr.qp_state) {
+	case IB_QPS_RESET:
+		qp->resp.reset = true;
+		fallthrough;
+	case IB_QPS_ERR:
+		rxe_task_sched(&qp->resp.task);
+		break;
+	default:
+		break;
+	}
+}
+
+void rxe_resp_stop(struct rxe_qp *qp)
+{
+	unsigned long flags;
+	struct sk_buff *skb;
+
+	rxe_task_stop(&qp->resp.task);
+
+	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
+	while ((skb = __skb_dequeue(&qp->resp.pkts))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
+}
+
+void rxe_resp_cleanup(struct rxe_qp *qp)
+{
+	kfree(qp->resp.res);
+	qp->resp.res = NULL;
+}

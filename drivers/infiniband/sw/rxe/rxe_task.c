@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tasks of the protocol engine (see rxe_task.h).
+ *
+ * Latency decides the design: the requester runs inline in post_send
+ * and the responder and completer in the receive softirq (or, over
+ * loopback, the sender's context), so that a small message costs no
+ * context switch.  A run that keeps finding work (a long message, a
+ * backlog) gives up the caller after a budget of calls and continues as
+ * work on an unbound workqueue, so that neither a softirq nor a
+ * post_send is held for long.
+ *
+ * The state machine under task->lock makes a task single-threaded: only
+ * the caller that moves it from IDLE to BUSY runs it (or queues it);
+ * anyone asking while it is BUSY moves it to ARMED, and the runner,
+ * when its function reports nothing left, goes round again instead of
+ * going IDLE.  A request is thus never lost, and the function never
+ * runs twice at once.
+ */
+#include <linux/delay.h>
+#include <linux/sched.h>
+
+#include "rxe_task.h"
+
+/* Calls of the function before an inline run moves to the workqueue. */
+#define RXE_TASK_INLINE_BUDGET	64
+/* Calls of the function before a work item requeues itself (fairness). */
+#define RXE_TASK_WORK_BUDGET	1024
+
+static struct workqueue_struct *rxe_task_wq;
+
+/*
+ * Ends a round of the task when fn has nothing left: true when the task
+ * is now IDLE (or stopped), false when someone asked meanwhile and the
+ * caller must go round again.
+ */
+static bool rxe_task_done(struct rxe_task *task)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&task->lock, flags);
+	if (task->state == RXE_TASK_ARMED && !task->stopped) {
+		task->state = RXE_TASK_BUSY;
+		done = false;
+	} else {
+		task->state = RXE_TASK_IDLE;
+		done = true;
+	}
+	spin_unlock_irqrestore(&task->lock, flags);
+	return done;
+}
+
+/* The task stays BUSY: the work item continues this run. */
+static void rxe_task_defer(struct rxe_task *task)
+{
+	queue_work(rxe_task_wq, &task->work);
+}
+
+/* Runs a BUSY task for up to @budget calls; true if it still is BUSY. */
+static bool rxe_task_do(struct rxe_task *task, int budget)
+{
+	int n;
+
+	for (n = 0; n < budget; n++) {
+		if (READ_ONCE(task->stopped)) {
+			rxe_task_done(task);
+			return false;
+		}
+		if (task->fn(task->qp) && rxe_task_done(task))
+			return false;
+	}
+	return true;
+}
+
+static void rxe_task_work(struct work_struct *work)
+{
+	struct rxe_task *task = container_of(work, struct rxe_task, work);
+
+	if (rxe_task_do(task, RXE_TASK_WORK_BUDGET))
+		rxe_task_defer(task);
+}
+
+void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
+		   int (*fn)(struct rxe_qp *qp))
+{
+	INIT_WORK(&task->work, rxe_task_work);
+	task->qp = qp;
+	task->fn = fn;
+	spin_lock_init(&task->lock);
+	task->state = RXE_TASK_IDLE;
+	task->stopped = false;
+}
+
+/* True if the caller moved the task from IDLE to BUSY and must run it. */
+static bool rxe_task_claim(struct rxe_task *task)
+{
+	unsigned long flags;
+	bool claimed = false;
+
+	spin_lock_irqsave(&task->lock, flags);
+	if (task->stopped)
+		goto out;
+	if (task->state == RXE_TASK_IDLE) {
+		task->state = RXE_TASK_BUSY;
+		claimed = true;
+	} else {
+		task->state = RXE_TASK_ARMED;
+	}
+out:
+	spin_unlock_irqrestore(&task->lock, flags);
+	return claimed;
+}
+
+void rxe_task_run(struct rxe_task *task)
+{
+	if (!rxe_task_claim(task))
+		return;
+	if (rxe_task_do(task, RXE_TASK_INLINE_BUDGET))
+		rxe_task_defer(task);
+}
+
+void rxe_task_sched(struct rxe_task *task)
+{
+	if (rxe_task_claim(task))
+		rxe_task_defer(task);
+}
+
+static bool rxe_task_idle(struct rxe_task *task)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&task->lock, flags);
+	idle = task->state == RXE_TASK_IDLE;
+	spin_unlock_irqrestore(&task->lock, flags);
+	return idle;
+}
+
+/*
+ * After stopped is set, no claim succeeds; a run in progress (inline
+ * elsewhere, or a queued or running work item) sees stopped at its next
+ * call and goes IDLE.  The work item is flushed so that it is not queued
+ * either once we return: the task's memory may go right after.
+ */
+void rxe_task_stop(struct rxe_task *task)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&task->lock, flags);
+	task->stopped = true;
+	spin_unlock_irqrestore(&task->lock, flags);
+
+	for (;;) {
+		flush_work(&task->work);
+		if (rxe_task_idle(task))
+			break;
+		/* An inline run on another CPU: it ends within a call. */
+		usleep_range(50, 100);
+	}
+	flush_work(&task->work);
+}
+
+int rxe_task_wq_init(void)
+{
+	rxe_task_wq = alloc_workqueue("rxe_wq", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				      0);
+	return rxe_task_wq ? 0 : -ENOMEM;
+}
+
+void rxe_task_wq_exit(void)
+{
+	destroy_workqueue(rxe_task_wq);
+}
