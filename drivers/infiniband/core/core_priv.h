@@ -17,6 +17,11 @@
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
  *	verbs.c		verbs on objects: QP modify/query/destroy, AHs,
  *			multicast, *_user() destruction
+ *	verbs_kern.c	kernel users' PDs, QPs and SRQs
+ *	cq.c		kernel CQs, their polling contexts, ib_cqe dispatch
+ *	mr.c		fast-registration MRs, scatterlist to page list
+ *	drain.c		ib_drain_sq/rq/qp
+ *	verbs_msg.c	names of events and completion statuses
  *	ib_core_uverbs.c mmap entries of user contexts
  *	addr.c		RoCE destination MAC resolution
  */

@@ -424,6 +424,65 @@ static const struct ib_gid_attr *hold_sgid_attr(struct rdma_ah_attr *ah_attr)
 /* ------------------------------------------------------------------ */
 /* Address handles                                                      */
 
+/*
+ * An AH from the driver's create_user_ah (@udata) or create_ah (kernel):
+ * it holds a reference to its source GID entry and one usecnt of @pd.
+ * The destination MAC of a RoCE address is resolved here for user space;
+ * kernel callers come with it resolved (rdma_cm, ib_init_ah_attr_from_wc()).
+ */
+static struct ib_ah *create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+			       u32 flags, struct ib_udata *udata)
+{
+	struct rdma_ah_init_attr init_attr = {
+		.ah_attr = ah_attr,
+		.flags = flags,
+	};
+	struct ib_device *device = pd->device;
+	const struct ib_gid_attr *saved;
+	struct ib_ah *ah;
+	int ret;
+
+	if (udata ? !device->ops.create_user_ah : !device->ops.create_ah)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	ret = get_sgid_attr(device, ah_attr, &saved);
+	if (ret)
+		return ERR_PTR(ret);
+
+	if (udata && ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
+		ret = rdma_resolve_roce_dmac(device, ah_attr);
+		if (ret)
+			goto out;
+	}
+
+	ah = rdma_zalloc_drv_obj_gfp(device, ib_ah,
+				     (flags & RDMA_CREATE_AH_SLEEPABLE) ?
+				     GFP_KERNEL : GFP_ATOMIC);
+	if (!ah) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ah->device = device;
+	ah->pd = pd;
+	ah->type = ah_attr->type;
+	ah->sgid_attr = hold_sgid_attr(ah_attr);
+
+	if (udata)
+		ret = device->ops.create_user_ah(ah, &init_attr, udata);
+	else
+		ret = device->ops.create_ah(ah, &init_attr, NULL);
+	if (ret) {
+		if (ah->sgid_attr)
+			rdma_put_gid_attr(ah->sgid_attr);
+		kfree(ah);
+		goto out;
+	}
+	atomic_inc(&pd->usecnt);
+out:
+	put_sgid_attr(ah_attr, saved);
+	return ret ? ERR_PTR(ret) : ah;
+}
+
 /**
  * rdma_create_user_ah - create an address handle for user space
  * @pd: the protection domain
@@ -443,51 +502,27 @@ struct ib_ah *rdma_create_user_ah(struct ib_pd *pd,
 				  struct rdma_ah_attr *ah_attr,
 				  struct ib_udata *udata)
 {
-	struct rdma_ah_init_attr init_attr = {
-		.ah_attr = ah_attr,
-		.flags = RDMA_CREATE_AH_SLEEPABLE,
-	};
-	struct ib_device *device = pd->device;
-	const struct ib_gid_attr *saved;
-	struct ib_ah *ah;
-	int ret;
-
-	if (!device->ops.create_user_ah)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	ret = get_sgid_attr(device, ah_attr, &saved);
-	if (ret)
-		return ERR_PTR(ret);
-
-	if (ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
-		ret = rdma_resolve_roce_dmac(device, ah_attr);
-		if (ret)
-			goto out;
-	}
-
-	ah = rdma_zalloc_drv_obj(device, ib_ah);
-	if (!ah) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ah->device = device;
-	ah->pd = pd;
-	ah->type = ah_attr->type;
-	ah->sgid_attr = hold_sgid_attr(ah_attr);
-
-	ret = device->ops.create_user_ah(ah, &init_attr, udata);
-	if (ret) {
-		if (ah->sgid_attr)
-			rdma_put_gid_attr(ah->sgid_attr);
-		kfree(ah);
-		goto out;
-	}
-	atomic_inc(&pd->usecnt);
-out:
-	put_sgid_attr(ah_attr, saved);
-	return ret ? ERR_PTR(ret) : ah;
+	return create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, udata);
 }
 EXPORT_SYMBOL(rdma_create_user_ah);
+
+/**
+ * rdma_create_ah - create an address handle for a kernel user
+ * @pd: the protection domain
+ * @ah_attr: the address, with type set; a RoCE address comes with its
+ *	destination MAC in ah_attr->roce.dmac
+ * @flags: RDMA_CREATE_AH_SLEEPABLE when the caller may sleep
+ *
+ * Return: as rdma_create_user_ah(), with -EOPNOTSUPP when the driver has
+ * no create_ah.  Destroy it with rdma_destroy_ah().
+ */
+struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+			     u32 flags)
+{
+	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
+	return create_ah(pd, ah_attr, flags, NULL);
+}
+EXPORT_SYMBOL(rdma_create_ah);
 
 /**
  * rdma_destroy_ah_user - destroy an address handle
@@ -951,11 +986,21 @@ EXPORT_SYMBOL(ib_dereg_mr_user);
  * @pd: the PD, no longer used by any object (the caller checks usecnt)
  * @udata: the user's command, or NULL for a kernel PD
  *
+ * A kernel PD's internal MR (pd->local_dma_lkey) is deregistered first.
+ *
  * Return: 0 or the driver's error (nothing changed then).
  */
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	int ret;
+
+	/* __ib_alloc_pd()'s MR over all of memory goes with the PD. */
+	if (pd->__internal_mr) {
+		ret = pd->device->ops.dereg_mr(pd->__internal_mr, NULL);
+		if (ret)
+			return ret;
+		pd->__internal_mr = NULL;
+	}
 
 	rdma_restrack_unpublish(&pd->res);
 	ret = pd->device->ops.dealloc_pd(pd, udata);

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Creation of the PDs, QPs and SRQs of kernel users (ib_alloc_pd(),
+ * ib_create_qp(), ib_create_srq()); they are destroyed by the *_user()
+ * calls of verbs.c with a NULL udata, under the object contract written
+ * at the head of that file: a new object takes one usecnt on each object
+ * it uses, after the driver made it, and is tracked under the kernel
+ * user's name (KBUILD_MODNAME of the caller: "rdma res" shows it in
+ * brackets) once complete.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
+
+#include "core_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* Protection domains                                                   */
+
+/*
+ * The PD's own MR over all of memory (ops.get_dma_mr), for a device whose
+ * lkeys need one: its lkey becomes pd->local_dma_lkey and, with
+ * IB_PD_UNSAFE_GLOBAL_RKEY, its rkey pd->unsafe_global_rkey.  It is the
+ * core's, not the user's: not tracked, no usecnt on the PD, released by
+ * ib_dealloc_pd_user().
+ */
+static int pd_alloc_internal_mr(struct ib_pd *pd, int access)
+{
+	struct ib_mr *mr;
+
+	mr = pd->device->ops.get_dma_mr(pd, access);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+
+	mr->device = pd->device;
+	mr->pd = pd;
+	mr->type = IB_MR_TYPE_DMA;
+	mr->uobject = NULL;
+	mr->need_inval = false;
+	pd->__internal_mr = mr;
+	return 0;
+}
+
+/**
+ * __ib_alloc_pd - allocate a protection domain for a kernel user
+ * @device: the device
+ * @flags: IB_PD_UNSAFE_GLOBAL_RKEY to get an rkey to all of memory in
+ *	pd->unsafe_global_rkey (any peer can then read and write anything:
+ *	for trusted setups only, and logged)
+ * @caller: the owner's name (KBUILD_MODNAME), shown by "rdma res"
+ *
+ * pd->local_dma_lkey is an lkey valid for any DMA address of the device,
+ * for local access in SGEs: the device's own when it has one
+ * (IBK_LOCAL_DMA_LKEY), else that of an MR of the PD over all of memory
+ * with local write access.  Free with ib_dealloc_pd().
+ *
+ * Return: the PD or ERR_PTR(): -EOPNOTSUPP when an MR over all memory is
+ * needed and the driver has no get_dma_mr, -ENOMEM, or the driver's
+ * error.
+ */
+struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
+			    const char *caller)
+{
+	bool own_lkey = device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY;
+	int access = 0;
+	struct ib_pd *pd;
+	int ret;
+
+	if (!own_lkey)
+		access |= IB_ACCESS_LOCAL_WRITE;
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+		access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	if (access && !device->ops.get_dma_mr)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	pd = rdma_zalloc_drv_obj(device, ib_pd);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	pd->device = device;
+	pd->flags = flags;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, caller);
+
+	ret = device->ops.alloc_pd(pd, NULL);
+	if (ret)
+		goto err_pd;
+	rdma_restrack_add(&pd->res);
+
+	if (own_lkey)
+		pd->local_dma_lkey = device->local_dma_lkey;
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+		pr_warn("%s: enabling unsafe global rkey\n", caller);
+	if (access) {
+		ret = pd_alloc_internal_mr(pd, access);
+		if (ret) {
+			ib_dealloc_pd(pd);
+			return ERR_PTR(ret);
+		}
+		if (!own_lkey)
+			pd->local_dma_lkey = pd->__internal_mr->lkey;
+		if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+			pd->unsafe_global_rkey = pd->__internal_mr->rkey;
+	}
+	return pd;
+
+err_pd:
+	rdma_restrack_del(&pd->res);
+	kfree(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL(__ib_alloc_pd);
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                          */
+
+static int qp_check_kernel_attr(struct ib_device *dev,
+				const struct ib_qp_init_attr *attr)
+{
+	/* The rdma_rw contexts (rw.c) are not there yet. */
+	if (attr->cap.max_rdma_ctxs)
+		return -EOPNOTSUPP;
+	/* No XRC domains. */
+	if (attr->qp_type == IB_QPT_XRC_TGT || attr->xrcd)
+		return -EOPNOTSUPP;
+	if ((attr->create_flags & IB_QP_CREATE_INTEGRITY_EN) &&
+	    !(dev->attrs.kernel_cap_flags & IBK_INTEGRITY_HANDOVER))
+		return -EINVAL;
+	if (!attr->send_cq)
+		return -EINVAL;
+	if (attr->qp_type != IB_QPT_XRC_INI && !attr->recv_cq &&
+	    !attr->rwq_ind_tbl)
+		return -EINVAL;
+	return 0;
+}
+
+/* Once the driver made it: what it uses cannot go before it. */
+static void qp_hold_users(struct ib_qp *qp)
+{
+	atomic_inc(&qp->pd->usecnt);
+	if (qp->send_cq)
+		atomic_inc(&qp->send_cq->usecnt);
+	if (qp->recv_cq)
+		atomic_inc(&qp->recv_cq->usecnt);
+	if (qp->srq)
+		atomic_inc(&qp->srq->usecnt);
+	if (qp->rwq_ind_tbl)
+		atomic_inc(&qp->rwq_ind_tbl->usecnt);
+}
+
+/**
+ * ib_create_qp_kernel - create a QP for a kernel user
+ * @pd: its protection domain
+ * @qp_init_attr: type, CQs, SRQ, capacities, signalling, event handler
+ *	and context, port (special QPs); on success cap holds what the
+ *	driver made
+ * @caller: the owner's name (KBUILD_MODNAME), shown by "rdma res"
+ *
+ * The QP holds one usecnt on its PD, on each CQ (twice on one that serves
+ * both queues), on its SRQ and on its RWQ indirection table.  Destroy it
+ * with ib_destroy_qp().
+ *
+ * Return: the QP (in RESET) or ERR_PTR(): -EOPNOTSUPP without
+ * ops.create_qp, for XRC targets or rdma_rw contexts (max_rdma_ctxs: not
+ * implemented); -EINVAL for a missing CQ or integrity offload the device
+ * lacks; -ENOMEM; or the driver's error.
+ */
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
+				  struct ib_qp_init_attr *qp_init_attr,
+				  const char *caller)
+{
+	struct ib_device *dev = pd->device;
+	struct ib_qp *qp;
+	int ret;
+
+	if (!dev->ops.create_qp)
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = qp_check_kernel_attr(dev, qp_init_attr);
+	if (ret)
+		return ERR_PTR(ret);
+
+	qp = rdma_zalloc_drv_obj(dev, ib_qp);
+	if (!qp)
+		return ERR_PTR(-ENOMEM);
+	qp->device = dev;
+	qp->pd = pd;
+	qp->real_qp = qp;
+	qp->qp_type = qp_init_attr->qp_type;
+	qp->send_cq = qp_init_attr->send_cq;
+	qp->recv_cq = qp_init_attr->recv_cq;
+	qp->srq = qp_init_attr->srq;
+	qp->rwq_ind_tbl = qp_init_attr->rwq_ind_tbl;
+	qp->event_handler = qp_init_attr->event_handler;
+	qp->qp_context = qp_init_attr->qp_context;
+	qp->port = qp_init_attr->port_num;
+	atomic_set(&qp->usecnt, 0);
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+	INIT_LIST_HEAD(&qp->open_list);
+	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
+	rdma_restrack_set_name(&qp->res, caller);
+
+	ret = dev->ops.create_qp(qp, qp_init_attr, NULL);
+	if (ret) {
+		rdma_restrack_del(&qp->res);
+		kfree(qp);
+		return ERR_PTR(ret);
+	}
+
+	/* What a ULP may put in one WR (rdma_rw uses these). */
+	qp->max_write_sge = qp_init_attr->cap.max_send_sge;
+	qp->max_read_sge = min_t(u32, qp_init_attr->cap.max_send_sge,
+				 dev->attrs.max_sge_rd);
+	if (qp_init_attr->create_flags & IB_QP_CREATE_INTEGRITY_EN)
+		qp->integrity_en = true;
+	qp_hold_users(qp);
+	rdma_restrack_add(&qp->res);
+	return qp;
+}
+EXPORT_SYMBOL(ib_create_qp_kernel);
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                                */
+
+/**
+ * ib_create_srq_user - create an SRQ
+ * @pd: its protection domain
+ * @srq_init_attr: type, capacities, limit, event handler and context,
+ *	the CQ of types that have one; attr holds what the driver made on
+ *	success
+ * @uobject: the user's object, or NULL for a kernel SRQ
+ * @udata: the user's command, or NULL for a kernel SRQ
+ *
+ * The SRQ holds one usecnt on its PD and on its CQ; it is tracked under
+ * its PD's owner.  Destroy it with ib_destroy_srq_user().
+ *
+ * Return: the SRQ or ERR_PTR(): -EOPNOTSUPP without ops.create_srq or for
+ * XRC SRQs (no XRC domains), -EINVAL for a missing CQ, -ENOMEM, or the
+ * driver's error.
+ */
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
+				  struct ib_srq_init_attr *srq_init_attr,
+				  struct ib_usrq_object *uobject,
+				  struct ib_udata *udata)
+{
+	enum ib_srq_type type = srq_init_attr->srq_type;
+	struct ib_device *dev = pd->device;
+	struct ib_srq *srq;
+	int ret;
+
+	if (!dev->ops.create_srq || type == IB_SRQT_XRC)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (ib_srq_has_cq(type) && !srq_init_attr->ext.cq)
+		return ERR_PTR(-EINVAL);
+
+	srq = rdma_zalloc_drv_obj(dev, ib_srq);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	srq->device = dev;
+	srq->pd = pd;
+	srq->uobject = uobject;
+	srq->event_handler = srq_init_attr->event_handler;
+	srq->srq_context = srq_init_attr->srq_context;
+	srq->srq_type = type;
+	if (ib_srq_has_cq(type))
+		srq->ext.cq = srq_init_attr->ext.cq;
+	atomic_set(&srq->usecnt, 0);
+	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
+	rdma_restrack_parent_name(&srq->res, &pd->res);
+
+	ret = dev->ops.create_srq(srq, srq_init_attr, udata);
+	if (ret) {
+		rdma_restrack_del(&srq->res);
+		kfree(srq);
+		return ERR_PTR(ret);
+	}
+
+	atomic_inc(&pd->usecnt);
+	if (ib_srq_has_cq(type))
+		atomic_inc(&srq->ext.cq->usecnt);
+	rdma_restrack_add(&srq->res);
+	return srq;
+}
+EXPORT_SYMBOL(ib_create_srq_user);
+
+/**
+ * ib_modify_srq - resize an SRQ or set its limit
+ * @srq: the SRQ
+ * @srq_attr: max_wr (IB_SRQ_MAX_WR) and/or srq_limit (IB_SRQ_LIMIT, which
+ *	arms the IB_EVENT_SRQ_LIMIT_REACHED event)
+ * @srq_attr_mask: what to change
+ *
+ * Return: 0, -EOPNOTSUPP without ops.modify_srq, or the driver's error.
+ */
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		  enum ib_srq_attr_mask srq_attr_mask)
+{
+	if (!srq->device->ops.modify_srq)
+		return -EOPNOTSUPP;
+	return srq->device->ops.modify_srq(srq, srq_attr, srq_attr_mask, NULL);
+}
+EXPORT_SYMBOL(ib_modify_srq);
+
+/**
+ * ib_query_srq - the current attributes of an SRQ
+ * @srq: the SRQ
+ * @srq_attr: filled in
+ *
+ * Return: 0, -EOPNOTSUPP without ops.query_srq, or the driver's error.
+ */
+int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr)
+{
+	if (!srq->device->ops.query_srq)
+		return -EOPNOTSUPP;
+	return srq->device->ops.query_srq(srq, srq_attr);
+}
+EXPORT_SYMBOL(ib_query_srq);

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The kernel verbs, as a kernel ULP uses them: the test-only module
+# kverbs_test (modules/kverbs_test) runs its cases on rxe0 when loaded and
+# prints KTAP into the kernel log, lines prefixed "kverbs_test: "; each of
+# its cases becomes a case here.  Two RC QPs connected through rxe0's own
+# RoCEv2 GID: PDs (local_dma_lkey), CQs in every polling context,
+# ib_sg_to_pages, QP create/modify, kernel AH and SRQ, SEND/RECV with
+# ib_process_cq_direct, fast registration (REG_MR, RDMA WRITE and READ,
+# LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.  Then, with the
+# module's hold=1, its objects show in rdma res as kernel-owned, and the
+# unload takes them all away.
+# `make check` builds the module and passes it to the guest; by hand
+# (without it the test is skipped):
+#	make -C tools/testing/selftests/rdma/modules/kverbs_test
+#	OOT_TESTS=kverbs scripts/vm --ko \
+#	    tools/testing/selftests/rdma/modules/kverbs_test/kverbs_test.ko \
+#	    -- tools/testing/selftests/rdma/run_tests.sh
+# and on the stock stack, with the module built against it:
+#	make -C tools/testing/selftests/rdma/modules/kverbs_test stock
+#	OOT_TESTS=kverbs scripts/vm --stock --ko \
+#	    tools/testing/selftests/rdma/modules/kverbs_test/stock/kverbs_test.ko \
+#	    -- tools/testing/selftests/rdma/run_tests.sh
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+# The module's own cases (KT_NR_CASES in kverbs_test.c) and ours.
+MODULE_CASES=20
+ktap_print_header
+ktap_set_plan $((MODULE_CASES + 3))
+
+skip_all() {
+	local i
+	for i in $(seq $MODULE_CASES); do
+		ktap_test_skip "kverbs_test case $i" "$1"
+	done
+	ktap_test_skip "the module's objects show in rdma res as kernel-owned" "$1"
+	ktap_test_skip "unloading the module leaves rdma res as before" "$1"
+	ktap_test_skip "the stack unloads afterwards" "$1"
+	ktap_finished
+	exit 0
+}
+
+rdma_unload_all
+modinfo kverbs_test >/dev/null 2>&1 ||
+	skip_all "kverbs_test.ko not installed (scripts/vm --ko, see the head of this test)"
+veth_setup
+ip addr add 10.200.0.1/24 dev "$VETH"
+rdma link add rxe0 type rxe netdev "$VETH"
+# The RoCEv2 GID of the IPv4 address: the one the module connects through.
+eventually 10 grep -qx '0000:0000:0000:0000:0000:ffff:0ac8:0001' \
+	/sys/class/infiniband/rxe0/ports/1/gids/* ||
+	echo "# no IPv4 GID on rxe0"
+
+res_summary() {
+	rdma res show | grep '^[0-9]*: rxe0:' | rdma_norm
+}
+before=$(res_summary)
+
+# The module's KTAP, from the kernel log lines it adds while loading.
+log_lines=$(dmesg | wc -l)
+load_rc=0
+modprobe kverbs_test dev=rxe0 || load_rc=$?
+out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*kverbs_test: //p')
+[ $load_rc = 0 ] || skip_all "modprobe kverbs_test: $load_rc"
+printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
+
+for i in $(seq $MODULE_CASES); do
+	line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
+	desc=$(printf "%s\n" "$line" | sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
+	case "$line" in
+	"")
+		ktap_test_fail "kverbs_test case $i: not reported" ;;
+	*" # SKIP "*)
+		ktap_test_skip "$desc" "${line#* # SKIP }" ;;
+	"ok "*)
+		ktap_test_pass "$desc" ;;
+	*)
+		ktap_test_fail "$desc" ;;
+	esac
+done
+modprobe -r kverbs_test
+
+# The held objects (a PD, a CQ of IB_POLL_WORKQUEUE serving both queues
+# of an RC QP in RESET, an MR), as rdma res shows them on stock, numbers
+# normalised.  Measured: iproute2 6.1 names poll context 1 (WORKQUEUE in
+# the kernel's enum) "SOFTIRQ"; the PD is used by the QP and the MR.
+held_res() {
+	rdma res show "$1" | grep ' comm \[kverbs_test\] $' |
+		sed -E 's/(pdn|cqn|lqpn|mrn|cqe) [0-9]+/\1 N/g;
+			s/(local_dma_lkey|rkey|lkey) 0x[0-9a-f]+/\1 X/g'
+}
+held() {
+	modprobe kverbs_test dev=rxe0 hold=1 || return 1
+	expect_eq "pd" "$(held_res pd)" \
+		"dev rxe0 pdn N local_dma_lkey X users 2 comm [kverbs_test] " &&
+	expect_eq "cq" "$(held_res cq)" \
+		"dev rxe0 cqn N cqe N users 2 poll-ctx SOFTIRQ adaptive-moderation off comm [kverbs_test] " &&
+	expect_eq "qp" "$(held_res qp)" \
+		"link rxe0/- lqpn N rqpn 0 type RC state RESET rq-psn 0 sq-psn 0 path-mig-state MIGRATED comm [kverbs_test] " &&
+	expect_eq "mr" "$(held_res mr)" \
+		"dev rxe0 mrn N rkey X lkey X mrlen 0 comm [kverbs_test] "
+}
+ktap_test_result "the module's objects show in rdma res as kernel-owned" held
+
+unloaded() {
+	modprobe -r kverbs_test &&
+	expect_eq "rdma res" "$(res_summary)" "$before" &&
+	expect_eq "kverbs_test objects" "$(rdma res show | grep -c kverbs_test)" 0
+}
+ktap_test_result "unloading the module leaves rdma res as before" unloaded
+
+ktap_test_result "the stack unloads afterwards" \
+	eval 'rdma link del rxe0 && rdma_unload_all'
+veth_teardown
+ktap_finished
