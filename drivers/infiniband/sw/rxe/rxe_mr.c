@@ -17,7 +17,6 @@
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
-#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_pack.h>
@@ -237,30 +236,16 @@ static int rxe_mr_set_page(struct ib_mr *ibmr, u64 addr)
  * mapped with the device's (virtual) DMA: its addresses are kernel
  * virtual addresses.  The registration itself (rxe_mr_fast_reg()) takes
  * iova, length and page size as this leaves them in the ib_mr.
- *
- * ib_sg_to_pages() is ib_core's (the kverbs work adds it to ours); it is
- * looked up at run time until that lands, so that the module links
- * against an ib_core without it, and maps nothing there.
  */
 int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
 {
-	int (*to_pages)(struct ib_mr *mr, struct scatterlist *sgl,
-			int sg_nents, unsigned int *sg_offset,
-			int (*set_page)(struct ib_mr *, u64));
 	struct rxe_mr *mr = to_rmr(ibmr);
-	int n;
-
-	to_pages = symbol_get(ib_sg_to_pages);
-	if (!to_pages)
-		return -EOPNOTSUPP;
 
 	spin_lock_bh(&mr->lock);
 	mr->npages = 0;
 	spin_unlock_bh(&mr->lock);
-	n = to_pages(ibmr, sg, sg_nents, sg_offset, rxe_mr_set_page);
-	symbol_put(ib_sg_to_pages);
-	return n;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rxe_mr_set_page);
 }
 
 /*
