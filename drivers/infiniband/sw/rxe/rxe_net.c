@@ -380,8 +380,7 @@ static int rxe_xmit_ipv4(struct rxe_dev *rxe, struct net *net,
 		ip_rt_put(rt);
 		rcu_read_lock();
 		local = __ip_dev_find(net, daddr, false);
-		if (local)
-			dev_hold(local);
+		dev_hold(local);
 		rcu_read_unlock();
 		rxe_loopback(rxe, local, skb);
 		dev_put(local);
@@ -428,8 +427,7 @@ static int rxe_xmit_ipv6(struct rxe_dev *rxe, struct net *net,
 		dst_release(dst);
 		rcu_read_lock();
 		local = ipv6_dev_find(net, daddr, NULL);
-		if (local)
-			dev_hold(local);
+		dev_hold(local);
 		rcu_read_unlock();
 		rxe_loopback(rxe, local, skb);
 		dev_put(local);
