@@ -20,6 +20,12 @@
 
 #define RXE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * Local rights mean nothing for a window, which only grants remote
+ * access, but applications pass them in a bind (rdma-core's own tests
+ * bind with local write, as in-tree rxe accepts): they are ignored.
+ */
+#define RXE_MW_ACCESS_IGNORED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND)
 
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
@@ -170,12 +176,14 @@ static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 		return -EINVAL;
 	if (access & IB_ZERO_BASED)
 		return -EINVAL;
-	if (access & ~(RXE_MW_ACCESS | IB_ZERO_BASED))
+	if (access & ~(RXE_MW_ACCESS | RXE_MW_ACCESS_IGNORED))
 		return -EINVAL;
 
-	/* Type 1 with length 0: an unbind, no MR needed. */
+	/* Type 1 with length 0: an unbind, whatever MR the WQE names. */
+	if (mw->ibmw.type == IB_MW_TYPE_1 && !length)
+		return 0;
 	if (!mr)
-		return (mw->ibmw.type == IB_MW_TYPE_1 && !length) ? 0 : -EINVAL;
+		return -EINVAL;
 
 	if (mr->ibmr.pd != qp->ibqp.pd)
 		return -EINVAL;
@@ -190,7 +198,11 @@ static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 	return 0;
 }
 
-/* Under mw->lock: binds @mw as the WQE says; takes over @mr's reference. */
+/*
+ * Under mw->lock: binds @mw as the WQE says.  Returns 1 if the window
+ * took over @mr's reference, 0 if it did not need it (an unbind of a
+ * type 1 window), or an error.
+ */
 static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 			      struct rxe_mr *mr, const struct rxe_send_wqe *wqe)
 {
@@ -204,16 +216,17 @@ static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 
 	rxe_mw_unbind(mw);
 	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
-	if (mr) {
-		atomic_inc(&mr->num_mw);
-		mw->mr = mr;
-		mw->addr = wqe->wr.wr.mw.addr;
-		mw->length = wqe->wr.wr.mw.length;
-		mw->access = wqe->wr.wr.mw.access;
-		mw->qpn = qp->ibqp.qp_num;
-		mw->state = RXE_MW_VALID;
-	}
-	return 0;
+	if (mw->ibmw.type == IB_MW_TYPE_1 && !wqe->wr.wr.mw.length)
+		return 0;
+
+	atomic_inc(&mr->num_mw);
+	mw->mr = mr;
+	mw->addr = wqe->wr.wr.mw.addr;
+	mw->length = wqe->wr.wr.mw.length;
+	mw->access = wqe->wr.wr.mw.access & RXE_MW_ACCESS;
+	mw->qpn = qp->ibqp.qp_num;
+	mw->state = RXE_MW_VALID;
+	return 1;
 }
 
 int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
@@ -239,10 +252,10 @@ int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
 	}
 	rxe_mw_unlock(rxe, flags);
 
-	/* On success the window keeps the lookup's reference. */
-	if (err && mr)
+	/* The window keeps the lookup's reference if it took it. */
+	if (err != 1 && mr)
 		rxe_mr_put(mr);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 /*
