@@ -372,8 +372,23 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 
 	/* May deliver inline (loopback): no lock is held here. */
 	err = rxe_xmit_packet(qp, av, skb);
-	if (err)
-		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	if (likely(!err))
+		return 0;
+	rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	/* A full queue loses the packet: retransmission recovers it. */
+	if (err == -EAGAIN)
+		return 0;
+	/*
+	 * No route, or no netdev any more: nothing will ever reach the
+	 * peer.  As stock, the WQE completes with a local QP operation
+	 * error and the QP goes to ERR, so that applications see their
+	 * WRs end instead of retrying for ever (retry_cnt 7 is infinite).
+	 */
+	wqe->status = IB_WC_LOC_QP_OP_ERR;
+	wqe->state = RXE_WQE_DONE;
+	if (!last)
+		req->wqe_index = rxe_sq_next(qp, req->wqe_index);
+	rxe_qp_error(qp);
 	return 0;
 }
 
