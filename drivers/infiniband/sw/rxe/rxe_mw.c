@@ -255,7 +255,7 @@ int rxe_mw_bind(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
 	/* The window keeps the lookup's reference if it took it. */
 	if (err != 1 && mr)
 		rxe_mr_put(mr);
-	return err < 0 ? err : 0;
+	return min(err, 0);
 }
 
 /*
