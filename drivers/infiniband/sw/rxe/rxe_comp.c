@@ -247,8 +247,13 @@ static void rxe_comp_retry(struct rxe_qp *qp)
 /*
  * Marks DONE the WQEs whose every PSN is before @psn (@psn itself too
  * if @inclusive).  A READ or atomic among them lacks its response: the
- * responses were lost, -EAGAIN.  Stops at the first WQE not covered;
- * returns the PSN acknowledged up to (exclusive).
+ * responses were lost, -EAGAIN.  Stops at the first WQE not covered,
+ * and moves comp_psn up to @psn: an acknowledgment covers the packets
+ * of a SEND or WRITE before it, but nothing of a READ or atomic, whose
+ * PSNs only its own responses, taken in order, acknowledge.  A READ
+ * response that overtook the ones before it (two CPUs sending into a
+ * veth do that) must leave comp_psn where the data stopped, or it
+ * would be taken as the next one and its data land in the wrong place.
  */
 static int rxe_comp_ack(struct rxe_qp *qp, u32 psn, bool inclusive)
 {
@@ -265,6 +270,9 @@ static int rxe_comp_ack(struct rxe_qp *qp, u32 psn, bool inclusive)
 		wqe->state = RXE_WQE_DONE;
 		rxe_comp_complete_done(qp);
 	}
+	if (wqe && (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) &&
+	    rxe_psn_cmp(upto, wqe->first_psn) > 0)
+		upto = wqe->first_psn;
 	if (rxe_psn_cmp(upto, req->comp_psn) > 0)
 		rxe_comp_progress(qp, upto);
 	return 0;

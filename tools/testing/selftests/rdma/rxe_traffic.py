@@ -164,8 +164,9 @@ def read_fresh(a):
         got = dst.read(n * PAGE, 0)
         if got != want:
             bad = [i for i in range(n) if got[i * PAGE:(i + 1) * PAGE] != want[i * PAGE:(i + 1) * PAGE]]
-            problem("%s: READ returned stale bytes in %d of %d pages (first: page %d reads %#x)" %
-                    (what, len(bad), n, bad[0], got[bad[0] * PAGE]))
+            off = next(i for i in range(n * PAGE) if got[i] != want[i])
+            problem("%s: READ returned wrong bytes in %d of %d pages (first: byte %#x reads %#x, wants %#x)" %
+                    (what, len(bad), n, off, got[off], want[off]))
         src.close()
     dst.close()
     req.close()
