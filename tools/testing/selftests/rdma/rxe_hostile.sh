@@ -73,7 +73,7 @@ c read_huge_len opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xffffffff
 c atomic_out_of_range opcode=RC_FETCH_ADD va=$((VA + LEN)) rkey=$RKEY swap=1
 c unknown_qpn opcode=RC_SEND_ONLY payload=32 qpn=0xfff0
 
-capture_start ve1 "$tmp/cap.pcap"
+capture_start ve1 "$tmp/cap.pcap" "$WIRE_A"
 python3 "$TESTDIR/roce_inject.py" --iface ve1 --dst-mac "$(cat /sys/class/net/ve0/address)" \
 	--src-ip "$WIRE_B" --dst-ip "$WIRE_A" --counters rxe1 --out "$tmp" --gap 0.5 \
 	--batch "$tmp/batch" | sed 's/^/# /'

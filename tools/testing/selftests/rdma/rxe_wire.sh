@@ -97,7 +97,7 @@ for c in "${CASES[@]}"; do
 	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
 	names+=("${f[0]}")
 done
-capture_start ve0 "$tmp/all.pcap"
+capture_start ve0 "$tmp/all.pcap" "$WIRE_B"
 timeout 120 python3 "$TESTDIR/roce_traffic.py" wire --a rxe1 --b rxe2 \
 	--counters "$tmp" "${names[@]}" >"$tmp/traffic" 2>&1
 capture_stop

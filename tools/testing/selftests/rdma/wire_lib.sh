@@ -56,18 +56,41 @@ wire_counters() {
 	done
 }
 
-# capture_start IFACE FILE: tcpdump of RoCEv2 on IFACE into FILE, in the
-# background (CAPTURE_PID), once it listens.
+# The capture ends on a marker: a datagram to the discard port (9) of
+# the far end, sent after the traffic over the captured veth.  Once
+# tcpdump has written it, it has written everything before it: under
+# TCG tcpdump can lag the traffic by seconds, and a fixed wait lost the
+# last case's packets.
+CAPTURE_MARK_PORT=9
+
+# capture_start IFACE FILE PEER: tcpdump of RoCEv2 on IFACE into FILE, in
+# the background (CAPTURE_PID), once it listens; PEER is the address at
+# the other end of IFACE, where capture_stop sends its marker.
 capture_start() {
-	tcpdump -i "$1" -s 0 -U -w "$2" udp port 4791 2>"$2.log" &
+	CAPTURE_FILE=$2
+	CAPTURE_PEER=$3
+	tcpdump -i "$1" -s 0 -U -w "$2" \
+		"udp port 4791 or (udp dst port $CAPTURE_MARK_PORT and dst host $3)" \
+		2>"$2.log" &
 	CAPTURE_PID=$!
 	eventually 20 grep -q listening "$2.log"
 }
 
-# capture_stop: end the capture, once the last packets are written.
+capture_marked() {
+	echo oot-capture-mark >"/dev/udp/$CAPTURE_PEER/$CAPTURE_MARK_PORT"
+	sleep 0.2
+	tcpdump -r "$CAPTURE_FILE" -c 1 "udp dst port $CAPTURE_MARK_PORT" 2>/dev/null |
+		grep -q .
+}
+
+# capture_stop: ends the capture once its marker is written, and leaves
+# only the RoCEv2 packets in the file.
 capture_stop() {
-	sleep 0.3
+	eventually 30 capture_marked ||
+		echo "# capture: the marker never reached the capture file"
 	kill -INT "$CAPTURE_PID" 2>/dev/null
 	wait "$CAPTURE_PID" 2>/dev/null
+	tcpdump -r "$CAPTURE_FILE" -w "$CAPTURE_FILE.roce" udp port 4791 2>/dev/null &&
+		mv "$CAPTURE_FILE.roce" "$CAPTURE_FILE"
 	true
 }
