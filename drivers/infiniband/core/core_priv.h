@@ -300,4 +300,22 @@ int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
 void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
 				      const struct attribute_group **groups);
 
+/*
+ * Once the driver made @qp (user or kernel): the objects it uses hold
+ * one usecnt for it, so none of them can be destroyed before it.
+ * ib_destroy_qp_user() (verbs.c) drops them after the driver's destroy.
+ */
+static inline void ib_qp_hold_users(struct ib_qp *qp)
+{
+	atomic_inc(&qp->pd->usecnt);
+	if (qp->send_cq)
+		atomic_inc(&qp->send_cq->usecnt);
+	if (qp->recv_cq)
+		atomic_inc(&qp->recv_cq->usecnt);
+	if (qp->srq)
+		atomic_inc(&qp->srq->usecnt);
+	if (qp->rwq_ind_tbl)
+		atomic_inc(&qp->rwq_ind_tbl->usecnt);
+}
+
 #endif /* OOT_RDMA_CORE_PRIV_H */

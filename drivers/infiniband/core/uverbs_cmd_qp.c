@@ -156,18 +156,6 @@ static struct ib_qp *qp_alloc(struct ib_device *ib_dev, struct ib_pd *pd,
 	return qp;
 }
 
-/* After the driver made it: what it uses cannot go before it. */
-static void qp_hold_users(struct ib_qp *qp)
-{
-	atomic_inc(&qp->pd->usecnt);
-	if (qp->send_cq)
-		atomic_inc(&qp->send_cq->usecnt);
-	if (qp->recv_cq)
-		atomic_inc(&qp->recv_cq->usecnt);
-	if (qp->srq)
-		atomic_inc(&qp->srq->usecnt);
-}
-
 static void qp_init_attr_from_params(struct ib_qp_init_attr *init,
 				     const struct uverbs_qp_create_params *params)
 {
@@ -223,7 +211,7 @@ int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	ret = ib_dev->ops.create_qp(qp, &init, &attrs->driver_udata);
 	if (ret)
 		goto err_qp;
-	qp_hold_users(qp);
+	ib_qp_hold_users(qp);
 	rdma_restrack_add(&qp->res);
 	uobj->object = qp;
 	uobj->user_handle = params->user_handle;

@@ -134,20 +134,6 @@ static int qp_check_kernel_attr(struct ib_device *dev,
 	return 0;
 }
 
-/* Once the driver made it: what it uses cannot go before it. */
-static void qp_hold_users(struct ib_qp *qp)
-{
-	atomic_inc(&qp->pd->usecnt);
-	if (qp->send_cq)
-		atomic_inc(&qp->send_cq->usecnt);
-	if (qp->recv_cq)
-		atomic_inc(&qp->recv_cq->usecnt);
-	if (qp->srq)
-		atomic_inc(&qp->srq->usecnt);
-	if (qp->rwq_ind_tbl)
-		atomic_inc(&qp->rwq_ind_tbl->usecnt);
-}
-
 /**
  * ib_create_qp_kernel - create a QP for a kernel user
  * @pd: its protection domain
@@ -214,7 +200,7 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				 dev->attrs.max_sge_rd);
 	if (qp_init_attr->create_flags & IB_QP_CREATE_INTEGRITY_EN)
 		qp->integrity_en = true;
-	qp_hold_users(qp);
+	ib_qp_hold_users(qp);
 	rdma_restrack_add(&qp->res);
 	return qp;
 }

@@ -6,6 +6,13 @@
 #include <linux/kernel.h>
 #include <rdma/ib_verbs.h>
 
+/* names[i], or @unknown when @i is out of the table or has no name. */
+static const char *msg_lookup(const char *const *names, size_t n, size_t i,
+			      const char *unknown)
+{
+	return i < n && names[i] ? names[i] : unknown;
+}
+
 static const char *const ib_events[] = {
 	[IB_EVENT_CQ_ERR] = "CQ error",
 	[IB_EVENT_QP_FATAL] = "QP fatal error",
@@ -36,10 +43,8 @@ static const char *const ib_events[] = {
  */
 const char *__attribute_const__ ib_event_msg(enum ib_event_type event)
 {
-	size_t i = event;
-
-	return i < ARRAY_SIZE(ib_events) && ib_events[i] ?
-	       ib_events[i] : "unrecognized event";
+	return msg_lookup(ib_events, ARRAY_SIZE(ib_events), event,
+			  "unrecognized event");
 }
 EXPORT_SYMBOL(ib_event_msg);
 
@@ -76,9 +81,7 @@ static const char *const wc_statuses[] = {
  */
 const char *__attribute_const__ ib_wc_status_msg(enum ib_wc_status status)
 {
-	size_t i = status;
-
-	return i < ARRAY_SIZE(wc_statuses) && wc_statuses[i] ?
-	       wc_statuses[i] : "unrecognized status";
+	return msg_lookup(wc_statuses, ARRAY_SIZE(wc_statuses), status,
+			  "unrecognized status");
 }
 EXPORT_SYMBOL(ib_wc_status_msg);
