@@ -78,6 +78,20 @@ expect_eq() {
 	fi
 }
 
+# expect_output CMD...: CMD's output (stdout and stderr, within 60 s)
+# is exactly this function's stdin; else prints both.
+expect_output() {
+	local got want
+	want=$(cat)
+	got=$(timeout 60 "$@" 2>&1)
+	[ "$got" = "$want" ] && return 0
+	echo "${*##*/}: got"
+	echo "$got"
+	echo "want"
+	echo "$want"
+	return 1
+}
+
 # A veth pair with a fixed MAC on the first end, both ends up, and the
 # addresses the GID tests expect: the node GUID of an rxe on it is then
 # 0011:22ff:fe33:4455 on any stack.
