@@ -71,14 +71,19 @@ static noinline void oot_debug_lockdep(void)
 	mutex_unlock(&oot_debug_b);
 }
 
+/*
+ * The overread goes last: a KASAN report taints the kernel as "lockdep
+ * now unreliable", which turns lockdep off for the rest of the boot, so
+ * an inversion after it would never be reported.
+ */
 static int __init oot_debug_init(void)
 {
+	if (lockdep)
+		oot_debug_lockdep();
 	if (leak)
 		oot_debug_leak();
 	if (oob)
 		oot_debug_oob();
-	if (lockdep)
-		oot_debug_lockdep();
 	return 0;
 }
 
