@@ -25,7 +25,7 @@ OPTIONAL=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err
 NO_OPT="stock rxe has no optional counters (measured)"
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 13
 
 rdma_unload_all
 modprobe rdma_rxe
@@ -81,6 +81,45 @@ ktap_test_result "a default counter cannot be set optional" \
 	eval '! rdma statistic set link rxe0/1 optional-counters sent_pkts'
 ktap_test_result "an unknown counter cannot be set" \
 	eval '! rdma statistic set link rxe0/1 optional-counters no_such_counter'
+
+# The tool checks names itself; below it, the kernel checks indexes.
+# STAT_SET (5/16) with a STAT_HWCOUNTERS nest (80, NLA_F_NESTED) of
+# STAT_HWCOUNTER_INDEX u32s (94): nest INDEX... prints the attribute.
+nest() {
+	local out= i
+	for i; do
+		out+=$(printf '08005e00%02x000000' "$i")
+	done
+	echo "$((80 | 0x8000)):hex:$out"
+}
+DEV=(dev_index:u32:"$(rdma dev show rxe0 | cut -d: -f1)" port_index:u32:1)
+# Measured on stock: index 0 (sent_pkts) is EINVAL there too.
+ktap_test_result "the kernel refuses a default counter's index" \
+	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 0)"
+# Ours: a list with one bad index changes nothing, a good one is taken.
+bad_list() {
+	local before
+	before=$(mode)
+	expect_eq "mode before" "$before" \
+		"link rxe0/1 optional-counters rcvd_malformed_err,rcvd_no_qp_err" &&
+	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 15 0)" &&
+	expect_eq "mode" "$(mode)" "$before" &&
+	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 15 19)" &&
+	expect_eq "mode" "$(mode)" "$before"
+}
+by_index() {
+	expect_nl "ack" --ack 5 16 "${DEV[@]}" "$(nest 15)" &&
+	expect_eq "mode" "$(mode)" "link rxe0/1 optional-counters rcvd_icrc_err" &&
+	expect_nl "ack" --ack 5 16 "${DEV[@]}" "$(nest)" &&
+	expect_eq "mode" "$(mode)" ""
+}
+if ours; then
+	ktap_test_result "a list with a bad index changes nothing" bad_list
+	ktap_test_result "optional counters by index, and an empty list" by_index
+else
+	ktap_test_skip "a list with a bad index changes nothing" "$NO_OPT"
+	ktap_test_skip "optional counters by index, and an empty list" "$NO_OPT"
+fi
 
 ktap_test_result "unset succeeds" rdma statistic unset link rxe0/1 optional-counters
 unset_all() {
