@@ -291,6 +291,13 @@ int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
 		     void *arg);
 
 /*
+ * The same counters' container, for changing which optional counters are
+ * enabled (rdma_counter_modify(), under stats->lock); NULL when there are
+ * no such counters.  Same lifetime rule as ib_hw_stats_read().
+ */
+struct rdma_hw_stats *ib_hw_stats_get(struct ib_device *ibdev, u32 port_num);
+
+/*
  * Files of a client (ib_cm's counters) in ports/<N>/ of a registered
  * device: from its add() callback, removed from its remove() callback.
  * The files are struct ib_port_attribute.  Exported.

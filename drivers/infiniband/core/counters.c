@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 
 #include "core_priv.h"
 
@@ -77,3 +78,43 @@ void rdma_free_hw_stats_struct(struct rdma_hw_stats *stats)
 	kfree(stats);
 }
 EXPORT_SYMBOL(rdma_free_hw_stats_struct);
+
+/**
+ * rdma_counter_modify - enable or disable an optional port counter
+ * @dev: the device
+ * @port: its port
+ * @index: the counter, an IB_STAT_FLAG_OPTIONAL one
+ * @enable: whether "rdma statistic show" is to report it
+ *
+ * The driver learns of the change first (ops.modify_hw_stat) and may
+ * refuse it; only then does the counter's bit in is_disabled follow, so
+ * readers never report a counter the driver did not agree to keep.
+ * Asking for the state a counter already has is a no-op.
+ *
+ * Return: 0, -EOPNOTSUPP when the driver cannot switch counters, -EINVAL
+ * for a port without counters or a counter that is not optional, or the
+ * driver's error.
+ */
+int rdma_counter_modify(struct ib_device *dev, u32 port, unsigned int index,
+			bool enable)
+{
+	struct rdma_hw_stats *stats;
+	int ret = 0;
+
+	if (!dev->ops.modify_hw_stat)
+		return -EOPNOTSUPP;
+
+	stats = ib_hw_stats_get(dev, port);
+	if (!stats || index >= stats->num_counters ||
+	    !(stats->descs[index].flags & IB_STAT_FLAG_OPTIONAL))
+		return -EINVAL;
+
+	mutex_lock(&stats->lock);
+	if (test_bit(index, stats->is_disabled) == enable) {
+		ret = dev->ops.modify_hw_stat(dev, port, index, enable);
+		if (!ret)
+			assign_bit(index, stats->is_disabled, !enable);
+	}
+	mutex_unlock(&stats->lock);
+	return ret;
+}

@@ -13,6 +13,7 @@
  * Also here: the rdma_link_ops registry behind "rdma link add", and the
  * system-wide settings of "rdma system".
  */
+#include <linux/bitmap.h>
 #include <linux/module.h>
 #include <linux/kdev_t.h>
 #include <linux/kmod.h>
@@ -22,6 +23,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
@@ -1858,8 +1860,57 @@ static int nldev_stat_get_status_doit(struct sk_buff *skb,
 }
 
 /*
- * Counter binding (auto and manual QP modes) and enabling optional
- * counters need the rdma_counter machinery, which is not in yet: valid
+ * "rdma statistic set link DEV/PORT optional-counters A,B": @list holds
+ * the indexes (STAT_HWCOUNTER_INDEX, as STAT_GET_STATUS numbers them) of
+ * the optional counters to enable; every other optional counter of the
+ * port is disabled.  The whole list is checked before anything changes.
+ */
+static int nldev_stat_set_optional(struct ib_device *device, u32 port,
+				   const struct nlattr *list,
+				   struct netlink_ext_ack *extack)
+{
+	struct rdma_hw_stats *stats;
+	unsigned long *enable;
+	struct nlattr *entry;
+	int rem, i, ret = 0;
+	u32 index;
+
+	stats = ib_hw_stats_get(device, port);
+	if (!stats)
+		return -EINVAL;
+
+	/* num_counters and descs are fixed for the container's life. */
+	enable = bitmap_zalloc(stats->num_counters, GFP_KERNEL);
+	if (!enable)
+		return -ENOMEM;
+
+	nla_for_each_nested(entry, list, rem) {
+		if (nla_len(entry) != sizeof(u32)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		index = nla_get_u32(entry);
+		if (index >= stats->num_counters ||
+		    !(stats->descs[index].flags & IB_STAT_FLAG_OPTIONAL)) {
+			NL_SET_ERR_MSG(extack, "Not an optional counter");
+			ret = -EINVAL;
+			goto out;
+		}
+		__set_bit(index, enable);
+	}
+
+	for (i = 0; i < stats->num_counters && !ret; i++)
+		if (stats->descs[i].flags & IB_STAT_FLAG_OPTIONAL)
+			ret = rdma_counter_modify(device, port, i,
+						  test_bit(i, enable));
+out:
+	bitmap_free(enable);
+	return ret;
+}
+
+/*
+ * Optional counters are switched here.  Counter binding (auto and manual
+ * QP modes) needs the rdma_counter machinery, which is not in yet: those
  * requests are answered -EOPNOTSUPP.
  */
 static int nldev_stat_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
@@ -1867,6 +1918,8 @@ static int nldev_stat_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct ib_device *device;
+	struct nlmsghdr *rnlh;
+	struct sk_buff *msg;
 	u32 port;
 	int ret;
 
@@ -1887,8 +1940,33 @@ static int nldev_stat_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (!rdma_is_port_valid(device, port))
 		goto out_put;
 
-	NL_SET_ERR_MSG(extack, "Counter configuration is not supported");
-	ret = -EOPNOTSUPP;
+	if (tb[RDMA_NLDEV_ATTR_STAT_MODE] ||
+	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS]) {
+		NL_SET_ERR_MSG(extack, "Counter binding is not supported");
+		ret = -EOPNOTSUPP;
+		goto out_put;
+	}
+
+	ret = nldev_stat_set_optional(device, port,
+				      tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS],
+				      extack);
+	if (ret)
+		goto out_put;
+
+	/* As stock: a reply naming the device and port. */
+	ret = -ENOMEM;
+	msg = nldev_reply_new(skb, nlh, RDMA_NLDEV_CMD_STAT_SET, &rnlh);
+	if (!msg)
+		goto out_put;
+	if (nldev_put_handle(msg, device) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port)) {
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out_put;
+	}
+	ib_device_put(device);
+	return nldev_reply_send(skb, msg, rnlh);
+
 out_put:
 	if (device)
 		ib_device_put(device);

@@ -394,13 +394,16 @@ static void hw_stats_file_init(struct hw_stats_device_data *data,
 /*
  * hw_counters/ for the counters the driver allocated in @stats (owned by
  * the result from here on, also on failure): one read-only file per
- * counter, named by its descriptor, and "lifespan".
+ * counter, named by its descriptor, and "lifespan".  Optional counters
+ * (IB_STAT_FLAG_OPTIONAL) get no file, as on the stock kernel: they come
+ * and go with "rdma statistic set ... optional-counters" and only netlink
+ * shows them.
  */
 static struct hw_stats_device_data *
 hw_stats_data_alloc(struct rdma_hw_stats *stats, bool for_port)
 {
 	struct hw_stats_device_data *data;
-	int i;
+	int i, n = 0;
 
 	if (!stats)
 		return ERR_PTR(-ENOMEM);
@@ -426,14 +429,17 @@ hw_stats_data_alloc(struct rdma_hw_stats *stats, bool for_port)
 	}
 
 	for (i = 0; i < stats->num_counters; i++) {
+		if (stats->descs[i].flags & IB_STAT_FLAG_OPTIONAL)
+			continue;
 		hw_stats_file_init(data, &data->counters[i], i,
 				   stats->descs[i].name, for_port);
-		data->attrs[i] = for_port ? &data->counters[i].port_attr.attr :
-					    &data->counters[i].dev_attr.attr;
+		data->attrs[n++] = for_port ?
+				   &data->counters[i].port_attr.attr :
+				   &data->counters[i].dev_attr.attr;
 	}
 	hw_stats_file_init(data, &data->lifespan, stats->num_counters,
 			   "lifespan", for_port);
-	data->attrs[i] = for_port ? &data->lifespan.port_attr.attr :
+	data->attrs[n] = for_port ? &data->lifespan.port_attr.attr :
 				    &data->lifespan.dev_attr.attr;
 
 	data->group.name = "hw_counters";
@@ -485,23 +491,29 @@ void ib_device_release_hw_stats(struct ib_device *device)
  * Netlink readers always get current values: the lifespan only spares
  * the driver when sysfs readers go through a directory file by file.
  */
-int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
-		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
-		     void *arg)
+struct rdma_hw_stats *ib_hw_stats_get(struct ib_device *ibdev, u32 port_num)
 {
 	struct hw_stats_device_data *data = NULL;
-	struct rdma_hw_stats *stats;
-	int ret;
 
 	if (!port_num)
 		data = ibdev->hw_stats_data;
 	else if (rdma_is_port_valid(ibdev, port_num) &&
 		 ibdev->port_data[port_num].sysfs)
 		data = ibdev->port_data[port_num].sysfs->hw_stats;
-	if (!data)
+	return data ? data->stats : NULL;
+}
+
+int ib_hw_stats_read(struct ib_device *ibdev, u32 port_num,
+		     int (*fn)(const struct rdma_hw_stats *stats, void *arg),
+		     void *arg)
+{
+	struct rdma_hw_stats *stats;
+	int ret;
+
+	stats = ib_hw_stats_get(ibdev, port_num);
+	if (!stats)
 		return -EOPNOTSUPP;
 
-	stats = data->stats;
 	mutex_lock(&stats->lock);
 	ret = hw_stats_fetch(ibdev, stats, port_num, stats->num_counters);
 	if (!ret)

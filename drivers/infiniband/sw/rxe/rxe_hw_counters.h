@@ -8,7 +8,12 @@
 
 #include <rdma/ib_verbs.h>
 
-/* The order is the ABI order of the names in rxe_hw_counters.c. */
+/*
+ * The order is the ABI order of the names in rxe_hw_counters.c: stock's
+ * counters, then the optional ones (IB_STAT_FLAG_OPTIONAL, off by
+ * default), which count the received packets rxe_recv.c drops before
+ * any QP sees them.
+ */
 enum rxe_counter {
 	RXE_CNT_SENT_PKTS,
 	RXE_CNT_RCVD_PKTS,
@@ -25,6 +30,10 @@ enum rxe_counter {
 	RXE_CNT_LINK_DOWNED,
 	RXE_CNT_RDMA_SEND,
 	RXE_CNT_RDMA_RECV,
+	RXE_CNT_RCV_ICRC_ERR,
+	RXE_CNT_RCV_MALFORMED,
+	RXE_CNT_RCV_NO_QP,
+	RXE_CNT_RCV_QP_MISMATCH,
 	RXE_NUM_OF_COUNTERS
 };
 
@@ -32,5 +41,7 @@ struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
 int rxe_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port_num, int index);
+int rxe_modify_hw_stat(struct ib_device *ibdev, u32 port_num,
+		       unsigned int index, bool enable);
 
 #endif /* RXE_HW_COUNTERS_H */

@@ -10,7 +10,11 @@
  * ICRC, the IP header at the network header, and pkt->rxe (held by the
  * caller for the duration of the call) and pkt->mask (loopback or not)
  * set.  Anything wrong drops it silently, as a HCA does; the P_Key and
- * Q_Key violations are counted as stock counts them.
+ * Q_Key violations are counted as stock counts them, and every drop in
+ * one of the optional counters by its reason: a bad ICRC; a malformed
+ * packet (length, opcode, header version, pad); no QP to take it (no
+ * such QPN, QP0, a DGID not of this device, a group with no member);
+ * a QP that does not take it (transport, state, peer address, keys).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -212,6 +216,8 @@ static void rxe_rcv_mcast(struct rxe_dev *rxe, struct sk_buff *skb,
 		any = true;
 	}
 	if (!any) {
+		rxe_counter_inc(rxe, n ? RXE_CNT_RCV_QP_MISMATCH :
+				     RXE_CNT_RCV_NO_QP);
 		kfree_skb(skb);
 		return;
 	}
@@ -237,6 +243,7 @@ void rxe_rcv(struct sk_buff *skb)
 	struct rxe_pkt_info *pkt = rxe_skb_pkt(skb);
 	struct rxe_dev *rxe = pkt->rxe;
 	bool loopback = pkt->mask & RXE_LOOPBACK_MASK;
+	enum rxe_counter why = RXE_CNT_RCV_MALFORMED;
 	union ib_gid dgid;
 	struct rxe_qp *qp;
 	u32 qpn;
@@ -262,10 +269,14 @@ void rxe_rcv(struct sk_buff *skb)
 
 	rxe_pkt_dgid(skb, &dgid);
 	if (!loopback) {
-		if (unlikely(!rxe_chk_dgid(rxe, skb, &dgid)))
+		if (unlikely(!rxe_chk_dgid(rxe, skb, &dgid))) {
+			why = RXE_CNT_RCV_NO_QP;
 			goto drop;
-		if (unlikely(rxe_icrc_check(skb, pkt)))
+		}
+		if (unlikely(rxe_icrc_check(skb, pkt))) {
+			why = RXE_CNT_RCV_ICRC_ERR;
 			goto drop;
+		}
 	}
 
 	qpn = bth_qpn(pkt);
@@ -279,6 +290,7 @@ void rxe_rcv(struct sk_buff *skb)
 	}
 
 	/* QP0 (SMI) does not exist on RoCE. */
+	why = RXE_CNT_RCV_NO_QP;
 	if (unlikely(!qpn))
 		goto drop;
 	qp = rxe_qp_lookup(rxe, qpn);
@@ -286,6 +298,7 @@ void rxe_rcv(struct sk_buff *skb)
 		goto drop;
 	if (unlikely(!rxe_chk_qp(rxe, pkt, qp, skb))) {
 		rxe_qp_put(qp);
+		why = RXE_CNT_RCV_QP_MISMATCH;
 		goto drop;
 	}
 
@@ -295,5 +308,6 @@ void rxe_rcv(struct sk_buff *skb)
 	return;
 
 drop:
+	rxe_counter_inc(rxe, why);
 	kfree_skb(skb);
 }

@@ -234,6 +234,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.map_mr_sg = rxe_map_mr_sg,
 	.mmap = rxe_mmap,
 	.modify_device = rxe_modify_device,
+	.modify_hw_stat = rxe_modify_hw_stat,
 	.modify_port = rxe_modify_port,
 	.modify_qp = rxe_modify_qp,
 	.modify_srq = rxe_modify_srq,

@@ -7,7 +7,8 @@ rdma tool: bad client or op numbers, dumps, permissions.
 
     nlrdma.py [--uid UID] [--dump] [--ack] CLIENT OP [ATTR...]
 
-ATTR is TYPE:u8:N, TYPE:u32:N, TYPE:u64:N or TYPE:str:TEXT (NUL added);
+ATTR is TYPE:u8:N, TYPE:u32:N, TYPE:u64:N, TYPE:str:TEXT (NUL added) or
+TYPE:hex:BYTES (the payload as given, e.g. the attributes of a nest);
 TYPE is a number or one of the RDMA_NLDEV_ATTR_* names in NLDEV_ATTRS,
 lower case without the prefix (dev_index, dev_name, ndev_name, ...).
 Output, one line:
@@ -48,6 +49,8 @@ def attr(spec):
     atype = NLDEV_ATTRS.get(atype, atype)
     if kind == "str":
         data = val.encode() + b"\0"
+    elif kind == "hex":
+        data = bytes.fromhex(val)
     else:
         fmt = {"u8": "=B", "u32": "=I", "u64": "=Q"}[kind]
         data = struct.pack(fmt, int(val, 0))

@@ -9,7 +9,8 @@ Builds each packet from a description and sends it on IF (a raw
 Ethernet frame; scapy builds Ethernet, IPv4 and UDP, our code the
 InfiniBand transport headers and the ICRC).  One packet from KEY=VALUE
 arguments, or one a line of FILE ("NAME KEY=VALUE ...", # comments).
-With --counters DEV, the hw counters of DEV are saved to
+With --counters DEV, the hw counters of DEV's port 1 ("rdma statistic
+show": sysfs's and the enabled optional ones) are saved to
 DIR/NAME.before and DIR/NAME.after around each packet (GAP seconds
 after sending it, default 0.3: time for the answer to leave).
 
@@ -31,6 +32,7 @@ import argparse
 import logging
 import os
 import struct
+import subprocess
 import sys
 import time
 
@@ -117,11 +119,14 @@ def build(args, d):
 
 
 def counters(dev, path):
-    d = "/sys/class/infiniband/%s/ports/1/hw_counters" % dev
+    # "link DEV/1 NAME VALUE NAME VALUE ...": optional counters have no
+    # sysfs file, so the rdma tool is the one place that shows them all.
+    out = subprocess.run(["rdma", "statistic", "show", "link", dev + "/1"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    pairs = dict(zip(out[2::2], out[3::2]))
     with open(path, "w") as f:
-        for n in sorted(os.listdir(d)):
-            with open(os.path.join(d, n)) as c:
-                f.write("%s %s\n" % (n, c.read().strip()))
+        for n in sorted(pairs):
+            f.write("%s %s\n" % (n, pairs[n]))
 
 
 def main():

@@ -12,10 +12,13 @@
 # Then: no answer carries canary bytes, the canary pages are intact, no
 # hostile WRITE's bytes and no hostile atomic reached memory.
 # Stock drops a bad ICRC, a truncated header and an unknown QPN without
-# moving any counter; the issue wants them counted: on ours some counter
-# must move, on stock that check skips.  Stock answers a READ request
-# that carries a payload (IBTA: a length that does not fit the opcode);
-# ours must drop or NAK it, on stock that check skips.
+# moving any counter; the issue wants them counted: ours counts them in
+# its optional counters (enabled first; stock has none), each case moving
+# exactly its own one, and on stock that check skips.  Stock answers a
+# READ request that carries a payload (IBTA: a length that does not fit
+# the opcode); ours must drop it (counted as malformed) or NAK it, on
+# stock that check skips.  With the optional counters enabled every other
+# case moves on ours exactly what it moves on stock.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -31,6 +34,12 @@ tmp=$(mktemp -d)
 trap 'touch "$tmp/go"; wire_down; rm -rf "$tmp"' EXIT
 modprobe rdma_rxe
 wire_up no-rxe2 || { echo "# no veth setup"; exit 1; }
+# Ours: the receive drop counters (rxe_hw_counters.c), off by default.
+DROPS=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err
+if ours; then
+	rdma statistic set link rxe1/1 optional-counters "$DROPS" ||
+		{ echo "# cannot enable $DROPS"; exit 1; }
+fi
 
 # The target.
 python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 16 \
@@ -120,13 +129,14 @@ NAK_INV=0x11/0x61	# NAK: invalid request
 NAK_SEQ=0x11/0x60	# NAK: PSN sequence error
 NAK_ACC=0x11/0x62	# NAK: remote access error
 PKT="rcvd_pkts+1 sent_pkts+1"
-# name, stock's answers, the counters stock moves (measured).
+# name, stock's answers, the counters stock moves (measured); for the
+# drops stock does not count, the optional counter ours moves.
 EXPECT=(
 	"ok_send|$ACK|rcvd_pkts+1 rdma_recvs+1 sent_pkts+1"
 	"ok_read|0x10/0x1f|$PKT"
-	"bad_icrc||"
-	"truncated||"
-	"read_with_payload|0x10/0x1f|$PKT"
+	"bad_icrc|||rcvd_icrc_err+1"
+	"truncated|||rcvd_malformed_err+1"
+	"read_with_payload|0x10/0x1f|$PKT|rcvd_malformed_err+1"
 	"write_len_mismatch|$NAK_INV|$PKT"
 	"psn_ahead|$NAK_SEQ|out_of_seq_request+1 $PKT"
 	"write_bad_rkey|$NAK_ACC|$PKT"
@@ -137,18 +147,20 @@ EXPECT=(
 	"read_va_overflow|$NAK_ACC|$PKT"
 	"read_huge_len|$NAK_ACC|$PKT"
 	"atomic_out_of_range|$NAK_ACC|$PKT"
-	"unknown_qpn||"
+	"unknown_qpn|||rcvd_no_qp_err+1"
 )
 ktap_set_plan $((${#EXPECT[@]} * 2 + 4))
 
 for e in "${EXPECT[@]}"; do
-	IFS='|' read -r n ans cnt <<<"$e"
+	IFS='|' read -r n ans cnt drop <<<"$e"
 	case $n in
 	read_with_payload)
 		if ours; then
 			ktap_test_result "$n: dropped or NAKed (invalid request)" \
 				eval '[ -z "$(answers $n)" ] || expect_eq answers "$(answers $n)" $NAK_INV'
-			ktap_test_todo "$n: counted" "drops are not counted yet (issue 9)" test -n "$(delta $n)"
+			# A NAK would be counted as stock counts packets.
+			[ -n "$(answers $n)" ] && drop=$PKT
+			ktap_test_result "$n: counters $drop" expect_eq "counters" "$(delta $n)" "$drop"
 		else
 			ktap_test_skip "$n: dropped or NAKed" \
 				"stock answers it with READ_RESPONSE_ONLY (measured)"
@@ -161,8 +173,8 @@ for e in "${EXPECT[@]}"; do
 	if [ -n "$cnt" ]; then
 		ktap_test_result "$n: counters $cnt, as stock" expect_eq "counters" "$(delta "$n")" "$cnt"
 	elif ours; then
-		ktap_test_todo "$n: dropped and counted" "drops are not counted yet (issue 9)" \
-			test -n "$(delta "$n")"
+		ktap_test_result "$n: dropped and counted, $drop" expect_eq "counters" \
+			"$(delta "$n")" "$drop"
 	else
 		ktap_test_skip "$n: dropped and counted" "stock moves no counter for it (measured)"
 	fi
