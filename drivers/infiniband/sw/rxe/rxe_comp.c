@@ -221,8 +221,8 @@ static void rxe_comp_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 }
 
 /*
- * Sends again from comp_psn, if retries are left; else the oldest WQE
- * fails with IB_WC_RETRY_EXC_ERR.
+ * Sends again from comp_psn, if retries are left (retry_cnt 7: always);
+ * else the oldest WQE fails with IB_WC_RETRY_EXC_ERR.
  */
 static void rxe_comp_retry(struct rxe_qp *qp)
 {
@@ -237,7 +237,14 @@ static void rxe_comp_retry(struct rxe_qp *qp)
 		rxe_comp_fail(qp, wqe, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	req->retry_left--;
+	/*
+	 * IBTA gives retry_cnt 7 no special meaning, but stock rxe retries
+	 * for ever then, and the rdma-core tools ask for 7: as stock, so
+	 * that a slow peer (a debug kernel, a loaded host) never fails a
+	 * transfer the stock stack completes.
+	 */
+	if (req->retry_left != 7)
+		req->retry_left--;
 	req->in_retry = true;
 	rxe_counter_inc(rxe, RXE_CNT_COMP_RETRY);
 	rxe_req_rewind(qp);

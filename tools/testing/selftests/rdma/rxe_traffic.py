@@ -16,6 +16,13 @@ Cases:
     retry        with every packet lost: the first WR completes with
                  IBV_WC_RETRY_EXC_ERR after the configured retries
                  (timeout 10, retry_cnt 2), the second is flushed
+    retry-forever  with every packet lost and retry_cnt 7, nothing
+                 completes for 3 s (many times what 7 retransmissions
+                 at timeout 8 take), and once packets pass again the
+                 SEND completes successfully.  The caller switches the
+                 loss: the case creates GO.ready (QPs connected: stock
+                 resolves the peer's MAC then) and waits for GO.lost,
+                 then creates GO.lossy and waits for GO (--go)
     counters     a fixed sequence at path MTU 1024: SEND 4 KiB, WRITE
                  8 KiB, READ 8 KiB, FETCH_ADD, each completed before the
                  next
@@ -27,6 +34,7 @@ import argparse
 import ctypes
 import hashlib
 import mmap
+import os
 import sys
 import time
 
@@ -270,6 +278,42 @@ def retry(a):
     resp.close()
 
 
+def step(done, wait):
+    """Tells the caller (creates @done), then waits for it (@wait)."""
+    open(done, "w").close()
+    end = time.monotonic() + POLL_LIMIT
+    while not os.path.exists(wait):
+        if time.monotonic() > end:
+            raise Failed("%s never appeared" % wait)
+        time.sleep(0.05)
+
+
+def retry_forever(a):
+    """IBTA gives retry_cnt 7 no special meaning; stock rxe retransmits
+    for ever then (and the rdma-core tools ask for 7)."""
+    req, resp = pair(a, timeout=8, retry_cnt=7)
+    mr = MR(req.pd, 4096, ACCESS_ALL)
+    rmr = MR(resp.pd, 4096, ACCESS_ALL)
+    resp.qp.post_recv(recv_wr(1, rmr, 0, 4096))
+    step(a.go + ".ready", a.go + ".lost")
+    req.qp.post_send(send_wr(1, e.IBV_WR_SEND, mr, 0, 64))
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        got, batch = req.cq.poll(1)
+        if got:
+            problem("completion while every packet is lost: wr_id %d status %d" %
+                    (batch[0].wr_id, batch[0].status))
+            break
+        time.sleep(0.05)
+    step(a.go + ".lossy", a.go)
+    ok(poll(req.cq)[0], "SEND once packets pass again")
+    ok(poll(resp.cq)[0], "its receive")
+    mr.close()
+    rmr.close()
+    req.close()
+    resp.close()
+
+
 def counters(a):
     req, resp = pair(a)
     n = 8192
@@ -306,13 +350,14 @@ def counters(a):
 
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
-             "counters": counters}
+             "retry-forever": retry_forever, "counters": counters}
     ap = argparse.ArgumentParser()
     ap.add_argument("--dev", default="rxe1")
     ap.add_argument("--gid", type=int, default=1)
     ap.add_argument("--peer", default="rxe2")
     ap.add_argument("--peer-gid", type=int, default=1)
     ap.add_argument("--mib", type=int, default=64, help="transfer: MiB each way")
+    ap.add_argument("--go", help="retry-forever: the file that lets it go on")
     ap.add_argument("case", choices=sorted(cases))
     a = ap.parse_args()
     try:
