@@ -107,6 +107,17 @@ veth_setup() {
 	ip link set "$VETH_PEER" up
 }
 
+# link_ready NETDEV [NS]: NETDEV's operstate is up.  Until linkwatch has
+# seen the carrier, the device transmits through noop_qdisc, which drops
+# every packet (an injector's, a tool's); linkwatch runs late under load
+# (the debug kernel's "link becomes ready" came tens of seconds after
+# the test's setup, and rxe_hostile's injected packets were all lost).
+link_ready() {
+	local ns=${2:+ip netns exec $2}
+	eventually 30 $ns grep -qx up "/sys/class/net/$1/operstate" ||
+		{ echo "$1: operstate $($ns cat "/sys/class/net/$1/operstate")"; return 1; }
+}
+
 veth_teardown() {
 	ip link del "$VETH" 2>/dev/null
 	true

@@ -14,7 +14,7 @@
 
 # Stock's UD ends never give up by themselves (measured: 60 s until
 # timeout(1) killed them); the tools take seconds when traffic flows.
-TOOL_TIMEOUT=20
+TOOL_TIMEOUT=$((20 * ${OOT_TIMEOUT_SCALE:-1}))
 
 ktap_print_header
 ktap_set_plan 3

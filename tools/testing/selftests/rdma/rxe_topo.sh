@@ -77,6 +77,7 @@ topo_gid() {
 # its GID for ADDR is there.
 topo_rxe_up() {
 	local ns=$1 dev=$2 netdev=$3 addr=$4
+	link_ready "$netdev" "$ns" || return 1
 	in_ns "$ns" rdma link add "$dev" type rxe netdev "$netdev" || return 1
 	eventually 10 topo_gid "$dev" "$addr" "$ns" >/dev/null ||
 		{ echo "$dev: no GID for $addr"; return 1; }
@@ -197,11 +198,13 @@ topo_port() {
 # Runs TOOL as a server on SERVER-DEV and as its client on CLIENT-DEV
 # (each in its netns; "" is this one), with ARGS, the GID of the device's
 # address (GID-OPT: -g for the ibv_*_pingpong tools, -x for perftest) and
-# a port of its own, each bounded by TOOL_TIMEOUT seconds (default 60).
+# a port of its own, each bounded by TOOL_TIMEOUT seconds (default 60;
+# times OOT_TIMEOUT_SCALE, as every wait: the debug kernel under TCG
+# starts a tool in seconds, and a server gave up before its client came).
 # Succeeds when both end with status 0; their output is in
 # $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
 TOOL_OUT=
-TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
+TOOL_TIMEOUT=$((${TOOL_TIMEOUT:-60} * ${OOT_TIMEOUT_SCALE:-1}))
 tool_pair() {
 	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 gopt=$7 tool=$8
 	local sgid cgid port pid rc=0 src=0

@@ -18,7 +18,8 @@ wire_up() {
 	wire_down
 	ip link add ve0 type veth peer name ve1 || return 1
 	ip addr add "$WIRE_A/24" dev ve0 && ip addr add "$WIRE_B/24" dev ve1 &&
-	ip link set ve0 up && ip link set ve1 up || return 1
+	ip link set ve0 up && ip link set ve1 up &&
+	link_ready ve0 && link_ready ve1 || return 1
 	for d in all default ve0 ve1; do
 		sysctl -qw "net.ipv4.conf.$d.rp_filter=0"
 		sysctl -qw "net.ipv4.conf.$d.accept_local=1"
