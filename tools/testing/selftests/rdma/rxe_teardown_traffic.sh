@@ -6,6 +6,10 @@
 #   - kill -9 of both ends;
 #   - rdma link del of the server's device (stock: returns once the tools
 #     have ended);
+#   - rdma link del of the client's device under ib_write_bw -n, and of
+#     the server's under ib_send_bw -n, with and without -e (no duration:
+#     only failures end them): ours completes the outstanding WRs of that
+#     side with IB_WC_WR_FLUSH_ERR;
 #   - ip link del of the veth pair (ours only: stock may never let the
 #     netdev go);
 #   - modprobe -r rdma_rxe: ours removes the devices at once and the
@@ -21,25 +25,32 @@
 DURATION=8
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 8
 
 rdma_unload_all
 modprobe ib_uverbs
 topo_two_up || exit "$KSFT_FAIL"
 out=$(mktemp -d)
 
-# traffic TOOL: server on rxe2, client on rxe1, in the background (SPID,
-# CPID: the tools' own pids, for kill -9; -D bounds them); returns once
-# the client has run a few seconds.
+# traffic TOOL [ADDR [OPTION...]]: server on rxe2, client on rxe1, in the
+# background (SPID, CPID: the tools' own pids, for kill -9); returns once
+# the client has run a few seconds.  The client reaches the server's
+# TCP port at ADDR (default the server's veth address; the RDMA traffic
+# takes the GIDs whatever it is).  Both run with OPTIONs, by default
+# -D DURATION, which bounds them.
 traffic() {
-	local port
+	local tool=$1 addr=${2:-$TWO_IP2} port
+	local opts=(-D "$DURATION")
+
+	[ $# -gt 2 ] && opts=("${@:3}")
 	port=$(topo_port)
-	"$1" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
-		-F -D "$DURATION" >"$out/server" 2>&1 &
+	"$tool" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
+		-F "${opts[@]}" >"$out/server" 2>&1 &
 	SPID=$!
-	wait_listen "$port" "" "$SPID" || { echo "the server never listened"; return 1; }
-	"$1" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
-		-F -D "$DURATION" "$TWO_IP2" >"$out/client" 2>&1 &
+	wait_listen "$port" "" "$SPID" ||
+		{ echo "the server never listened:"; cat "$out/server"; return 1; }
+	"$tool" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
+		-F "${opts[@]}" "$addr" >"$out/client" 2>&1 &
 	CPID=$!
 	sleep 4
 	kill -0 "$CPID" && kill -0 "$SPID" ||
@@ -99,25 +110,97 @@ link_del() {
 }
 ktap_test_result "rdma link del under ib_send_bw" link_del
 
+# The first failed completion SIDE (server or client) reported ("Failed
+# status N", N an ibv_wc_status), or nothing.
+first_status() {
+	sed -n 's/^ *Failed status \([0-9]*\):.*/\1/p' "$out/$1" | head -n 1
+}
+
+# What each tool said first (its error, if it saw one).
+tools_said() {
+	echo "server: $(grep -v '^ *$' "$out/server" | head -n 2 | tr '\n' ' ')"
+	echo "client: $(grep -v '^ *$' "$out/client" | head -n 2 | tr '\n' ' ')"
+}
+
+# dev_del_n SIDE TOOL STRICT [OPTION...]: rdma link del of SIDE's device (server:
+# rxe2, client: rxe1) under TOOL -n OPTION...  Without a duration, and
+# with more iterations than it can do in the test, only a failed verb
+# or completion ends SIDE.  Ours removes the device at once and SIDE's
+# outstanding WRs complete with IB_WC_WR_FLUSH_ERR (5) in its mapped CQ
+# ring; the other side then ends on its own failed completion, or on
+# the tools' TCP connection closing.  Stock's rdma link del waits for
+# the tools to close (measured for the client's device under
+# ib_write_bw -n: the client ends on "Failed status 9", a remote invalid
+# request error, and the removal then completes).
+#
+# STRICT 1: SIDE makes no system call while it waits (the server of
+# ib_send_bw polls its mapped CQ ring and posts receives into its
+# mapped RQ ring), so only the flush can end it, and it must say status
+# 5.  Otherwise SIDE may as well see the removal as a failed doorbell
+# (post_send) or completion-channel call, which fail with EIO from then
+# on, before it polls the flushed CQ.
+dev_del_n() {
+	local side=$1 tool=$2 dev=$TWO_DEV1 netdev=$TWO_IF1 addr=$TWO_IP1
+	local strict=$3 t0 rc=0 dpid status
+
+	shift 3
+	if [ "$side" = server ]; then
+		dev=$TWO_DEV2 netdev=$TWO_IF2 addr=$TWO_IP2
+	fi
+	traffic "$tool" "" -n 5000000 "$@" || return 1
+	t0=$(date +%s)
+	rdma link del "$dev" &
+	dpid=$!
+	tools_gone || rc=1
+	tools_said
+	# Not waited for unbounded: a removal stuck in D state cannot be killed.
+	if eventually 30 eval '! kill -0 $dpid 2>/dev/null'; then
+		wait $dpid || { echo "rdma link del failed"; rc=1; }
+		echo "rdma link del returned after $(($(date +%s) - t0)) s"
+	else
+		echo "rdma link del still running after $(($(date +%s) - t0)) s"
+		return 1
+	fi
+	status=$(first_status "$side")
+	echo "the $side's first failed completion: status ${status:-none}"
+	if ours && [ "$strict" = 1 ] && [ "$status" != 5 ]; then
+		echo "expected IBV_WC_WR_FLUSH_ERR (5)"
+		rc=1
+	fi
+	eventually 10 no_user_objects || rc=1
+	topo_rxe_up "" "$dev" "$netdev" "$addr" || rc=1
+	return $rc
+}
+ktap_test_result "rdma link del of the client's device under ib_write_bw -n" \
+	dev_del_n client ib_write_bw 0
+ktap_test_result "rdma link del of the server's device under ib_send_bw -n" \
+	dev_del_n server ib_send_bw 1
+# perftest has no -e for WRITE: SEND, and the server's receives.
+ktap_test_result "rdma link del of the server's device under ib_send_bw -n -e" \
+	dev_del_n server ib_send_bw 0 -e
+
+# The tools' TCP connection goes through the loopback: on the veth it
+# would die with the addresses, and the server (which has no WR of its
+# own in ib_write_bw) would wait on it for ever (measured: in
+# tcp_recvmsg, long after the client had ended).
 netdev_del() {
 	local t0 rc=0
-	traffic ib_write_bw || return 1
+	traffic ib_write_bw 127.0.0.1 || return 1
 	t0=$(date +%s)
 	ip link del "$TWO_IF1" || rc=$?
 	echo "ip link del: status $rc after $(($(date +%s) - t0)) s"
-	tools_gone && [ "$rc" = 0 ] && eventually 10 topo_no_rxe && eventually 10 no_user_objects
+	tools_gone || { tools_said; return 1; }
+	tools_said
+	[ "$rc" = 0 ] && eventually 10 topo_no_rxe && eventually 10 no_user_objects
 }
 # Stock 6.1 may keep a reference on the netdev for ever here (measured,
 # 1 run of 2: "unregister_netdevice: waiting for ve1 to become free.
 # Usage count = 2" every 10 s, the harness's verdict fails on it; the
-# skip message must not quote it): the case is ours only.
-# Ours removes the device at once and disassociates the tools' contexts,
-# but writes no flush completion into their CQ rings: ib_write_bw then
-# polls for ever (killed after 30 s; stock's tools see a local QP
-# operation error instead).  Known gap of issue 9.
+# skip message must not quote it): the case is ours only.  Ours removes
+# the devices at once; the client ends on a failed completion (its
+# sends fail with the netdev, or are flushed with the device).
 if ours; then
-	ktap_test_todo "ip link del of the veth under ib_write_bw" \
-		"removal flushes no WR of a disassociated QP yet (issue 9)" netdev_del
+	ktap_test_result "ip link del of the veth under ib_write_bw" netdev_del
 else
 	ktap_test_skip "ip link del of the veth under ib_write_bw" \
 		"stock 6.1 can hold a reference on the netdev for ever"
