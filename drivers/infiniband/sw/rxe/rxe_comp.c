@@ -149,7 +149,7 @@ int rxe_comp_complete_done(struct rxe_qp *qp)
 }
 
 /* ERR: every WQE completes, those not done with IB_WC_WR_FLUSH_ERR. */
-static void rxe_comp_flush(struct rxe_qp *qp)
+void rxe_comp_flush(struct rxe_qp *qp)
 {
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_queue *q = qp->sq.queue;

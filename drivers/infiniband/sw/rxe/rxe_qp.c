@@ -251,12 +251,42 @@ err_free_queues:
 }
 
 /*
+ * Device removal destroys the QPs of an application that is still
+ * running (rxe_disassociate_ucontext()): it may be polling its CQ for
+ * the WRs it posted, and no packet will ever complete them now.  Every
+ * outstanding send and receive WR completes with IB_WC_WR_FLUSH_ERR, as
+ * if the QP had gone to ERR, so that the application learns of it from
+ * its CQ (and its completion channel, if armed) before the async
+ * DEVICE_FATAL.  The CQ rings stay mapped in the application after the
+ * core destroys the CQs (rxe_mmap.c), and the core destroys a QP before
+ * the CQs it uses and before the completion channels.
+ *
+ * The roles are stopped: nothing else walks the queues meanwhile.  A
+ * QP in RESET has no WR outstanding.  Only the receives this QP had
+ * taken from an SRQ are flushed: the SRQ's own WRs belong to no QP.
+ */
+static void rxe_qp_flush_removed(struct rxe_qp *qp)
+{
+	if (READ_ONCE(qp->attr.qp_state) == IB_QPS_RESET)
+		return;
+	rxe_comp_flush(qp);
+	rxe_resp_flush(qp);
+}
+
+/* Destroyed because the device goes under a running application. */
+static bool rxe_qp_removed(struct rxe_qp *qp, struct ib_udata *udata)
+{
+	return qp->is_user && udata && rxe_udata_ucontext(udata)->removed;
+}
+
+/*
  * The core destroys a QP only once no verb refers to it, but packets,
  * timers and tasks still may: first the QP number is unpublished (no new
  * packet finds the QP), then every role is stopped (no run starts, no
  * timer fires, queued packets are dropped with their references), then
  * we wait for the references still held (a packet in the middle of
- * being handled), and only then does the memory go.
+ * being handled), and only then does the memory go.  An ordinary
+ * destroy completes nothing: the application asked for it.
  */
 int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -268,6 +298,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	rxe_resp_stop(qp);
 	rxe_req_stop(qp);
+	if (rxe_qp_removed(qp, udata))
+		rxe_qp_flush_removed(qp);
 
 	rxe_qp_put(qp);
 	wait_for_completion(&qp->ref_done);

@@ -134,6 +134,11 @@ void rxe_req_arm_retrans(struct rxe_qp *qp);
 int rxe_comp_step(struct rxe_qp *qp);
 /* Completes the WQEs at the head of the SQ that are DONE. */
 int rxe_comp_complete_done(struct rxe_qp *qp);
+/*
+ * Completes every WQE of the SQ, those not done with IB_WC_WR_FLUSH_ERR:
+ * in the task (ERR), or once the task is stopped (device removal).
+ */
+void rxe_comp_flush(struct rxe_qp *qp);
 
 /* rxe_sq.c */
 struct rxe_send_wqe *rxe_sq_wqe(struct rxe_qp *qp, u32 index);

@@ -849,10 +849,13 @@ static void rxe_resp_forget(struct rxe_qp *qp)
 /*
  * ERR (IBTA 10.3.1): requests are dropped; the WQE in hand and the
  * receive queue complete with IB_WC_WR_FLUSH_ERR.  An SRQ is not
- * flushed: other QPs use it.
+ * flushed: other QPs use it.  At most one ring's worth per call, so that
+ * an application posting as fast as we flush cannot hold the caller
+ * (device removal, rxe_qp.c) for ever.
  */
-static void rxe_resp_flush(struct rxe_qp *qp)
+void rxe_resp_flush(struct rxe_qp *qp)
 {
+	u32 n;
 	int err;
 
 	rxe_resp_drop_pkts(qp);
@@ -864,7 +867,7 @@ static void rxe_resp_flush(struct rxe_qp *qp)
 		return;
 	if (qp->ibqp.srq)
 		return;
-	for (;;) {
+	for (n = 0; n <= qp->rq.queue->index_mask; n++) {
 		err = rxe_rq_take_wqe(qp, &qp->resp.wqe.wqe);
 		if (err == -EAGAIN)
 			return;

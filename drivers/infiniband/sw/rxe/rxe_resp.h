@@ -129,6 +129,11 @@ int rxe_resp_init(struct rxe_qp *qp);
 void rxe_resp_modify(struct rxe_qp *qp, int mask);
 void rxe_resp_stop(struct rxe_qp *qp);
 void rxe_resp_cleanup(struct rxe_qp *qp);
+/*
+ * The receive WQE in hand and the RQ complete with IB_WC_WR_FLUSH_ERR:
+ * in the task (ERR), or once the task is stopped (device removal).
+ */
+void rxe_resp_flush(struct rxe_qp *qp);
 
 /* rxe_rq.c: receive WQEs, for the responder. */
 int rxe_recv_wqe_post(struct rxe_queue *q, u32 max_sge,

@@ -147,9 +147,14 @@ static int rxe_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
  * itself; once the core has destroyed the objects they are inert memory,
  * never the device's.  Having this op is what lets ib_uverbs remove an
  * rxe device at once instead of waiting for its users to close.
+ *
+ * The core destroys the context's objects right after this: marked, its
+ * QPs flush their outstanding WRs into the CQ rings then (rxe_qp.c), so
+ * that an application polling for them ends instead of polling for ever.
  */
 static void rxe_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
+	to_ruc(ibuc)->removed = true;
 }
 
 /* Every object of the context, and so every offered buffer, is gone. */

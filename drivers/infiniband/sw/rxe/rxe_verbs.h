@@ -31,6 +31,12 @@ struct rxe_dev;
 struct rxe_ucontext {
 	struct ib_ucontext	ibuc;
 	struct rxe_mmap_ctx	mmap;
+	/*
+	 * The device is going under the context (disassociate_ucontext):
+	 * its QPs flush their WQEs when the core destroys them.  Written
+	 * and read under the core's ucontext_lock, by removal only.
+	 */
+	bool			removed;
 };
 
 static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *ibuc)

@@ -5,7 +5,8 @@
 # (rxe_topo.sh; ib_write_bw or ib_send_bw in duration mode, -D 8):
 #   - kill -9 of both ends;
 #   - rdma link del of the server's device (stock: returns once the tools
-#     have ended);
+#     have ended; ours: at once, and the server's receives complete with
+#     IB_WC_WR_FLUSH_ERR, which ends it even without a duration);
 #   - ip link del of the veth pair (ours only: stock may never let the
 #     netdev go);
 #   - modprobe -r rdma_rxe: ours removes the devices at once and the
@@ -28,18 +29,25 @@ modprobe ib_uverbs
 topo_two_up || exit "$KSFT_FAIL"
 out=$(mktemp -d)
 
-# traffic TOOL: server on rxe2, client on rxe1, in the background (SPID,
-# CPID: the tools' own pids, for kill -9; -D bounds them); returns once
-# the client has run a few seconds.
+# traffic TOOL [ADDR [OPTION...]]: server on rxe2, client on rxe1, in the
+# background (SPID, CPID: the tools' own pids, for kill -9); returns once
+# the client has run a few seconds.  The client reaches the server's
+# TCP port at ADDR (default the server's veth address; the RDMA traffic
+# takes the GIDs whatever it is).  Both run with OPTIONs, by default
+# -D DURATION, which bounds them.
 traffic() {
-	local port
+	local tool=$1 addr=${2:-$TWO_IP2} port
+	local opts=(-D "$DURATION")
+
+	[ $# -gt 2 ] && opts=("${@:3}")
 	port=$(topo_port)
-	"$1" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
-		-F -D "$DURATION" >"$out/server" 2>&1 &
+	"$tool" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
+		-F "${opts[@]}" >"$out/server" 2>&1 &
 	SPID=$!
-	wait_listen "$port" "" "$SPID" || { echo "the server never listened"; return 1; }
-	"$1" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
-		-F -D "$DURATION" "$TWO_IP2" >"$out/client" 2>&1 &
+	wait_listen "$port" "" "$SPID" ||
+		{ echo "the server never listened:"; cat "$out/server"; return 1; }
+	"$tool" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
+		-F "${opts[@]}" "$addr" >"$out/client" 2>&1 &
 	CPID=$!
 	sleep 4
 	kill -0 "$CPID" && kill -0 "$SPID" ||
@@ -60,7 +68,8 @@ tools_gone() {
 		fi
 		sleep 0.2
 	done
-	wait
+	# The tools only: a removal in the background is waited for apart.
+	wait "$SPID" "$CPID"
 	echo "tools gone after $(($(date +%s) - t0)) s"
 }
 
@@ -82,10 +91,19 @@ kill9() {
 }
 ktap_test_result "kill -9 of both ends of ib_write_bw" kill9
 
+# What each tool said first (its error, if it saw one).
+tools_said() {
+	echo "server: $(grep -v '^ *$' "$out/server" | head -n 2 | tr '\n' ' ')"
+	echo "client: $(grep -v '^ *$' "$out/client" | head -n 2 | tr '\n' ' ')"
+}
+
 # Stock's rdma link del waits (in D state) for every user context of the
 # device to close: it runs in the background while the tools are bounded
-# here, so that a tool that would not end cannot hang the test.
-link_del() {
+# here, so that a tool that would not end cannot hang the test.  Stock's
+# device works on meanwhile: the tools end only with their duration
+# (without one, measured, they still ran 30 s later, and the removal
+# returned once they were killed).
+link_del_stock() {
 	local t0 rc=0 dpid
 	traffic ib_send_bw || return 1
 	t0=$(date +%s)
@@ -97,27 +115,69 @@ link_del() {
 	[ $rc = 0 ] && eventually 10 no_user_objects || return 1
 	topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2"
 }
-ktap_test_result "rdma link del under ib_send_bw" link_del
 
+# Ours removes the device at once, and the server's outstanding receives
+# complete with IB_WC_WR_FLUSH_ERR (5) in its mapped CQ ring; its client
+# then ends on retries exceeded.  The tools run with -n, no duration,
+# and more iterations than they can do here: while it waits, the server
+# of ib_send_bw makes no system call (it polls its mapped CQ ring and
+# posts receives into its mapped RQ ring), so only the flush can end it
+# (measured without the flush: still running after 30 s), and it must
+# say so ("Failed status 5").
+link_del_ours() {
+	local t0 rc=0 dpid status
+	traffic ib_send_bw "" -n 5000000 || return 1
+	t0=$(date +%s)
+	rdma link del "$TWO_DEV2" &
+	dpid=$!
+	tools_gone || rc=1
+	tools_said
+	# Not waited for unbounded, should it be stuck in D state.
+	if eventually 30 eval '! kill -0 $dpid 2>/dev/null'; then
+		wait $dpid || { echo "rdma link del failed"; rc=1; }
+		echo "rdma link del returned after $(($(date +%s) - t0)) s"
+	else
+		echo "rdma link del still running after $(($(date +%s) - t0)) s"
+		return 1
+	fi
+	status=$(sed -n 's/^ *Failed status \([0-9]*\):.*/\1/p' "$out/server")
+	status=${status%%$'\n'*}
+	echo "the server's first failed completion: status ${status:-none}"
+	[ "$status" = 5 ] || { echo "expected IBV_WC_WR_FLUSH_ERR (5)"; rc=1; }
+	eventually 10 no_user_objects || rc=1
+	topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2" || rc=1
+	return $rc
+}
+if ours; then
+	ktap_test_result "rdma link del under ib_send_bw -n: receives flushed" \
+		link_del_ours
+else
+	ktap_test_result "rdma link del under ib_send_bw -D: waits for the tools" \
+		link_del_stock
+fi
+
+# The tools' TCP connection goes through the loopback: on the veth it
+# would die with the addresses, and the server (which has no WR of its
+# own in ib_write_bw) would wait on it for ever (measured: in
+# tcp_recvmsg, long after the client had ended).
 netdev_del() {
 	local t0 rc=0
-	traffic ib_write_bw || return 1
+	traffic ib_write_bw 127.0.0.1 || return 1
 	t0=$(date +%s)
 	ip link del "$TWO_IF1" || rc=$?
 	echo "ip link del: status $rc after $(($(date +%s) - t0)) s"
-	tools_gone && [ "$rc" = 0 ] && eventually 10 topo_no_rxe && eventually 10 no_user_objects
+	tools_gone || { tools_said; return 1; }
+	tools_said
+	[ "$rc" = 0 ] && eventually 10 topo_no_rxe && eventually 10 no_user_objects
 }
 # Stock 6.1 may keep a reference on the netdev for ever here (measured,
 # 1 run of 2: "unregister_netdevice: waiting for ve1 to become free.
 # Usage count = 2" every 10 s, the harness's verdict fails on it; the
-# skip message must not quote it): the case is ours only.
-# Ours removes the device at once and disassociates the tools' contexts,
-# but writes no flush completion into their CQ rings: ib_write_bw then
-# polls for ever (killed after 30 s; stock's tools see a local QP
-# operation error instead).  Known gap of issue 9.
+# skip message must not quote it): the case is ours only.  Ours removes
+# the devices at once; the client ends on a failed completion (its
+# sends fail with the netdev, or are flushed with the device).
 if ours; then
-	ktap_test_todo "ip link del of the veth under ib_write_bw" \
-		"removal flushes no WR of a disassociated QP yet (issue 9)" netdev_del
+	ktap_test_result "ip link del of the veth under ib_write_bw" netdev_del
 else
 	ktap_test_skip "ip link del of the veth under ib_write_bw" \
 		"stock 6.1 can hold a reference on the netdev for ever"
