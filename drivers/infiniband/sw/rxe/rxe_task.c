@@ -7,8 +7,15 @@
  * loopback, the sender's context), so that a small message costs no
  * context switch.  A run that keeps finding work (a long message, a
  * backlog) gives up the caller after a budget of calls and continues as
- * work on an unbound workqueue, so that neither a softirq nor a
- * post_send is held for long.
+ * work, so that neither a softirq nor a post_send is held for long.
+ *
+ * The work runs on the CPU that deferred it (a per-CPU workqueue), not
+ * wherever an unbound one would put it: a packet sent to a netdev such
+ * as veth is queued to the receive backlog of the CPU that sends it, so
+ * a run that continued on another CPU would let its later packets
+ * overtake its earlier ones (a READ's last response before its middle
+ * ones, measured), which the peer takes for loss and answers with a
+ * NAK or a retry.  Staying on one CPU keeps one run's packets in order.
  *
  * The state machine under task->lock makes a task single-threaded: only
  * the caller that moves it from IDLE to BUSY runs it (or queues it);
@@ -51,7 +58,11 @@ static bool rxe_task_done(struct rxe_task *task)
 	return done;
 }
 
-/* The task stays BUSY: the work item continues this run. */
+/*
+ * The task stays BUSY: the work item continues this run.  On a per-CPU
+ * workqueue, queue_work() picks the calling CPU, or the one the item is
+ * still running on when it requeues itself (see the top comment).
+ */
 static void rxe_task_defer(struct rxe_task *task)
 {
 	queue_work(rxe_task_wq, &task->work);
@@ -163,8 +174,8 @@ void rxe_task_stop(struct rxe_task *task)
 
 int rxe_task_wq_init(void)
 {
-	rxe_task_wq = alloc_workqueue("rxe_wq", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				      0);
+	/* Per-CPU, not WQ_UNBOUND: see the top comment. */
+	rxe_task_wq = alloc_workqueue("rxe_wq", WQ_MEM_RECLAIM, 0);
 	return rxe_task_wq ? 0 : -ENOMEM;
 }
 
