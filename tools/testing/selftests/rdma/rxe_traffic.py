@@ -315,7 +315,8 @@ def retry_forever(a):
 
 
 def counters(a):
-    req, resp = pair(a)
+    # Exact counts: no retransmission on a slow guest (timeout 1.07 s).
+    req, resp = pair(a, timeout=18)
     n = 8192
     lmr = MR(req.pd, n, ACCESS_ALL)
     rmr = MR(resp.pd, n, ACCESS_ALL)
