@@ -78,12 +78,13 @@ expect_eq() {
 	fi
 }
 
-# expect_output CMD...: CMD's output (stdout and stderr, within 60 s)
-# is exactly this function's stdin; else prints both.
+# expect_output CMD...: CMD's output (stdout and stderr, within 60 s
+# times OOT_TIMEOUT_SCALE) is exactly this function's stdin; else prints
+# both.
 expect_output() {
 	local got want
 	want=$(cat)
-	got=$(timeout 60 "$@" 2>&1)
+	got=$(timeout $((60 * ${OOT_TIMEOUT_SCALE:-1})) "$@" 2>&1)
 	[ "$got" = "$want" ] && return 0
 	echo "${*##*/}: got"
 	echo "$got"

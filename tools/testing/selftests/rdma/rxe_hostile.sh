@@ -43,7 +43,7 @@ fi
 
 # The target.
 python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 16 \
-	--dir "$tmp" --wait 120 >"$tmp/hold" 2>"$tmp/hold.err" &
+	--dir "$tmp" --wait $((120 * ${OOT_TIMEOUT_SCALE:-1})) >"$tmp/hold" 2>"$tmp/hold.err" &
 HOLD=$!
 eventually 60 test -e "$tmp/ready" || { cat "$tmp/hold.err"; exit 1; }
 read -r -a QPN <<<"$(sed -n 's/^qpns //p' "$tmp/hold")"
