@@ -117,19 +117,23 @@ link_del_stock() {
 }
 
 # Ours removes the device at once, and the server's outstanding receives
-# complete with IB_WC_WR_FLUSH_ERR (5) in its mapped CQ ring; its client
-# then ends on retries exceeded.  The tools run with -n, no duration,
-# and more iterations than they can do here: while it waits, the server
-# of ib_send_bw makes no system call (it polls its mapped CQ ring and
-# posts receives into its mapped RQ ring), so only the flush can end it
-# (measured without the flush: still running after 30 s), and it must
-# say so ("Failed status 5").
+# complete with IB_WC_WR_FLUSH_ERR (5) in its mapped CQ ring, which must
+# end it.  Its client, on rxe1, retransmits for ever (retry_cnt 7, as
+# stock) and is killed once the server is gone.  The tools run with -n,
+# no duration, and more iterations than they can do here: while it
+# waits, the server of ib_send_bw makes no system call (it polls its
+# mapped CQ ring and posts receives into its mapped RQ ring), so only
+# the flush can end it (measured without the flush: still running after
+# 30 s), and it must say so ("Failed status 5").
 link_del_ours() {
 	local t0 rc=0 dpid status
 	traffic ib_send_bw "" -n 5000000 || return 1
 	t0=$(date +%s)
 	rdma link del "$TWO_DEV2" &
 	dpid=$!
+	eventually 30 eval '! kill -0 $SPID 2>/dev/null' ||
+		{ echo "the server still runs after 30 s"; rc=1; }
+	kill -9 "$CPID" 2>/dev/null
 	tools_gone || rc=1
 	tools_said
 	# Not waited for unbounded, should it be stuck in D state.
