@@ -304,9 +304,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma, &orig,
 				   sizeof(orig), RXE_TO_MR);
 	} else {
-		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma,
-				   rxe_payload_addr(pkt),
-				   rxe_payload_size(pkt), RXE_TO_MR);
+		err = rxe_copy_pkt_to_sgl(pd, &wqe->dma, pkt);
 	}
 	if (err) {
 		rxe_comp_fail(qp, wqe, IB_WC_LOC_PROT_ERR);

@@ -58,13 +58,32 @@ int rxe_icrc_check(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
 /* ---- wire: rxe_net.c (and rxe_net.h: sockets, notifier) ---- */
 
 /*
- * A packet for @qp to the destination @av, with room for @paylen bytes
- * from the BTH through the ICRC (headers, payload, pad, ICRC).  Fills
- * pkt->{rxe,qp,hdr,paylen,port_num}; the caller writes opcode, mask, psn
- * and the headers.  NULL when out of memory.
+ * A packet of @opcode for @qp to the destination @av: the headers of the
+ * opcode (BTH and extension headers) zeroed, then @len bytes of payload
+ * that the caller writes (at rxe_payload_addr()), then the pad and the
+ * ICRC.  Fills pkt->{rxe,qp,opcode,mask,hdr,paylen,port_num}; the caller
+ * writes psn and the headers.  NULL when out of memory.
  */
 struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
-				int paylen, struct rxe_pkt_info *pkt);
+				u8 opcode, u32 len, struct rxe_pkt_info *pkt);
+
+/*
+ * Payload by reference, for a packet to this host's rxe only (see
+ * rxe_av_to_self() and rxe_mr_attach()): the skb holds the headers
+ * only; the caller appends the @len payload bytes as page
+ * fragments, then the pad and ICRC with rxe_end_packet_ref() (0, or
+ * -EOPNOTSUPP when no fragment is left: copy instead).
+ */
+struct sk_buff *rxe_init_packet_ref(struct rxe_qp *qp, const struct rxe_av *av,
+				    u8 opcode, u32 len,
+				    struct rxe_pkt_info *pkt);
+int rxe_end_packet_ref(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
+
+/*
+ * Whether @av's destination GID is its source GID: such packets are
+ * always delivered to rxe_rcv() directly, never to the network.
+ */
+bool rxe_av_to_self(const struct rxe_av *av);
 
 /*
  * Completes the IP/UDP headers and the ICRC and sends the packet; a
@@ -139,6 +158,31 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
  */
 int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 		 void *addr, u32 len, enum rxe_copy_dir dir);
+
+/*
+ * By reference instead of by copy (rxe_init_packet_ref()): appends
+ * [@iova, @iova + @len) of a user MR to @skb as page fragments, each
+ * holding a reference on its page, so that the pages outlive the MR if
+ * need be.  Only for a packet that this host's rxe copies out before the
+ * WQE that sent it can complete.  -EOPNOTSUPP when the MR is not of
+ * pinned user pages or @skb has no fragment left (copy instead),
+ * -EFAULT out of the MR.
+ */
+int rxe_mr_attach(struct rxe_mr *mr, u64 iova, u32 len, struct sk_buff *skb);
+
+/* rxe_copy_sgl() from the MRs, by reference: as rxe_mr_attach(). */
+int rxe_attach_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma, u32 len,
+		   struct sk_buff *skb);
+
+/*
+ * The payload of a received packet (linear, or page fragments when sent
+ * by reference) into MR memory: through the scatter list @dma (resolved
+ * in @pd for local write), or at @iova of a resolved range of @mr.
+ * As rxe_copy_sgl() and rxe_mr_copy().
+ */
+int rxe_copy_pkt_to_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma,
+			struct rxe_pkt_info *pkt);
+int rxe_copy_pkt_to_mr(struct rxe_mr *mr, u64 iova, struct rxe_pkt_info *pkt);
 
 /*
  * The 8-byte atomic of @opcode (IB_OPCODE_COMPARE_SWAP or FETCH_ADD at

@@ -369,7 +369,11 @@ static inline void ieth_init(struct rxe_pkt_info *pkt, u32 rkey)
 		      &((struct rxe_ieth *)rxe_hdr_at(pkt, RXE_IETH))->rkey);
 }
 
-/* Payload: contiguous (the receive path linearises), pad excluded. */
+/*
+ * Payload, pad excluded: where it starts if it is in the linear part,
+ * as it all is unless sent by reference (rxe_mr_attach()); copy it out
+ * with rxe_copy_pkt_to_sgl() or rxe_copy_pkt_to_mr().
+ */
 static inline void *rxe_payload_addr(const struct rxe_pkt_info *pkt)
 {
 	return rxe_hdr_at(pkt, RXE_PAYLOAD);

@@ -418,6 +418,24 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
 	}
 }
 
+/* The SGE of @dma to go on from (exhausted ones skipped); NULL at the end. */
+static struct rxe_sge *rxe_sgl_cur(struct rxe_dma_info *dma)
+{
+	while (dma->cur_sge < dma->num_sge) {
+		if (dma->sge_offset < dma->sge[dma->cur_sge].length)
+			return &dma->sge[dma->cur_sge];
+		dma->cur_sge++;
+		dma->sge_offset = 0;
+	}
+	return NULL;
+}
+
+static void rxe_sgl_advance(struct rxe_dma_info *dma, u32 n)
+{
+	dma->sge_offset += n;
+	dma->resid -= min(dma->resid, n);
+}
+
 int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 		 void *addr, u32 len, enum rxe_copy_dir dir)
 {
@@ -427,15 +445,9 @@ int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 	int err;
 
 	while (len) {
-		if (dma->cur_sge >= dma->num_sge)
+		sge = rxe_sgl_cur(dma);
+		if (!sge)
 			return -ENOSPC;
-		sge = &dma->sge[dma->cur_sge];
-		if (dma->sge_offset >= sge->length) {
-			dma->cur_sge++;
-			dma->sge_offset = 0;
-			continue;
-		}
-
 		n = min(len, sge->length - dma->sge_offset);
 		mr = rxe_mr_lookup_lkey(pd, sge->lkey, access);
 		if (IS_ERR(mr))
@@ -444,13 +456,143 @@ int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 		rxe_mr_put(mr);
 		if (err)
 			return err;
-
-		dma->sge_offset += n;
-		dma->resid -= min(dma->resid, n);
+		rxe_sgl_advance(dma, n);
 		addr += n;
 		len -= n;
 	}
 	return 0;
+}
+
+int rxe_mr_attach(struct rxe_mr *mr, u64 iova, u32 len, struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	u64 off = iova - mr->iova + mr->page_off;
+	unsigned int in, n;
+	struct page *page;
+
+	/* A user MR's pages are fixed for its life: no lock. */
+	if (mr->kind != RXE_MR_USER)
+		return -EOPNOTSUPP;
+	if (!rxe_mr_in_range(mr, iova, len))
+		return -EFAULT;
+
+	while (len) {
+		if ((off >> PAGE_SHIFT) >= mr->npages)
+			return -EFAULT;
+		/* One fragment is kept for rxe_end_packet_ref(). */
+		if (shinfo->nr_frags >= MAX_SKB_FRAGS - 1)
+			return -EOPNOTSUPP;
+		page = mr->pages[off >> PAGE_SHIFT];
+		in = offset_in_page(off);
+		n = min_t(u32, len, PAGE_SIZE - in);
+		get_page(page);
+		skb_add_rx_frag(skb, shinfo->nr_frags, page, in, n, n);
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int rxe_attach_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma, u32 len,
+		   struct sk_buff *skb)
+{
+	struct rxe_sge *sge;
+	struct rxe_mr *mr;
+	u32 n;
+	int err;
+
+	while (len) {
+		sge = rxe_sgl_cur(dma);
+		if (!sge)
+			return -ENOSPC;
+		n = min(len, sge->length - dma->sge_offset);
+		mr = rxe_mr_lookup_lkey(pd, sge->lkey, 0);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = rxe_mr_attach(mr, sge->addr + dma->sge_offset, n, skb);
+		rxe_mr_put(mr);
+		if (err)
+			return err;
+		rxe_sgl_advance(dma, n);
+		len -= n;
+	}
+	return 0;
+}
+
+/* Where a piece of a received payload goes (rxe_pkt_for_each_piece()). */
+struct rxe_pkt_sink {
+	struct rxe_pd		*pd;
+	struct rxe_dma_info	*dma;	/* through a scatter list, or */
+	struct rxe_mr		*mr;	/* into a range of an MR */
+	u64			iova;
+};
+
+static int rxe_pkt_sink_piece(struct rxe_pkt_sink *sink, void *addr, u32 len)
+{
+	int err;
+
+	if (!len)
+		return 0;
+	if (sink->dma)
+		return rxe_copy_sgl(sink->pd, IB_ACCESS_LOCAL_WRITE, sink->dma,
+				    addr, len, RXE_TO_MR);
+	err = rxe_mr_copy(sink->mr, sink->iova, addr, len, RXE_TO_MR);
+	sink->iova += len;
+	return err;
+}
+
+/*
+ * Hands the payload of @pkt to @sink piece by piece, in order: what is in
+ * the linear part (all of it, unless sent by reference), then the page
+ * fragments, each page mapped for its copy.
+ */
+static int rxe_pkt_to_sink(struct rxe_pkt_info *pkt, struct rxe_pkt_sink *sink)
+{
+	struct sk_buff *skb = rxe_pkt_skb(pkt);
+	u8 *start = rxe_payload_addr(pkt);
+	u32 left = rxe_payload_size(pkt);
+	u32 n, p_off, p_len, done;
+	const skb_frag_t *frag;
+	struct page *p;
+	void *va;
+	int i, err;
+
+	n = min_t(u32, left, skb_tail_pointer(skb) - start);
+	err = rxe_pkt_sink_piece(sink, start, n);
+	if (err)
+		return err;
+	left -= n;
+
+	for (i = 0; left && i < skb_shinfo(skb)->nr_frags; i++) {
+		frag = &skb_shinfo(skb)->frags[i];
+		n = min(left, skb_frag_size(frag));
+		skb_frag_foreach_page(frag, skb_frag_off(frag), n, p, p_off,
+				      p_len, done) {
+			va = kmap_local_page(p);
+			err = rxe_pkt_sink_piece(sink, va + p_off, p_len);
+			kunmap_local(va);
+			if (err)
+				return err;
+		}
+		left -= n;
+	}
+	/* rxe_rcv() checked the lengths: the payload is all there. */
+	return left ? -EFAULT : 0;
+}
+
+int rxe_copy_pkt_to_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma,
+			struct rxe_pkt_info *pkt)
+{
+	struct rxe_pkt_sink sink = { .pd = pd, .dma = dma };
+
+	return rxe_pkt_to_sink(pkt, &sink);
+}
+
+int rxe_copy_pkt_to_mr(struct rxe_mr *mr, u64 iova, struct rxe_pkt_info *pkt)
+{
+	struct rxe_pkt_sink sink = { .mr = mr, .iova = iova };
+
+	return rxe_pkt_to_sink(pkt, &sink);
 }
 
 /*

@@ -204,15 +204,48 @@ static unsigned int rxe_hdr_room(const struct rxe_av *av,
 	return LL_RESERVED_SPACE(ndev) + ip + sizeof(struct udphdr);
 }
 
-struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
-				int paylen, struct rxe_pkt_info *pkt)
+/*
+ * An skb with @len bytes of head room and data.  The head comes from
+ * the page fragment cache, not kmalloc(): a kmalloc()ed head is zeroed
+ * whole when the kernel initialises allocations (init_on_alloc, on in
+ * Debian's kernel), which cost as much as copying the payload (perf.rst).
+ * A fragment keeps its 32 KiB page from being reused while the packet
+ * lives, which for rxe's packets, consumed or sent at once, is short.
+ */
+static struct sk_buff *rxe_alloc_skb(unsigned int len)
+{
+	unsigned int size = SKB_DATA_ALIGN(len) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (size > PAGE_SIZE)
+		return alloc_skb(len, GFP_ATOMIC);
+	data = netdev_alloc_frag(size);
+	if (unlikely(!data))
+		return NULL;
+	skb = build_skb(data, size);
+	if (unlikely(!skb))
+		skb_free_frag(data);
+	return skb;
+}
+
+/*
+ * An skb for @qp to @av with @linear bytes from the BTH on in its linear
+ * part, left uninitialised, and room in front for the IP and UDP
+ * headers.
+ */
+static struct sk_buff *rxe_alloc_packet(struct rxe_qp *qp,
+					const struct rxe_av *av, u8 opcode,
+					u32 linear, u32 paylen,
+					struct rxe_pkt_info *pkt)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct net_device *ndev = rxe->ndev;
 	unsigned int room = rxe_hdr_room(av, ndev);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(room + paylen + ndev->needed_tailroom, GFP_ATOMIC);
+	skb = rxe_alloc_skb(room + linear + ndev->needed_tailroom);
 	if (unlikely(!skb))
 		return NULL;
 
@@ -224,10 +257,71 @@ struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
 	pkt->rxe = rxe;
 	pkt->qp = qp;
 	pkt->port_num = RXE_PORT;
+	pkt->opcode = opcode;
+	pkt->mask = rxe_opcode[opcode].mask;
 	pkt->paylen = paylen;
-	/* Zero, so that pad bytes and reserved fields go out as 0. */
-	pkt->hdr = skb_put_zero(skb, paylen);
+	pkt->hdr = skb_put(skb, linear);
 	return skb;
+}
+
+struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
+				u8 opcode, u32 len, struct rxe_pkt_info *pkt)
+{
+	u32 hdrlen = rxe_opcode[opcode].length;
+	u32 tail = (-len & 3) + RXE_ICRC_SIZE;
+	struct sk_buff *skb;
+
+	skb = rxe_alloc_packet(qp, av, opcode, hdrlen + len + tail,
+			       hdrlen + len + tail, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	/* Reserved fields and the pad go out as 0. */
+	memset(pkt->hdr, 0, hdrlen);
+	memset(pkt->hdr + hdrlen + len, 0, tail);
+	return skb;
+}
+
+struct sk_buff *rxe_init_packet_ref(struct rxe_qp *qp, const struct rxe_av *av,
+				    u8 opcode, u32 len,
+				    struct rxe_pkt_info *pkt)
+{
+	u32 hdrlen = rxe_opcode[opcode].length;
+	struct sk_buff *skb;
+
+	skb = rxe_alloc_packet(qp, av, opcode, hdrlen,
+			       hdrlen + len + (-len & 3) + RXE_ICRC_SIZE, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	memset(pkt->hdr, 0, hdrlen);
+	return skb;
+}
+
+/*
+ * The pad and the ICRC of a packet whose payload was attached by
+ * reference: a fragment of the zero page, which nothing writes, since
+ * such a packet is looped back and never gets an ICRC.
+ */
+int rxe_end_packet_ref(struct sk_buff *skb, const struct rxe_pkt_info *pkt)
+{
+	u32 tail = pkt->paylen - skb->len;
+	struct page *zero = ZERO_PAGE(0);
+
+	if (WARN_ON_ONCE(tail < RXE_ICRC_SIZE || tail > RXE_ICRC_SIZE + 3))
+		return -EINVAL;
+	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	get_page(zero);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, zero, 0, tail, tail);
+	return 0;
+}
+
+bool rxe_av_to_self(const struct rxe_av *av)
+{
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
+		return ipv6_addr_equal(&av->sgid_addr._sockaddr_in6.sin6_addr,
+				       &av->dgid_addr._sockaddr_in6.sin6_addr);
+	return av->sgid_addr._sockaddr_in.sin_addr.s_addr ==
+	       av->dgid_addr._sockaddr_in.sin_addr.s_addr;
 }
 
 static void rxe_push_udp(struct sk_buff *skb, __be16 sport)
@@ -366,7 +460,7 @@ static int rxe_xmit_ipv4(struct rxe_dev *rxe, struct net *net,
 	rxe_push_ipv4(net, skb, av, saddr, daddr);
 
 	/* To ourselves: the common loopback, no route needed. */
-	if (saddr == daddr) {
+	if (rxe_av_to_self(av)) {
 		rxe_loopback(rxe, rxe->ndev, skb);
 		goto sent;
 	}
@@ -413,7 +507,7 @@ static int rxe_xmit_ipv6(struct rxe_dev *rxe, struct net *net,
 
 	rxe_push_ipv6(skb, av, saddr, daddr);
 
-	if (ipv6_addr_equal(saddr, daddr)) {
+	if (rxe_av_to_self(av)) {
 		rxe_loopback(rxe, rxe->ndev, skb);
 		goto sent;
 	}

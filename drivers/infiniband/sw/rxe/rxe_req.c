@@ -238,9 +238,12 @@ static void rxe_req_local(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	qp->req.wqe_index = rxe_sq_next(qp, qp->req.wqe_index);
 }
 
-/* Writes the extension headers the opcode carries. */
+/*
+ * Writes the extension headers the opcode carries; @resid: the bytes of
+ * the message not sent before this packet.
+ */
 static void rxe_req_headers(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
-			    struct rxe_pkt_info *pkt)
+			    struct rxe_pkt_info *pkt, u32 resid)
 {
 	u32 mask = pkt->mask;
 	u32 qkey;
@@ -253,8 +256,8 @@ static void rxe_req_headers(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 		deth_init(pkt, qkey, qp->ibqp.qp_num);
 	}
 	if (mask & RXE_RETH_MASK)
-		reth_init(pkt, wqe->iova + wqe->dma.length - wqe->dma.resid,
-			  wqe->wr.wr.rdma.rkey, wqe->dma.resid);
+		reth_init(pkt, wqe->iova + wqe->dma.length - resid,
+			  wqe->wr.wr.rdma.rkey, resid);
 	if (mask & RXE_ATMETH_MASK) {
 		if (wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP)
 			atmeth_init(pkt, wqe->iova, wqe->wr.wr.atomic.rkey,
@@ -287,12 +290,93 @@ static int rxe_req_payload(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 			    RXE_FROM_MR);
 }
 
+/*
+ * Whether the payload may go by reference to the pages of the MRs
+ * rather than be copied into the packet.  The receiver must read it
+ * before the memory can change or go: so only to a QP of this host (the
+ * packet is executed there, never sent), and only over RC, whose WQE
+ * completes once acknowledged, and the responder acknowledges a packet
+ * after copying it out.  A UC or UD WQE completes once sent, and inline
+ * data lives in the WQE.  (A WQE flushed while its packets are still
+ * queued at the responder lets the application write the memory before
+ * they are copied; the page references keep it from being anyone
+ * else's memory by then.)
+ */
+static bool rxe_req_by_ref(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
+			   const struct rxe_av *av, u32 len)
+{
+	return len && qp->ibqp.qp_type == IB_QPT_RC &&
+	       !(wqe->wr.send_flags & IB_SEND_INLINE) && rxe_av_to_self(av);
+}
+
+static struct sk_buff *rxe_req_packet_ref(struct rxe_qp *qp,
+					  struct rxe_send_wqe *wqe,
+					  const struct rxe_av *av, u8 opcode,
+					  u32 len, struct rxe_pkt_info *pkt,
+					  int *err)
+{
+	struct rxe_dma_info *dma = &wqe->dma;
+	u32 cur_sge = dma->cur_sge, sge_offset = dma->sge_offset;
+	u32 resid = dma->resid;
+	struct sk_buff *skb;
+
+	skb = rxe_init_packet_ref(qp, av, opcode, len, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	*err = rxe_attach_sgl(to_rpd(qp->ibqp.pd), dma, len, skb);
+	if (!*err)
+		*err = rxe_end_packet_ref(skb, pkt);
+	if (likely(!*err))
+		return skb;
+
+	kfree_skb(skb);
+	if (*err == -EOPNOTSUPP) {
+		/* Not pinned user pages, or too many: copy. */
+		dma->cur_sge = cur_sge;
+		dma->sge_offset = sge_offset;
+		dma->resid = resid;
+		*err = 0;
+	}
+	return NULL;
+}
+
+/*
+ * The skb of the next packet of @wqe with its @len payload bytes in
+ * place, by reference or copied; NULL with *@err 0 when out of memory,
+ * with *@err set when the scatter list is bad.
+ */
+static struct sk_buff *rxe_req_packet(struct rxe_qp *qp,
+				      struct rxe_send_wqe *wqe,
+				      const struct rxe_av *av, u8 opcode,
+				      u32 len, struct rxe_pkt_info *pkt,
+				      int *err)
+{
+	struct sk_buff *skb;
+
+	*err = 0;
+	if (rxe_req_by_ref(qp, wqe, av, len)) {
+		skb = rxe_req_packet_ref(qp, wqe, av, opcode, len, pkt, err);
+		if (skb || *err)
+			return skb;
+	}
+
+	skb = rxe_init_packet(qp, av, opcode, len, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	*err = rxe_req_payload(qp, wqe, rxe_payload_addr(pkt), len);
+	if (*err) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
 /* Builds and sends the next packet of @wqe. */
 static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
 	struct rxe_req_info *req = &qp->req;
 	bool first = wqe->state == RXE_WQE_POSTED;
-	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, dqpn;
+	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, dqpn, resid;
 	const struct rxe_av *av;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
@@ -325,15 +409,18 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	}
 
 	pad = -len & 3;
-	skb = rxe_init_packet(qp, av, rxe_opcode[opcode].length + len + pad +
-			      RXE_ICRC_SIZE, &pkt);
+	/* Before the payload moves the WQE on. */
+	resid = wqe->dma.resid;
+	skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
+	if (err) {
+		rxe_req_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return 0;
+	}
 	if (unlikely(!skb)) {
 		/* Try again later, from process context. */
 		rxe_task_sched(&req->task);
 		return 1;
 	}
-	pkt.opcode = opcode;
-	pkt.mask = rxe_opcode[opcode].mask;
 	pkt.psn = req->psn;
 
 	ack = (pkt.mask & RXE_END_MASK) || !(pkt.mask & RXE_PAYLOAD_MASK) ||
@@ -344,14 +431,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	     (pkt.mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
 	bth_init(&pkt, opcode, se, pad, IB_DEFAULT_PKEY_FULL, dqpn, ack,
 		 req->psn);
-	rxe_req_headers(qp, wqe, &pkt);
-
-	err = rxe_req_payload(qp, wqe, rxe_payload_addr(&pkt), len);
-	if (err) {
-		kfree_skb(skb);
-		rxe_req_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
-		return 0;
-	}
+	rxe_req_headers(qp, wqe, &pkt, resid);
 
 	if (first)
 		wqe->first_psn = req->psn;

@@ -51,30 +51,35 @@ static struct rxe_dev *rxe_resp_dev(struct rxe_qp *qp)
 /* ---- packets out ---- */
 
 /*
- * A response of @opcode to the QP's peer with room for @payload bytes;
- * the AETH, if the opcode has one, carries @syn and the current MSN.
- * NULL when out of memory: the requester's retry asks again.
+ * The BTH of a response of @opcode in @pkt, and the AETH, if the opcode
+ * has one, with @syn and the current MSN.
+ */
+static void rxe_resp_headers(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			     struct rxe_pkt_info *pkt, u8 opcode, u32 payload,
+			     u32 psn, u8 syn)
+{
+	pkt->psn = psn;
+	bth_init(pkt, opcode, false, -payload & 3, IB_DEFAULT_PKEY_FULL,
+		 ctx->dest_qpn, false, psn);
+	if (pkt->mask & RXE_AETH_MASK)
+		aeth_init(pkt, syn, qp->resp.msn);
+}
+
+/*
+ * A response of @opcode to the QP's peer with room for @payload bytes,
+ * its headers written (rxe_resp_headers()).  NULL when out of memory:
+ * the requester's retry asks again.
  */
 static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
 				       const struct rxe_resp_ctx *ctx,
 				       struct rxe_pkt_info *pkt, u8 opcode,
 				       u32 payload, u32 psn, u8 syn)
 {
-	u8 pad = (-payload) & 3;
 	struct sk_buff *skb;
 
-	skb = rxe_init_packet(qp, &qp->pri_av, rxe_opcode[opcode].length +
-			      payload + pad + RXE_ICRC_SIZE, pkt);
-	if (unlikely(!skb))
-		return NULL;
-
-	pkt->opcode = opcode;
-	pkt->mask = rxe_opcode[opcode].mask;
-	pkt->psn = psn;
-	bth_init(pkt, opcode, false, pad, IB_DEFAULT_PKEY_FULL, ctx->dest_qpn,
-		 false, psn);
-	if (pkt->mask & RXE_AETH_MASK)
-		aeth_init(pkt, syn, qp->resp.msn);
+	skb = rxe_init_packet(qp, &qp->pri_av, opcode, payload, pkt);
+	if (likely(skb))
+		rxe_resp_headers(qp, ctx, pkt, opcode, payload, psn, syn);
 	return skb;
 }
 
@@ -329,9 +334,8 @@ static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 			return rxe_resp_copy_err(err);
 	}
 
-	err = rxe_copy_sgl(to_rpd(qp->ibqp.pd), IB_ACCESS_LOCAL_WRITE, dma,
-			   rxe_payload_addr(pkt), rxe_payload_size(pkt),
-			   RXE_TO_MR);
+	err = rxe_copy_pkt_to_sgl(to_rpd(qp->ibqp.pd), dma,
+				  (struct rxe_pkt_info *)pkt);
 	if (err)
 		return rxe_resp_copy_err(err);
 
@@ -341,25 +345,6 @@ static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 			return -EINVAL;
 	}
 	return 0;
-}
-
-/*
- * Copies between a packet and [@va, @va + @len) of @rkey's memory,
- * resolved for just that range: no MR stays referenced once the packet
- * is done.
- */
-static int rxe_resp_copy_mr(struct rxe_qp *qp, u32 rkey, u64 va, void *addr,
-			    u32 len, int access, enum rxe_copy_dir dir)
-{
-	struct rxe_mr *mr;
-	int err;
-
-	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
-	if (IS_ERR(mr))
-		return -EACCES;
-	err = rxe_mr_copy(mr, va, addr, len, dir);
-	rxe_mr_put(mr);
-	return err ? -EACCES : 0;
 }
 
 /* Whether @rkey allows @access to all of [@va, @va + @len). */
@@ -385,6 +370,7 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			  const struct rxe_pkt_info *pkt)
 {
 	u32 len = rxe_payload_size(pkt);
+	struct rxe_mr *mr;
 	int err;
 
 	if (pkt->mask & RXE_RETH_MASK) {
@@ -403,11 +389,16 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	    ((pkt->mask & RXE_END_MASK) && len != qp->resp.resid))
 		return -ENOSPC;
 	if (len) {
-		err = rxe_resp_copy_mr(qp, qp->resp.rkey, qp->resp.va,
-				       rxe_payload_addr(pkt), len,
-				       IB_ACCESS_REMOTE_WRITE, RXE_TO_MR);
+		/* Resolved for just this packet: no MR stays referenced. */
+		mr = rxe_rkey_resolve(qp, qp->resp.rkey, qp->resp.va, len,
+				      IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(mr))
+			return -EACCES;
+		err = rxe_copy_pkt_to_mr(mr, qp->resp.va,
+					 (struct rxe_pkt_info *)pkt);
+		rxe_mr_put(mr);
 		if (err)
-			return err;
+			return -EACCES;
 		qp->resp.va += len;
 		qp->resp.resid -= len;
 	}
@@ -503,6 +494,59 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
 }
 
 /*
+ * A READ response of @opcode with the next @payload bytes of the READ in
+ * place, its headers not written yet; NULL when the memory cannot be
+ * read (any more) or on no memory.  To a QP of this host the bytes go
+ * by reference: the requester copies them out before the READ
+ * completes, and memory that the responder's side changes meanwhile is
+ * a race the application asked for, on any HCA.
+ */
+static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
+					    struct rxe_pkt_info *pkt,
+					    u8 opcode, u32 payload)
+{
+	struct rxe_resp_read *read = &qp->resp.read;
+	struct sk_buff *skb = NULL;
+	struct rxe_mr *mr;
+	int err;
+
+	if (!payload)
+		return rxe_init_packet(qp, &qp->pri_av, opcode, 0, pkt);
+
+	/* Resolved for just this packet: no MR stays referenced. */
+	mr = rxe_rkey_resolve(qp, read->rkey, read->va, payload,
+			      IB_ACCESS_REMOTE_READ);
+	if (IS_ERR(mr))
+		return NULL;
+
+	if (rxe_av_to_self(&qp->pri_av)) {
+		skb = rxe_init_packet_ref(qp, &qp->pri_av, opcode, payload,
+					  pkt);
+		if (!skb)
+			goto out;
+		err = rxe_mr_attach(mr, read->va, payload, skb);
+		if (!err)
+			err = rxe_end_packet_ref(skb, pkt);
+		if (!err)
+			goto out;
+		kfree_skb(skb);
+		skb = NULL;
+		if (err != -EOPNOTSUPP)
+			goto out;
+	}
+
+	skb = rxe_init_packet(qp, &qp->pri_av, opcode, payload, pkt);
+	if (skb && rxe_mr_copy(mr, read->va, rxe_payload_addr(pkt), payload,
+			       RXE_FROM_MR)) {
+		kfree_skb(skb);
+		skb = NULL;
+	}
+out:
+	rxe_mr_put(mr);
+	return skb;
+}
+
+/*
  * One READ response packet (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST by
  * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  When a
  * packet cannot be built or read, the READ is given up: the requester
@@ -524,16 +568,11 @@ static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	skb = rxe_resp_packet(qp, ctx, &pkt, opcode, payload, read->psn,
-			      RXE_AETH_ACK_UNLIMITED);
+	skb = rxe_resp_read_packet(qp, &pkt, opcode, payload);
 	if (!skb)
 		goto give_up;
-	if (payload &&
-	    rxe_resp_copy_mr(qp, read->rkey, read->va, rxe_payload_addr(&pkt),
-			     payload, IB_ACCESS_REMOTE_READ, RXE_FROM_MR)) {
-		kfree_skb(skb);
-		goto give_up;
-	}
+	rxe_resp_headers(qp, ctx, &pkt, opcode, payload, read->psn,
+			 RXE_AETH_ACK_UNLIMITED);
 
 	read->first = false;
 	read->va += payload;
@@ -967,6 +1006,16 @@ static int rxe_responder(struct rxe_qp *qp)
  */
 void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
+	/*
+	 * A packet from this host that does not end its message: more
+	 * follow, and the sender, which hands them over in its own context,
+	 * would wait for each copy.  The responder runs as work instead,
+	 * beside the sender (rxe_task.c).  Single packets and last ones
+	 * are still handled inline, at the latency of a function call.
+	 * (Read now: once queued, the packet is the responder's.)
+	 */
+	bool defer = (rxe_skb_pkt(skb)->mask &
+		      (RXE_LOOPBACK_MASK | RXE_END_MASK)) == RXE_LOOPBACK_MASK;
 	unsigned long flags;
 	bool stopped;
 
@@ -981,7 +1030,10 @@ void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_qp_put(qp);
 		return;
 	}
-	rxe_task_run(&qp->resp.task);
+	if (defer)
+		rxe_task_sched(&qp->resp.task);
+	else
+		rxe_task_run(&qp->resp.task);
 }
 
 /* ---- hooks of the QP's lifetime ---- */
