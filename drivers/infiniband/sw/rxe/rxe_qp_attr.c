@@ -6,6 +6,7 @@
  * state changes, cur_qp_state is what the last modify gave, if anything.
  */
 #include "rxe.h"
+#include "rxe_engine.h"
 #include "rxe_verbs.h"
 
 /* PSNs and QP numbers are 24-bit on the wire. */
@@ -183,8 +184,12 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 	}
 
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		qp->pri_av = pri_av;
+		/* A peer on this host: see rxe_task.c. */
+		rxe_task_set_any_cpu(&qp->req.task, rxe_av_to_self(&pri_av));
+		rxe_task_set_any_cpu(&qp->resp.task, rxe_av_to_self(&pri_av));
+	}
 	if (mask & IB_QP_ALT_PATH)
 		qp->alt_av = alt_av;
 	rxe_qp_store_attr(qp, attr, mask);

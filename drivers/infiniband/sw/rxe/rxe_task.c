@@ -16,6 +16,11 @@
  * overtake its earlier ones (a READ's last response before its middle
  * ones, measured), which the peer takes for loss and answers with a
  * NAK or a retry.  Staying on one CPU keeps one run's packets in order.
+ * A QP whose peer is on this host sends nothing through a backlog: its
+ * packets are handed to the receiver in the sender's context, in
+ * order, whichever CPU that is.  Its work goes to an unbound workqueue
+ * instead, to run beside the application that posted it (typically
+ * busy-polling its CQ) rather than behind it on the same CPU.
  *
  * The state machine under task->lock makes a task single-threaded: only
  * the caller that moves it from IDLE to BUSY runs it (or queues it);
@@ -35,6 +40,7 @@
 #define RXE_TASK_WORK_BUDGET	1024
 
 static struct workqueue_struct *rxe_task_wq;
+static struct workqueue_struct *rxe_task_wq_any;
 
 /*
  * Ends a round of the task when fn has nothing left: true when the task
@@ -65,7 +71,18 @@ static bool rxe_task_done(struct rxe_task *task)
  */
 static void rxe_task_defer(struct rxe_task *task)
 {
-	queue_work(rxe_task_wq, &task->work);
+	queue_work(READ_ONCE(task->any_cpu) ? rxe_task_wq_any : rxe_task_wq,
+		   &task->work);
+}
+
+/*
+ * A change takes effect at the next deferral.  The work item is never
+ * on both workqueues at once: it is queued only by the run that owns
+ * the BUSY task, once per run.
+ */
+void rxe_task_set_any_cpu(struct rxe_task *task, bool any_cpu)
+{
+	WRITE_ONCE(task->any_cpu, any_cpu);
 }
 
 /* Runs a BUSY task for up to @budget calls; true if it still is BUSY. */
@@ -101,6 +118,7 @@ void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
 	spin_lock_init(&task->lock);
 	task->state = RXE_TASK_IDLE;
 	task->stopped = false;
+	task->any_cpu = false;
 }
 
 /* True if the caller moved the task from IDLE to BUSY and must run it. */
@@ -176,10 +194,19 @@ int rxe_task_wq_init(void)
 {
 	/* Per-CPU, not WQ_UNBOUND: see the top comment. */
 	rxe_task_wq = alloc_workqueue("rxe_wq", WQ_MEM_RECLAIM, 0);
-	return rxe_task_wq ? 0 : -ENOMEM;
+	if (!rxe_task_wq)
+		return -ENOMEM;
+	rxe_task_wq_any = alloc_workqueue("rxe_wq_any",
+					  WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!rxe_task_wq_any) {
+		destroy_workqueue(rxe_task_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void rxe_task_wq_exit(void)
 {
+	destroy_workqueue(rxe_task_wq_any);
 	destroy_workqueue(rxe_task_wq);
 }

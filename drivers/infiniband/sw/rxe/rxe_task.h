@@ -32,6 +32,11 @@ struct rxe_task {
 	enum rxe_task_state	state;
 	/* Set once by rxe_task_stop(): no run starts afterwards. */
 	bool			stopped;
+	/*
+	 * Deferred work may run on any CPU (rxe_task_set_any_cpu()); read
+	 * when the work is queued, changed by modify_qp at any time.
+	 */
+	bool			any_cpu;
 };
 
 void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
@@ -44,6 +49,12 @@ void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
 void rxe_task_run(struct rxe_task *task);
 /* Queues the task to run in process context. */
 void rxe_task_sched(struct rxe_task *task);
+/*
+ * Whether the task's deferred work may run on any CPU rather than the
+ * one that defers it: only for a QP none of whose packets pass a
+ * netdev's per-CPU receive backlog (see rxe_task.c).
+ */
+void rxe_task_set_any_cpu(struct rxe_task *task, bool any_cpu);
 /*
  * No run starts after this returns; a running one has finished.
  * Process context (it sleeps).
