@@ -26,6 +26,16 @@ Cases:
     counters     a fixed sequence at path MTU 1024: SEND 4 KiB, WRITE
                  8 KiB, READ 8 KiB, FETCH_ADD, each completed before the
                  next
+    layouts      SEND, WRITE and READ at path MTU 4096 (one device only:
+                 it exceeds the veth's MTU) and 1024 with the
+                 payload at page offsets 0, 1 and 4095 and in 16, 17 and
+                 32 SGEs a page apart, each checked byte for byte; then a
+                 4 MiB WRITE whose source MR is deregistered and its
+                 memory unmapped right after the post, which completes
+                 (in error or not) without harm.  On one device a packet
+                 carries its payload as references to the sender's pages
+                 when it can (rxe.rst): these are its edges, and the
+                 fallback to a copy past 16 pages a packet
 Each case prints what went wrong, a line a problem, and exits 1 if
 anything did; the elapsed time of the transfer and of the retry goes to
 stdout as "# ..." notes.
@@ -73,13 +83,14 @@ class Failed(Exception):
 class Side:
     """A context, PD, CQ and RC QP on one device."""
 
-    def __init__(self, dev, gid, depth):
+    def __init__(self, dev, gid, depth, max_sge=1):
         self.ctx = Context(name=dev)
         self.gid_index = gid
         self.gid = self.ctx.query_gid(1, gid)
         self.pd = PD(self.ctx)
         self.cq = CQ(self.ctx, 2 * depth)
-        cap = QPCap(max_send_wr=depth, max_recv_wr=depth)
+        cap = QPCap(max_send_wr=depth, max_recv_wr=depth,
+                    max_send_sge=max_sge, max_recv_sge=max_sge)
         self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
                                          rcq=self.cq, cap=cap))
 
@@ -349,9 +360,109 @@ def counters(a):
     resp.close()
 
 
+def fill(mr, off, n, seed):
+    """n bytes at off of mr that differ from any other seed's."""
+    data = hashlib.sha256(b"%d" % seed).digest() * (n // 32 + 1)
+    data = bytes((b + i) & 0xff for i, b in enumerate(data[:n]))
+    mr.write(data, n, off)
+    return data
+
+
+def sges(mr, count, each, start=0):
+    """count SGEs of each bytes, one a page, from page start on."""
+    return [SGE(mr.buf + (start + i) * PAGE + 3, each, mr.lkey) for i in range(count)]
+
+
+def sge_bytes(mr, sg):
+    return b"".join(mr.read(s.length, s.addr - mr.buf) for s in sg)
+
+
+def layout_case(req, resp, lmr, rmr, op, sg, seed, what):
+    """One op with the local scatter list sg: the bytes must arrive."""
+    n = sum(s.length for s in sg)
+    wr = SendWR(wr_id=seed, opcode=op, num_sge=len(sg), sg=sg,
+                send_flags=e.IBV_SEND_SIGNALED)
+    rmr.write(b"\0" * n, n, 0)
+    if op == e.IBV_WR_RDMA_READ:
+        want = fill(rmr, 0, n, seed)
+        for s in sg:
+            lmr.write(b"\0" * s.length, s.length, s.addr - lmr.buf)
+    else:
+        for i, s in enumerate(sg):
+            fill(lmr, s.addr - lmr.buf, s.length, seed * 100 + i)
+        want = sge_bytes(lmr, sg)
+    if op == e.IBV_WR_SEND:
+        resp.qp.post_recv(recv_wr(seed, rmr, 0, n))
+    else:
+        wr.set_wr_rdma(rmr.rkey, rmr.buf)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], what)
+    if op == e.IBV_WR_SEND:
+        wc = poll(resp.cq)[0]
+        ok(wc, what + " (receive)")
+        if wc.byte_len != n:
+            problem("%s: received %d bytes of %d" % (what, wc.byte_len, n))
+    got = sge_bytes(lmr, sg) if op == e.IBV_WR_RDMA_READ else rmr.read(n, 0)
+    if got != want:
+        off = next(i for i in range(n) if got[i] != want[i])
+        problem("%s: wrong bytes from byte %d of %d" % (what, off, n))
+
+
+def layouts(a):
+    ops = (("SEND", e.IBV_WR_SEND), ("WRITE", e.IBV_WR_RDMA_WRITE),
+           ("READ", e.IBV_WR_RDMA_READ))
+    pages = 40
+    seed = 1
+    mtus = [(e.IBV_MTU_1024, "1024")]
+    # Packets of 4 KiB do not fit a veth's 1500 bytes: one device only.
+    if a.dev == a.peer:
+        mtus.insert(0, (e.IBV_MTU_4096, "4096"))
+    for mtu, mtu_name in mtus:
+        req = Side(a.dev, a.gid, 8, max_sge=32)
+        resp = Side(a.peer, a.peer_gid, 8, max_sge=32)
+        req.connect(resp, mtu, 14, 7)
+        resp.connect(req, mtu, 14, 7)
+        lmr = MR(req.pd, pages * PAGE, ACCESS_ALL)
+        rmr = MR(resp.pd, pages * PAGE, ACCESS_ALL)
+        for name, op in ops:
+            for off in (0, 1, PAGE - 1):
+                sg = [SGE(lmr.buf + off, 16 * PAGE, lmr.lkey)]
+                layout_case(req, resp, lmr, rmr, op, sg, seed,
+                            "%s 64 KiB at page offset %d, MTU %s" % (name, off, mtu_name))
+                seed += 1
+            for count, each in ((16, 256), (17, 240), (32, 128)):
+                layout_case(req, resp, lmr, rmr, op, sges(lmr, count, each), seed,
+                            "%s of %d SGEs a page apart, MTU %s" % (name, count, mtu_name))
+                seed += 1
+        lmr.close()
+        rmr.close()
+        req.close()
+        resp.close()
+
+    # The source goes while its packets may still be queued.
+    req, resp = pair(a)
+    n = 4 << 20
+    addr = anon(n // PAGE)
+    ctypes.memset(addr, 0x3c, n)
+    src = MR(req.pd, n, e.IBV_ACCESS_LOCAL_WRITE, address=addr)
+    dst = MR(resp.pd, n, ACCESS_ALL)
+    wr = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(addr, n, src.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(dst.rkey, dst.buf)
+    req.qp.post_send(wr)
+    src.close()
+    libc.munmap(ctypes.c_void_p(addr), ctypes.c_size_t(n))
+    wc = poll(req.cq)[0]
+    print("# WRITE with its source deregistered: status %d" % wc.status)
+    dst.close()
+    req.close()
+    resp.close()
+
+
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
-             "retry-forever": retry_forever, "counters": counters}
+             "retry-forever": retry_forever, "counters": counters,
+             "layouts": layouts}
     ap = argparse.ArgumentParser()
     ap.add_argument("--dev", default="rxe1")
     ap.add_argument("--gid", type=int, default=1)
