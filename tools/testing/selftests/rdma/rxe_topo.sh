@@ -7,9 +7,11 @@
 #                  address).  Both ends of a test use rxe0 and talk to
 #                  10.200.0.1: stock loops the packets back inside rxe.
 #   topo_two_up    rxe1 on ve0 (10.203.0.1), rxe2 on ve1 (10.203.0.2), a
-#                  veth pair in this namespace; policy routing makes the
+#   [NO_RXE2]      veth pair in this namespace; policy routing makes the
 #                  traffic between the two addresses cross the veth
 #                  instead of lo, so every packet goes over the wire.
+#                  With an argument, no rxe2: ve1 is left to a packet
+#                  injector (rxe_hostile.sh).
 #   topo_ns_up     rxeA on va in netns nsA (10.204.0.1), rxeB on vb in
 #                  netns nsB (10.204.0.2).
 #   topo_down      removes whatever of the above exists.
@@ -98,7 +100,7 @@ topo_two_up() {
 	local i
 	topo_two_clean
 	ip link add "$TWO_IF1" type veth peer name "$TWO_IF2" || return 1
-	for i in all "$TWO_IF1" "$TWO_IF2"; do
+	for i in all default "$TWO_IF1" "$TWO_IF2"; do
 		sysctl -qw "net.ipv4.conf.$i.rp_filter=0" &&
 		sysctl -qw "net.ipv4.conf.$i.accept_local=1" || return 1
 	done
@@ -106,6 +108,9 @@ topo_two_up() {
 	ip addr add "$TWO_IP2/24" dev "$TWO_IF2" &&
 	ip link set "$TWO_IF1" up &&
 	ip link set "$TWO_IF2" up || return 1
+	# Both ends, whether or not an rxe sits on them: until its
+	# operstate is up a veth sends through noop_qdisc (lib.sh).
+	link_ready "$TWO_IF1" && link_ready "$TWO_IF2" || return 1
 	ip rule add pref 100 iif lo to "$TWO_IP2" lookup "$TOPO_TABLE" &&
 	ip rule add pref 101 iif lo to "$TWO_IP1" lookup "$TOPO_TABLE" &&
 	ip route add "$TWO_IP2" dev "$TWO_IF1" src "$TWO_IP1" table "$TOPO_TABLE" &&
@@ -114,8 +119,8 @@ topo_two_up() {
 		ip rule add pref "$TOPO_LOCAL_PREF" lookup local &&
 		ip rule del pref 0 lookup local || return 1
 	fi
-	topo_rxe_up "" "$TWO_DEV1" "$TWO_IF1" "$TWO_IP1" &&
-	topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2"
+	topo_rxe_up "" "$TWO_DEV1" "$TWO_IF1" "$TWO_IP1" || return 1
+	[ -n "${1:-}" ] || topo_rxe_up "" "$TWO_DEV2" "$TWO_IF2" "$TWO_IP2"
 }
 
 topo_ns_up() {

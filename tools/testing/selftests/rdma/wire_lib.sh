@@ -8,45 +8,20 @@
 # veth first, and the local table moves behind those rules.  Sourced
 # after lib.sh.
 
-WIRE_A=10.203.0.1
-WIRE_B=10.203.0.2
+. "$(dirname "${BASH_SOURCE[0]}")/rxe_topo.sh"
+
+WIRE_A=$TWO_IP1
+WIRE_B=$TWO_IP2
 
 # wire_up [NO_RXE2]: the veth pair, the routing, rxe1 (and rxe2 unless
-# NO_RXE2 is given), their IPv4 GIDs present.
+# NO_RXE2 is given), their IPv4 GIDs present: rxe_topo.sh's two-device
+# topology.
 wire_up() {
-	local d
-	wire_down
-	ip link add ve0 type veth peer name ve1 || return 1
-	ip addr add "$WIRE_A/24" dev ve0 && ip addr add "$WIRE_B/24" dev ve1 &&
-	ip link set ve0 up && ip link set ve1 up &&
-	link_ready ve0 && link_ready ve1 || return 1
-	for d in all default ve0 ve1; do
-		sysctl -qw "net.ipv4.conf.$d.rp_filter=0"
-		sysctl -qw "net.ipv4.conf.$d.accept_local=1"
-	done
-	ip rule add pref 100 iif lo to "$WIRE_B" lookup 100 &&
-	ip rule add pref 101 iif lo to "$WIRE_A" lookup 101 &&
-	ip route add "$WIRE_B" dev ve0 src "$WIRE_A" table 100 &&
-	ip route add "$WIRE_A" dev ve1 src "$WIRE_B" table 101 || return 1
-	if ip rule show pref 0 | grep -q local; then
-		ip rule add pref 1000 lookup local && ip rule del pref 0 lookup local || return 1
-	fi
-	rdma link add rxe1 type rxe netdev ve0 || return 1
-	[ -n "${1:-}" ] || rdma link add rxe2 type rxe netdev ve1 || return 1
-	eventually 10 grep -q ffff /sys/class/infiniband/rxe1/ports/1/gids/1 || return 1
-	[ -n "${1:-}" ] || eventually 10 grep -q ffff /sys/class/infiniband/rxe2/ports/1/gids/1
+	topo_two_up "$@"
 }
 
 wire_down() {
-	rdma link del rxe1 2>/dev/null
-	rdma link del rxe2 2>/dev/null
-	ip link del ve0 2>/dev/null
-	ip rule del pref 100 2>/dev/null
-	ip rule del pref 101 2>/dev/null
-	if ip rule show pref 1000 | grep -q local; then
-		ip rule add pref 0 lookup local && ip rule del pref 1000 lookup local
-	fi
-	true
+	topo_two_clean
 }
 
 # wire_counters DEV: the device's hw counters, "name value" a line.
