@@ -436,23 +436,38 @@ static void rxe_sgl_advance(struct rxe_dma_info *dma, u32 n)
 	dma->resid -= min(dma->resid, n);
 }
 
+/*
+ * The next run of at most @len bytes of @dma's scatter list that lies in
+ * one SGE: its MR (referenced, its lkey resolved in @pd for @access), its
+ * address in *@iova and its length in *@n.  ERR_PTR(-ENOSPC) past the
+ * list.  The caller moves on with rxe_sgl_advance(dma, *@n).
+ */
+static struct rxe_mr *rxe_sgl_next(struct rxe_pd *pd, int access,
+				   struct rxe_dma_info *dma, u32 len,
+				   u64 *iova, u32 *n)
+{
+	struct rxe_sge *sge = rxe_sgl_cur(dma);
+
+	if (!sge)
+		return ERR_PTR(-ENOSPC);
+	*n = min(len, sge->length - dma->sge_offset);
+	*iova = sge->addr + dma->sge_offset;
+	return rxe_mr_lookup_lkey(pd, sge->lkey, access);
+}
+
 int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 		 void *addr, u32 len, enum rxe_copy_dir dir)
 {
-	struct rxe_sge *sge;
 	struct rxe_mr *mr;
+	u64 iova;
 	u32 n;
 	int err;
 
 	while (len) {
-		sge = rxe_sgl_cur(dma);
-		if (!sge)
-			return -ENOSPC;
-		n = min(len, sge->length - dma->sge_offset);
-		mr = rxe_mr_lookup_lkey(pd, sge->lkey, access);
+		mr = rxe_sgl_next(pd, access, dma, len, &iova, &n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = rxe_mr_copy(mr, sge->addr + dma->sge_offset, addr, n, dir);
+		err = rxe_mr_copy(mr, iova, addr, n, dir);
 		rxe_mr_put(mr);
 		if (err)
 			return err;
@@ -496,20 +511,16 @@ int rxe_mr_attach(struct rxe_mr *mr, u64 iova, u32 len, struct sk_buff *skb)
 int rxe_attach_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma, u32 len,
 		   struct sk_buff *skb)
 {
-	struct rxe_sge *sge;
 	struct rxe_mr *mr;
+	u64 iova;
 	u32 n;
 	int err;
 
 	while (len) {
-		sge = rxe_sgl_cur(dma);
-		if (!sge)
-			return -ENOSPC;
-		n = min(len, sge->length - dma->sge_offset);
-		mr = rxe_mr_lookup_lkey(pd, sge->lkey, 0);
+		mr = rxe_sgl_next(pd, 0, dma, len, &iova, &n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = rxe_mr_attach(mr, sge->addr + dma->sge_offset, n, skb);
+		err = rxe_mr_attach(mr, iova, n, skb);
 		rxe_mr_put(mr);
 		if (err)
 			return err;

@@ -185,10 +185,12 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	if (mask & IB_QP_AV) {
+		bool to_self = rxe_av_to_self(&pri_av);
+
 		qp->pri_av = pri_av;
 		/* A peer on this host: see rxe_task.c. */
-		rxe_task_set_any_cpu(&qp->req.task, rxe_av_to_self(&pri_av));
-		rxe_task_set_any_cpu(&qp->resp.task, rxe_av_to_self(&pri_av));
+		rxe_task_set_any_cpu(&qp->req.task, to_self);
+		rxe_task_set_any_cpu(&qp->resp.task, to_self);
 	}
 	if (mask & IB_QP_ALT_PATH)
 		qp->alt_av = alt_av;
