@@ -205,7 +205,8 @@ topo_port() {
 # address (GID-OPT: -g for the ibv_*_pingpong tools, -x for perftest) and
 # a port of its own, each bounded by TOOL_TIMEOUT seconds (default 60;
 # times OOT_TIMEOUT_SCALE, as every wait: the debug kernel under TCG
-# starts a tool in seconds, and a server gave up before its client came).
+# starts a tool in seconds, and a server gave up before its client came),
+# line-buffered so that a tool killed by the bound leaves what it printed.
 # Succeeds when both end with status 0; their output is in
 # $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
 TOOL_OUT=
@@ -219,11 +220,11 @@ tool_pair() {
 		{ echo "no GID for $saddr on $sdev or $caddr on $cdev"; return 1; }
 	port=$(topo_port)
 	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
-	in_ns "$sns" timeout "$TOOL_TIMEOUT" "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
+	in_ns "$sns" timeout "$TOOL_TIMEOUT" stdbuf -oL "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
 		>"$TOOL_OUT/server" 2>&1 &
 	pid=$!
 	if wait_listen "$port" "$sns" $pid; then
-		in_ns "$cns" timeout "$TOOL_TIMEOUT" "$tool" -d "$cdev" "$gopt" "$cgid" -p "$port" "$@" \
+		in_ns "$cns" timeout "$TOOL_TIMEOUT" stdbuf -oL "$tool" -d "$cdev" "$gopt" "$cgid" -p "$port" "$@" \
 			"$saddr" >"$TOOL_OUT/client" 2>&1 || rc=$?
 	else
 		echo "$tool: the server never listened on $port"
@@ -235,6 +236,10 @@ tool_pair() {
 		echo "$tool $*: server status $src, client status $rc"
 		sed 's/^/server: /' "$TOOL_OUT/server"
 		sed 's/^/client: /' "$TOOL_OUT/client" 2>/dev/null
+		# Where the packets went: a lost one shows in these.
+		in_ns "$sns" rdma stat show link "$sdev/1" | sed 's/^/server: /'
+		[ "$cdev" = "$sdev" ] && [ "$cns" = "$sns" ] ||
+			in_ns "$cns" rdma stat show link "$cdev/1" | sed 's/^/client: /'
 		return 1
 	fi
 }
