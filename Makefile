@@ -28,7 +28,8 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir debug-kernel check-debug interop perf
+	checkpatch coccicheck help kdir debug-kernel check-debug interop perf \
+	perf-pair
 
 all: modules
 
@@ -103,6 +104,12 @@ interop: deps modules
 perf: deps modules
 	scripts/perf-compare $(PERF_ARGS)
 
+# Multi-packet messages across two guests: RC, UC and UD ping-pong times
+# per iteration and their ratios, ours on both guests against stock on
+# both (a benchmark; about 15 minutes).  PAIR_ARGS= passes options.
+perf-pair: deps modules
+	scripts/pair-pingpong $(PAIR_ARGS)
+
 # An interactive shell in the guest, our modules installed (STOCK=1: not).
 vm: deps modules
 	scripts/vm --shell
@@ -117,6 +124,7 @@ help:
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
 	@echo 'make perf        data-path speed, ours against stock (PERF_ARGS=...)'
+	@echo 'make perf-pair   RC/UC/UD ping-pong across two VMs, ours and stock (PAIR_ARGS=...)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'
