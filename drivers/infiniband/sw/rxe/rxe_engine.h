@@ -135,13 +135,15 @@ enum rxe_copy_dir {
 struct rxe_mr *rxe_mr_lookup_lkey(struct rxe_pd *pd, u32 lkey, int access);
 
 /*
- * Resolves a remote key of a request to @qp for [@va, @va + @len): an MR
- * of the QP's PD, or a memory window bound to that PD (type 2: to that
- * QP), allowing @access (IB_ACCESS_REMOTE_*), the range inside it
- * without overflow.  A referenced MR (for a window, the MR beneath it)
- * or ERR_PTR: -EINVAL bad key or state, -EACCES access, -ERANGE bounds.
+ * Resolves a remote key of a request to @qp for [*@va, *@va + @len): an
+ * MR of the QP's PD, or a memory window bound to that PD (type 2: to
+ * that QP), allowing @access (IB_ACCESS_REMOTE_*), the range inside it
+ * without overflow.  A referenced MR (for a window, the MR beneath it),
+ * *@va then the address in that MR (another one only for a zero-based
+ * window, addressed from 0), or ERR_PTR: -EINVAL bad key or state,
+ * -EACCES access, -ERANGE bounds.
  */
-struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 *va, u32 len,
 				int access);
 
 void rxe_mr_get(struct rxe_mr *mr);

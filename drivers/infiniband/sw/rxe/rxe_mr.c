@@ -313,7 +313,7 @@ out:
 	return err;
 }
 
-struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 *va, u32 len,
 				int access)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
@@ -327,7 +327,7 @@ struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 	mr = rxe_mr_get_by_key(rxe, rkey);
 	if (!mr)
 		return ERR_PTR(-EINVAL);
-	err = rxe_mr_check_remote(mr, qp->ibqp.pd, rkey, va, len, access);
+	err = rxe_mr_check_remote(mr, qp->ibqp.pd, rkey, *va, len, access);
 	if (err) {
 		rxe_mr_put(mr);
 		return ERR_PTR(err);

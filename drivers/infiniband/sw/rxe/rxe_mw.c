@@ -26,6 +26,8 @@
  * bind with local write, as in-tree rxe accepts): they are ignored.
  */
 #define RXE_MW_ACCESS_IGNORED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND)
+/* What a bound window keeps of the bind's flags. */
+#define RXE_MW_BOUND_FLAGS	(RXE_MW_ACCESS | IB_ZERO_BASED)
 
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
@@ -104,11 +106,17 @@ static void rxe_mw_unlock(struct rxe_dev *rxe, unsigned long flags)
 	xa_unlock_irqrestore(&rxe->mw_index.xa, flags);
 }
 
-/* Under mw->lock: the MR beneath a window serving the request. */
+/*
+ * Under mw->lock: the MR beneath a window serving the request, and in
+ * *@va the address in it.  A zero-based window's addresses start at 0,
+ * its first byte being the MR's at mw->addr; any other window's are
+ * the MR's own.
+ */
 static struct rxe_mr *rxe_mw_resolve_locked(struct rxe_mw *mw,
 					    struct rxe_qp *qp, u32 rkey,
-					    u64 va, u32 len, int access)
+					    u64 *va, u32 len, int access)
 {
+	u64 base = (mw->access & IB_ZERO_BASED) ? 0 : mw->addr;
 	u64 off;
 
 	lockdep_assert_held(&mw->lock);
@@ -120,12 +128,13 @@ static struct rxe_mr *rxe_mw_resolve_locked(struct rxe_mw *mw,
 		return ERR_PTR(-EINVAL);
 	if ((mw->access & access) != access)
 		return ERR_PTR(-EACCES);
-	if (va < mw->addr)
+	if (*va < base)
 		return ERR_PTR(-ERANGE);
-	off = va - mw->addr;
+	off = *va - base;
 	if (off > mw->length || len > mw->length - off)
 		return ERR_PTR(-ERANGE);
 
+	*va = mw->addr + off;
 	rxe_mr_get(mw->mr);
 	return mw->mr;
 }
@@ -133,10 +142,8 @@ static struct rxe_mr *rxe_mw_resolve_locked(struct rxe_mw *mw,
 /*
  * The part of rxe_rkey_resolve() for windows: a window of the QP's PD
  * (type 2: bound through this QP), allowing @access, covering the range.
- * Windows are not zero based here (binds asking for that are refused),
- * so @va is an address of the MR as it is of the window.
  */
-struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 *va, u32 len,
 			      int access)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
@@ -156,9 +163,11 @@ struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 
 /*
  * The checks of a bind (IBTA 10.6.7.2.5, C10-71 to C10-80): a window
- * of the QP's PD, free if of type 2; the new rkey keeps the index; an
- * MR of the same PD that allows binding (and local write when the
- * window grants remote write or atomic); the range inside the MR.
+ * of the QP's PD, free if of type 2; the new rkey keeps the index; zero
+ * based only if of type 2 (o10-36.2.2); an MR of the same PD that allows
+ * binding (and local write when the window grants remote write or
+ * atomic); the range inside the MR, zero based or not (the window's
+ * first byte is the MR's at the bind's address either way).
  */
 static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 			     struct rxe_mr *mr, const struct rxe_send_wqe *wqe)
@@ -174,9 +183,9 @@ static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 		return -EINVAL;
 	if ((wqe->wr.wr.mw.rkey >> RXE_KEY_INDEX_SHIFT) != mw->index)
 		return -EINVAL;
-	if (access & IB_ZERO_BASED)
+	if ((access & IB_ZERO_BASED) && mw->ibmw.type != IB_MW_TYPE_2)
 		return -EINVAL;
-	if (access & ~(RXE_MW_ACCESS | RXE_MW_ACCESS_IGNORED))
+	if (access & ~(RXE_MW_BOUND_FLAGS | RXE_MW_ACCESS_IGNORED))
 		return -EINVAL;
 
 	/* Type 1 with length 0: an unbind, whatever MR the WQE names. */
@@ -223,7 +232,7 @@ static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 	mw->mr = mr;
 	mw->addr = wqe->wr.wr.mw.addr;
 	mw->length = wqe->wr.wr.mw.length;
-	mw->access = wqe->wr.wr.mw.access & RXE_MW_ACCESS;
+	mw->access = wqe->wr.wr.mw.access & RXE_MW_BOUND_FLAGS;
 	mw->qpn = qp->ibqp.qp_num;
 	mw->state = RXE_MW_VALID;
 	return 1;

@@ -355,7 +355,7 @@ static int rxe_resp_check_rkey(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 
 	if (!len)
 		return 0;
-	mr = rxe_rkey_resolve(qp, rkey, va, len, access);
+	mr = rxe_rkey_resolve(qp, rkey, &va, len, access);
 	if (IS_ERR(mr))
 		return -EACCES;
 	rxe_mr_put(mr);
@@ -371,6 +371,7 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 {
 	u32 len = rxe_payload_size(pkt);
 	struct rxe_mr *mr;
+	u64 addr;
 	int err;
 
 	if (pkt->mask & RXE_RETH_MASK) {
@@ -390,12 +391,12 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		return -ENOSPC;
 	if (len) {
 		/* Resolved for just this packet: no MR stays referenced. */
-		mr = rxe_rkey_resolve(qp, qp->resp.rkey, qp->resp.va, len,
+		addr = qp->resp.va;
+		mr = rxe_rkey_resolve(qp, qp->resp.rkey, &addr, len,
 				      IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return -EACCES;
-		err = rxe_copy_pkt_to_mr(mr, qp->resp.va,
-					 (struct rxe_pkt_info *)pkt);
+		err = rxe_copy_pkt_to_mr(mr, addr, (struct rxe_pkt_info *)pkt);
 		rxe_mr_put(mr);
 		if (err)
 			return -EACCES;
@@ -507,6 +508,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 {
 	struct rxe_resp_read *read = &qp->resp.read;
 	struct sk_buff *skb = NULL;
+	u64 addr = read->va;
 	struct rxe_mr *mr;
 	int err;
 
@@ -514,7 +516,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 		return rxe_init_packet(qp, &qp->pri_av, opcode, 0, pkt);
 
 	/* Resolved for just this packet: no MR stays referenced. */
-	mr = rxe_rkey_resolve(qp, read->rkey, read->va, payload,
+	mr = rxe_rkey_resolve(qp, read->rkey, &addr, payload,
 			      IB_ACCESS_REMOTE_READ);
 	if (IS_ERR(mr))
 		return NULL;
@@ -524,7 +526,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 					  pkt);
 		if (!skb)
 			goto out;
-		err = rxe_mr_attach(mr, read->va, payload, skb);
+		err = rxe_mr_attach(mr, addr, payload, skb);
 		if (!err)
 			err = rxe_end_packet_ref(skb, pkt);
 		if (!err)
@@ -536,7 +538,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	}
 
 	skb = rxe_init_packet(qp, &qp->pri_av, opcode, payload, pkt);
-	if (skb && rxe_mr_copy(mr, read->va, rxe_payload_addr(pkt), payload,
+	if (skb && rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), payload,
 			       RXE_FROM_MR)) {
 		kfree_skb(skb);
 		skb = NULL;
@@ -621,6 +623,7 @@ static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			   const struct rxe_pkt_info *pkt)
 {
+	u64 addr = atmeth_va(pkt);
 	struct rxe_resp_res *res;
 	struct rxe_mr *mr;
 	u64 orig;
@@ -628,11 +631,11 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 	if (!ctx->num_res)
 		return -EINVAL;
-	mr = rxe_rkey_resolve(qp, atmeth_rkey(pkt), atmeth_va(pkt),
-			      sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	mr = rxe_rkey_resolve(qp, atmeth_rkey(pkt), &addr, sizeof(u64),
+			      IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return -EACCES;
-	err = rxe_mr_atomic(mr, atmeth_va(pkt), pkt->opcode, atmeth_comp(pkt),
+	err = rxe_mr_atomic(mr, addr, pkt->opcode, atmeth_comp(pkt),
 			    atmeth_swap_add(pkt), &orig);
 	rxe_mr_put(mr);
 	if (err)

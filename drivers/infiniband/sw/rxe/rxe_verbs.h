@@ -302,7 +302,7 @@ int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 /* rxe_mw.c */
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int rxe_dealloc_mw(struct ib_mw *ibmw);
-struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+struct rxe_mr *rxe_mw_resolve(struct rxe_qp *qp, u32 rkey, u64 *va, u32 len,
 			      int access);
 int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote);
 

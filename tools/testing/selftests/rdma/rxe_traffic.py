@@ -36,6 +36,14 @@ Cases:
                  carries its payload as references to the sender's pages
                  when it can (rxe.rst): these are its edges, and the
                  fallback to a copy past 16 pages a packet
+    windows      type 2 memory windows bound by the responder over the
+                 middle pages of an MR, one addressed as the MR is, one
+                 zero based (addressed from 0): an RDMA WRITE and READ
+                 through each land on and return the MR's bytes the
+                 window maps
+    window-bounds  the same windows: a READ that starts inside one and
+                 ends past it, still inside the MR, fails with a remote
+                 access error
 Each case prints what went wrong, a line a problem, and exits 1 if
 anything did; the elapsed time of the transfer and of the retry goes to
 stdout as "# ..." notes.
@@ -52,7 +60,7 @@ from pyverbs import enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
-from pyverbs.mr import MR
+from pyverbs.mr import MR, MW, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
@@ -459,10 +467,83 @@ def layouts(a):
     resp.close()
 
 
+def window_case(a, zero_based, past_end):
+    what = "zero-based window" if zero_based else "window"
+    n, off, length = 4 * PAGE, PAGE, 2 * PAGE
+    req, resp = pair(a)
+    lmr = MR(req.pd, n, ACCESS_ALL)
+    rmr = MR(resp.pd, n, ACCESS_ALL | e.IBV_ACCESS_MW_BIND)
+    mw = MW(resp.pd, e.IBV_MW_TYPE_2)
+    flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+    if zero_based:
+        flags |= e.IBV_ACCESS_ZERO_BASED
+    bind = SendWR(wr_id=9, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+    bind.set_bind_wr(mw, MWBindInfo(rmr, rmr.buf + off, length, flags))
+    resp.qp.post_send(bind)
+    ok(poll(resp.cq)[0], "bind of a " + what)
+    # A type 2 bind gives the window the rkey in the WR, which pyverbs
+    # takes as ibv_inc_rkey() of the window's (the provider leaves
+    # mw.rkey as it was): the next value of the key's low byte.
+    rkey = (mw.rkey & ~0xff) | ((mw.rkey + 1) & 0xff)
+    # Where the window's byte 0 is, in the requester's addressing.
+    base = 0 if zero_based else rmr.buf + off
+
+    if past_end:
+        wr = send_wr(3, e.IBV_WR_RDMA_READ, lmr, 0, 512)
+        wr.set_wr_rdma(rkey, base + length - 256)
+        req.qp.post_send(wr)
+        wc = poll(req.cq)[0]
+        if wc.status != e.IBV_WC_REM_ACCESS_ERR:
+            problem("%s: a READ past its end completed with status %d, want %d" %
+                    (what, wc.status, e.IBV_WC_REM_ACCESS_ERR))
+    else:
+        window_io(req, lmr, rmr, rkey, base, (n, off, length), what)
+    mw.close()
+    lmr.close()
+    rmr.close()
+    req.close()
+    resp.close()
+
+
+def window_io(req, lmr, rmr, rkey, base, sizes, what):
+    """WRITE and READ through the window at rkey: sizes is the MR's size,
+    the window's offset in it and its length."""
+    n, off, length = sizes
+    want = bytes((i * 13 + 7) & 0xff for i in range(1000))
+    rmr.write(b"\0" * n, n)
+    lmr.write(want, len(want))
+    wr = send_wr(1, e.IBV_WR_RDMA_WRITE, lmr, 0, len(want))
+    wr.set_wr_rdma(rkey, base + 100)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "WRITE through a " + what)
+    if rmr.read(len(want), off + 100) != want:
+        problem("%s: the WRITE to window byte 100 did not land on MR byte %d" %
+                (what, off + 100))
+
+    fill(rmr, 0, n, 5)
+    wr = send_wr(2, e.IBV_WR_RDMA_READ, lmr, PAGE, 512)
+    wr.set_wr_rdma(rkey, base + length - 512)
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "READ through a " + what)
+    if lmr.read(512, PAGE) != rmr.read(512, off + length - 512):
+        problem("%s: the READ of the window's last 512 bytes returned other bytes" % what)
+
+
+def windows(a):
+    for zero_based in (False, True):
+        window_case(a, zero_based, False)
+
+
+def window_bounds(a):
+    for zero_based in (False, True):
+        window_case(a, zero_based, True)
+
+
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,
-             "layouts": layouts}
+             "layouts": layouts, "windows": windows,
+             "window-bounds": window_bounds}
     ap = argparse.ArgumentParser()
     ap.add_argument("--dev", default="rxe1")
     ap.add_argument("--gid", type=int, default=1)

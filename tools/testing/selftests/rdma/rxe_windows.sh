@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Memory windows on the wire (rxe_traffic.py windows): a type 2 window
+# bound over the middle pages of an MR, addressed as the MR is and zero
+# based (IBV_ACCESS_ZERO_BASED: the window's byte 0 is the MR's byte at
+# the bind's address).  An RDMA WRITE and READ through each reach exactly
+# the bytes the window maps, as on stock.  A READ that starts inside a
+# window and ends past it, still inside the MR, fails with a remote
+# access error on ours; stock checks only the MR's bounds and returns
+# the bytes beyond the window (measured: status 0 for both windows), so
+# that case is ours only.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rxe_topo.sh"
+
+ktap_print_header
+ktap_set_plan 4
+
+rdma_unload_all
+modprobe ib_uverbs
+topo_one_up && topo_two_up || exit "$KSFT_FAIL"
+
+# traffic CASE DEV-A IP-A DEV-B IP-B
+traffic() {
+	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$2" --gid "$(topo_gid "$2" "$3")" \
+		--peer "$4" --peer-gid "$(topo_gid "$4" "$5")" "$1"
+}
+one=("$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP")
+two=("$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2")
+ktap_test_result "WRITE and READ through type 2 windows, zero based too, one device" \
+	traffic windows "${one[@]}"
+ktap_test_result "WRITE and READ through type 2 windows, zero based too, two devices" \
+	traffic windows "${two[@]}"
+# bounds DESCRIPTION DEV-A IP-A DEV-B IP-B
+bounds() {
+	if ours; then
+		ktap_test_result "$1" traffic window-bounds "${@:2}"
+	else
+		ktap_test_skip "$1" "stock checks only the MR's bounds"
+	fi
+}
+bounds "a READ past a window's end is a remote access error, one device" "${one[@]}"
+bounds "a READ past a window's end is a remote access error, two devices" "${two[@]}"
+
+topo_down
+rdma_unload_all
+ktap_finished
