@@ -108,27 +108,35 @@ static void rxe_comp_make_cqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 	}
 }
 
-/* Completes one WQE (the SQ's oldest) and frees its slot. */
+/*
+ * Completes one WQE (the SQ's oldest) and frees its slot.  The slot is
+ * free before the CQE is visible: an application that posts its next
+ * WR on seeing the completion, into an SQ that was full (perftest's
+ * latency tests keep one WR in a queue of one), must find room.
+ */
 static void rxe_comp_complete(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	union rxe_cqe cqe;
+	bool post;
 
 	if (wqe->has_rd_atomic) {
 		wqe->has_rd_atomic = 0;
 		qp->req.rd_atomic++;
 	}
 	/* Errors are always completed (IBA 10.7.2.2). */
-	if (qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
-	    (wqe->wr.send_flags & IB_SEND_SIGNALED) ||
-	    wqe->status != IB_WC_SUCCESS) {
+	post = qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
+	       (wqe->wr.send_flags & IB_SEND_SIGNALED) ||
+	       wqe->status != IB_WC_SUCCESS;
+	if (post)
 		rxe_comp_make_cqe(qp, wqe, &cqe);
-		rxe_cq_post(to_rcq(qp->ibqp.send_cq), &cqe, false);
-	}
 	/* As stock: every completed SEND, whatever its status. */
 	if (wqe->mask & RXE_WR_SEND)
 		rxe_counter_inc(rxe, RXE_CNT_RDMA_SEND);
+	/* The application may reuse the slot from here: @wqe is gone. */
 	rxe_queue_advance_consumer(qp->sq.queue);
+	if (post)
+		rxe_cq_post(to_rcq(qp->ibqp.send_cq), &cqe, false);
 }
 
 /* Completes the WQEs at the head of the SQ that are DONE; how many. */
