@@ -35,7 +35,10 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_two_up || exit "$KSFT_FAIL"
 
+# Without the loss the cases prove nothing: a failed netem fails them.
+NETEM_BAD=
 traffic() {
+	[ -z "$NETEM_BAD" ] || { echo "$NETEM_BAD"; return 1; }
 	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$TWO_DEV1" \
 		--gid "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" --peer "$TWO_DEV2" \
 		--peer-gid "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" "$@"
@@ -44,7 +47,8 @@ traffic() {
 netem() {
 	local i
 	for i in "$TWO_IF1" "$TWO_IF2"; do
-		tc qdisc replace dev "$i" root netem "$@" || return 1
+		tc qdisc replace dev "$i" root netem "$@" ||
+			{ NETEM_BAD="tc qdisc ... netem $* failed on $i"; return 1; }
 	done
 }
 
