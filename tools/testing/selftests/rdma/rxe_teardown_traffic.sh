@@ -31,16 +31,20 @@ out=$(mktemp -d)
 
 # traffic TOOL [ADDR [OPTION...]]: server on rxe2, client on rxe1, in the
 # background (SPID, CPID: the tools' own pids, for kill -9); returns once
-# the client has run a few seconds.  The client reaches the server's
+# RDMA traffic flows (rxe1 sent a thousand packets more than before: on
+# the debug kernel a tool spends seconds starting, and a fixed pause
+# removed the device under a server still querying its port), and a
+# second more.  The client reaches the server's
 # TCP port at ADDR (default the server's veth address; the RDMA traffic
 # takes the GIDs whatever it is).  Both run with OPTIONs, by default
 # -D DURATION, which bounds them.
 traffic() {
-	local tool=$1 addr=${2:-$TWO_IP2} port
+	local tool=$1 addr=${2:-$TWO_IP2} port sent
 	local opts=(-D "$DURATION")
 
 	[ $# -gt 2 ] && opts=("${@:3}")
 	port=$(topo_port)
+	sent=$(sent_pkts)
 	"$tool" -d "$TWO_DEV2" -x "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" -p "$port" \
 		-F "${opts[@]}" >"$out/server" 2>&1 &
 	SPID=$!
@@ -49,19 +53,29 @@ traffic() {
 	"$tool" -d "$TWO_DEV1" -x "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" -p "$port" \
 		-F "${opts[@]}" "$addr" >"$out/client" 2>&1 &
 	CPID=$!
-	sleep 4
+	eventually 60 sent_more $((sent + 1000)) ||
+		{ echo "no traffic:"; cat "$out/server" "$out/client"; return 1; }
+	sleep 1
 	kill -0 "$CPID" && kill -0 "$SPID" ||
 		{ echo "perftest ended early:"; cat "$out/server" "$out/client"; return 1; }
 }
 
-# Both ends gone within 30 s; killed if not.
+sent_pkts() {
+	cat "/sys/class/infiniband/$TWO_DEV1/ports/1/hw_counters/sent_pkts"
+}
+
+sent_more() {
+	[ "$(sent_pkts)" -gt "$1" ]
+}
+
+# Both ends gone within 30 s (times OOT_TIMEOUT_SCALE); killed if not.
 tools_gone() {
-	local t0 end
+	local t0 end bound=$((30 * ${OOT_TIMEOUT_SCALE:-1}))
 	t0=$(date +%s)
-	end=$((t0 + 30))
+	end=$((t0 + bound))
 	while kill -0 "$SPID" 2>/dev/null || kill -0 "$CPID" 2>/dev/null; do
 		if [ "$(date +%s)" -ge "$end" ]; then
-			echo "perftest still running after 30 s"
+			echo "perftest still running after $bound s"
 			kill -9 "$SPID" "$CPID" 2>/dev/null
 			wait
 			return 1
