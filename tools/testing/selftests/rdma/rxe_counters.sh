@@ -45,9 +45,7 @@ ktap_test_result "new devices count nothing" expect_eq "counters" \
 	"$(total "$TWO_DEV1") $(total "$TWO_DEV2")" "0 0"
 
 ktap_test_result "SEND, WRITE, READ, FETCH_ADD from $TWO_DEV1 to $TWO_DEV2" \
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$TWO_DEV1" \
-	--gid "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" --peer "$TWO_DEV2" \
-	--peer-gid "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" counters
+	rxe_traffic counters "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2"
 
 req=$(counters "$TWO_DEV1")
 resp=$(counters "$TWO_DEV2")

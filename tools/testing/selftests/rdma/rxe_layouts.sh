@@ -20,14 +20,10 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
-layouts() {
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$1" --gid "$(topo_gid "$1" "$2")" \
-		--peer "$3" --peer-gid "$(topo_gid "$3" "$4")" layouts
-}
 ktap_test_result "payload layouts arrive intact, one device" \
-	layouts "$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP"
+	rxe_traffic layouts "$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP"
 ktap_test_result "payload layouts arrive intact, two devices" \
-	layouts "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2"
+	rxe_traffic layouts "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2"
 
 topo_down
 rdma_unload_all

@@ -35,13 +35,12 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_two_up || exit "$KSFT_FAIL"
 
+# traffic CASE [ARG...]: rxe_traffic.py's CASE from rxe1 to rxe2.
 # Without the loss the cases prove nothing: a failed netem fails them.
 NETEM_BAD=
 traffic() {
 	[ -z "$NETEM_BAD" ] || { echo "$NETEM_BAD"; return 1; }
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$TWO_DEV1" \
-		--gid "$(topo_gid "$TWO_DEV1" "$TWO_IP1")" --peer "$TWO_DEV2" \
-		--peer-gid "$(topo_gid "$TWO_DEV2" "$TWO_IP2")" "$@"
+	rxe_traffic "$1" "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2" "${@:2}"
 }
 
 netem() {
@@ -69,7 +68,7 @@ ip neigh replace "$TWO_IP2" dev "$TWO_IF1" nud permanent \
 	ktap_print_msg "no static neighbours on $TWO_IF1 and $TWO_IF2"
 netem delay 1ms loss 5% duplicate 2% reorder 10%
 ktap_test_result "$LOSS_MIB MiB of RC SEND and of RDMA WRITE over loss, duplicates, reordering" \
-	traffic --mib "$LOSS_MIB" transfer
+	traffic transfer --mib "$LOSS_MIB"
 tc -s qdisc show dev "$TWO_IF1" | sed -n 's/^ *\(Sent .*\)/# ve0 netem: \1/p'
 
 netem loss 100%
@@ -99,7 +98,7 @@ netem loss 0%
 tmp=$(mktemp -d)
 retry_forever() {
 	local pid rc=0
-	traffic --go "$tmp/go" retry-forever &
+	traffic retry-forever --go "$tmp/go" &
 	pid=$!
 	if eventually 60 test -e "$tmp/go.ready"; then
 		netem loss 100% && touch "$tmp/go.lost" &&

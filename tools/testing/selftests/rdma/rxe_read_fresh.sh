@@ -19,14 +19,10 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
-fresh() {
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$1" --gid "$(topo_gid "$1" "$2")" \
-		--peer "$3" --peer-gid "$(topo_gid "$3" "$4")" read-fresh
-}
 ktap_test_result "READ returns bytes written after registration, one device" \
-	fresh "$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP"
+	rxe_traffic read-fresh "$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP"
 ktap_test_result "READ returns bytes written after registration, two devices" \
-	fresh "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2"
+	rxe_traffic read-fresh "$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2"
 
 topo_down
 rdma_unload_all

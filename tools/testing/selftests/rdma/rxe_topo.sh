@@ -244,6 +244,14 @@ tool_pair() {
 	fi
 }
 
+# rxe_traffic CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: rxe_traffic.py's
+# CASE (with its ARGs), DEV-A the requester and DEV-B the responder, each
+# on the GID of its address.
+rxe_traffic() {
+	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$2" --gid "$(topo_gid "$2" "$3")" \
+		--peer "$4" --peer-gid "$(topo_gid "$4" "$5")" "${@:6}" "$1"
+}
+
 # pingpong NS-S DEV-S ADDR-S NS-C DEV-C ADDR-C TOOL [ARG...]: an
 # ibv_*_pingpong run; both ends must report their iterations.
 pingpong() {

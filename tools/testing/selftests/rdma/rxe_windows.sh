@@ -21,21 +21,16 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
-# traffic CASE DEV-A IP-A DEV-B IP-B
-traffic() {
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$2" --gid "$(topo_gid "$2" "$3")" \
-		--peer "$4" --peer-gid "$(topo_gid "$4" "$5")" "$1"
-}
 one=("$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP")
 two=("$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2")
 ktap_test_result "WRITE and READ through type 2 windows, zero based too, one device" \
-	traffic windows "${one[@]}"
+	rxe_traffic windows "${one[@]}"
 ktap_test_result "WRITE and READ through type 2 windows, zero based too, two devices" \
-	traffic windows "${two[@]}"
+	rxe_traffic windows "${two[@]}"
 # bounds DESCRIPTION DEV-A IP-A DEV-B IP-B
 bounds() {
 	if ours; then
-		ktap_test_result "$1" traffic window-bounds "${@:2}"
+		ktap_test_result "$1" rxe_traffic window-bounds "${@:2}"
 	else
 		ktap_test_skip "$1" "stock checks only the MR's bounds"
 	fi
