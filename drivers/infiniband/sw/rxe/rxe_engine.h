@@ -5,8 +5,10 @@
  *
  *   wire	rxe_opcode.c	the opcode table
  *		rxe_icrc.c	ICRC generation and check
- *		rxe_net.c	UDP sockets per network namespace, routes,
- *				building and sending packets, loopback
+ *		rxe_net.c	UDP sockets per network namespace, netdev
+ *				events
+ *		rxe_xmit.c	building and sending packets: routes,
+ *				loopback, batches
  *		rxe_recv.c	validation and dispatch of received packets
  *   engine	rxe_req.c	requester: send WQEs to request packets
  *		rxe_resp.c	responder: requests to memory, receive
@@ -55,7 +57,7 @@ u32 rxe_icrc(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
 /* 0, or -EINVAL when the ICRC at the end of the packet is wrong. */
 int rxe_icrc_check(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
 
-/* ---- wire: rxe_net.c (and rxe_net.h: sockets, notifier) ---- */
+/* ---- wire: rxe_xmit.c (rxe_net.h: sockets, notifier) ---- */
 
 /*
  * A packet of @opcode for @qp to the destination @av: the headers of the
@@ -86,14 +88,32 @@ int rxe_end_packet_ref(struct sk_buff *skb, const struct rxe_pkt_info *pkt);
 bool rxe_av_to_self(const struct rxe_av *av);
 
 /*
- * Completes the IP/UDP headers and the ICRC and sends the packet; a
+ * Packets of one task run held back to leave together (rxe_xmit.c):
+ * belongs to the task that sends, which empties it with rxe_xmit_flush()
+ * before its run ends (rxe_task's end hook).  Zeroed: empty.
+ */
+struct rxe_xmit_batch {
+	struct sk_buff		*head;	/* the first packet, or NULL */
+	struct sk_buff		*last;	/* of head's frag_list, or NULL */
+	struct rxe_dev		*rxe;
+	struct dst_entry	*dst;	/* the head's route, compared only */
+	unsigned int		count;	/* packets, the head included */
+};
+
+/*
+ * Completes the IP/UDP headers and the ICRC and sends the packet, or
+ * holds it in @batch (NULL: none) to leave with the others there; a
  * packet for a GID of this host is delivered to rxe_rcv() without
- * touching the network (and without computing the ICRC).  Consumes the
- * skb in every case and counts sent_pkts.  -EAGAIN when the netdev's
- * queue refused it: the caller may retry later.
+ * touching the network (and without computing the ICRC), after what
+ * the batch holds.  Packets leave in the order they are given.
+ * Consumes the skb in every case and counts sent_pkts.  -EAGAIN when
+ * the netdev's queue refused it: the caller may retry later.  A batch's
+ * refusal is counted (send_err) when it is flushed.
  */
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
-		    struct sk_buff *skb);
+		    struct sk_buff *skb, struct rxe_xmit_batch *batch);
+/* Sends whatever @batch holds. */
+void rxe_xmit_flush(struct rxe_xmit_batch *batch);
 
 /* ---- wire: rxe_recv.c ---- */
 

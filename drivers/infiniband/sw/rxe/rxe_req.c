@@ -451,7 +451,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		rxe_req_arm_retrans(qp);
 
 	/* May deliver inline (loopback): no lock is held here. */
-	err = rxe_xmit_packet(qp, av, skb);
+	err = rxe_xmit_packet(qp, av, skb, &req->batch);
 	if (likely(!err))
 		return 0;
 	rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
@@ -584,6 +584,12 @@ int rxe_req_task(struct rxe_qp *qp)
 	return rxe_req_step(qp, state);
 }
 
+/* The end of a run of the task: its packets leave together. */
+static void rxe_req_task_end(struct rxe_qp *qp)
+{
+	rxe_xmit_flush(&qp->req.batch);
+}
+
 static void rxe_req_retrans_timer(struct timer_list *t)
 {
 	struct rxe_qp *qp = from_timer(qp, t, req.retrans_timer);
@@ -604,7 +610,7 @@ int rxe_req_init(struct rxe_qp *qp)
 {
 	struct rxe_queue *q = qp->sq.queue;
 
-	rxe_task_init(&qp->req.task, qp, rxe_req_task);
+	rxe_task_init(&qp->req.task, qp, rxe_req_task, rxe_req_task_end);
 	skb_queue_head_init(&qp->comp.pkts);
 	spin_lock_init(&qp->req.sq_lock);
 	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);

@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+#include "rxe_engine.h"
 #include "rxe_task.h"
 
 struct rxe_qp;
@@ -87,6 +88,9 @@ struct rxe_req_info {
 	 * picks it up under the same lock.
 	 */
 	bool			need_init;
+
+	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
+	struct rxe_xmit_batch	batch;
 
 	/* Set by the timers (any context), consumed by the task. */
 	unsigned long		events;

@@ -9,7 +9,8 @@
  * one per round, and is the only one to touch the state it keeps in
  * struct rxe_resp_info.  Nothing here holds a spinlock while sending:
  * a response to a QP of this host is delivered, and handled by its
- * completer, within rxe_xmit_packet().
+ * completer, within rxe_xmit_packet().  Responses to another host are
+ * batched (resp.batch) and leave when the task's run ends.
  *
  * Errors inside are negative errnos; what they become is decided once,
  * by the transport's error handler:
@@ -93,7 +94,7 @@ static void rxe_resp_send_ack(struct rxe_qp *qp,
 	skb = rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ACKNOWLEDGE, 0,
 			      psn, syn);
 	if (skb)
-		rxe_xmit_packet(qp, &qp->pri_av, skb);
+		rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
 }
 
 static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
@@ -108,7 +109,7 @@ static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
 	if (!skb)
 		return;
 	atmack_init(&pkt, orig);
-	rxe_xmit_packet(qp, &qp->pri_av, skb);
+	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
 }
 
 /* ---- receive completions ---- */
@@ -583,7 +584,7 @@ static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx
 	if (last)
 		rxe_resp_end_read(qp);
 
-	rxe_xmit_packet(qp, &qp->pri_av, skb);
+	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
 	return;
 
 give_up:
@@ -1002,6 +1003,12 @@ static int rxe_responder(struct rxe_qp *qp)
 	return 0;
 }
 
+/* The end of a run of the task: its packets leave together. */
+static void rxe_responder_end(struct rxe_qp *qp)
+{
+	rxe_xmit_flush(&qp->resp.batch);
+}
+
 /*
  * Once the task is stopped (destroy), nothing is queued any more: the
  * check and the purge in rxe_resp_stop() are both under the queue's
@@ -1051,7 +1058,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	skb_queue_head_init(&qp->resp.pkts);
 	spin_lock_init(&qp->resp.rq_lock);
 	qp->resp.opcode = -1;
-	rxe_task_init(&qp->resp.task, qp, rxe_responder);
+	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "rxe_param.h"
+#include "rxe_engine.h"
 #include "rxe_task.h"
 
 struct rxe_qp;
@@ -82,6 +83,9 @@ struct rxe_resp_info {
 	 * once; init, stop and cleanup touch it only while no run can
 	 * start.
 	 */
+	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
+	struct rxe_xmit_batch	batch;
+
 	u32			psn;		/* expected PSN */
 	u32			ack_psn;	/* after the last one executed */
 	u32			msn;

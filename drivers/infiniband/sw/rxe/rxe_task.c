@@ -85,6 +85,13 @@ void rxe_task_set_any_cpu(struct rxe_task *task, bool any_cpu)
 	WRITE_ONCE(task->any_cpu, any_cpu);
 }
 
+/* The run is over, for now or for good: see rxe_task.end. */
+static void rxe_task_end(struct rxe_task *task)
+{
+	if (task->end)
+		task->end(task->qp);
+}
+
 /* Runs a BUSY task for up to @budget calls; true if it still is BUSY. */
 static bool rxe_task_do(struct rxe_task *task, int budget)
 {
@@ -92,12 +99,18 @@ static bool rxe_task_do(struct rxe_task *task, int budget)
 
 	for (n = 0; n < budget; n++) {
 		if (READ_ONCE(task->stopped)) {
+			rxe_task_end(task);
 			rxe_task_done(task);
 			return false;
 		}
-		if (task->fn(task->qp) && rxe_task_done(task))
+		if (!task->fn(task->qp))
+			continue;
+		/* Before the task can go IDLE and another run start. */
+		rxe_task_end(task);
+		if (rxe_task_done(task))
 			return false;
 	}
+	rxe_task_end(task);
 	return true;
 }
 
@@ -110,11 +123,13 @@ static void rxe_task_work(struct work_struct *work)
 }
 
 void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
-		   int (*fn)(struct rxe_qp *qp))
+		   int (*fn)(struct rxe_qp *qp),
+		   void (*end)(struct rxe_qp *qp))
 {
 	INIT_WORK(&task->work, rxe_task_work);
 	task->qp = qp;
 	task->fn = fn;
+	task->end = end;
 	spin_lock_init(&task->lock);
 	task->state = RXE_TASK_IDLE;
 	task->stopped = false;

@@ -27,6 +27,12 @@ struct rxe_task {
 	struct rxe_qp		*qp;
 	/* 0: call again; any other value: nothing left to do for now. */
 	int			(*fn)(struct rxe_qp *qp);
+	/*
+	 * Called when a run stops calling fn (nothing left, budget spent,
+	 * or stopped) while the run still owns the task: what fn held back
+	 * for the run (packets to send together) goes now.  Optional.
+	 */
+	void			(*end)(struct rxe_qp *qp);
 	/* Protects state and stopped; taken in any context (irqsave). */
 	spinlock_t		lock;
 	enum rxe_task_state	state;
@@ -40,7 +46,8 @@ struct rxe_task {
 };
 
 void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
-		   int (*fn)(struct rxe_qp *qp));
+		   int (*fn)(struct rxe_qp *qp),
+		   void (*end)(struct rxe_qp *qp));
 /*
  * Runs the task in the caller's context now, unless it is running (then
  * the runner goes round once more).  A run that has much to do hands the

@@ -11,6 +11,14 @@
 # the devices' hw counters moved by exactly the packets captured, error
 # counters not at all.  Expectations measured on stock (datapath.md,
 # "Wire facts").
+#
+# Twice: on the veth as it is, and with the veth's tx-gso-list feature
+# off.  Our rxe batches a run's packets into one GSO super-packet for a
+# netdev without that feature (rxe_xmit.c), which the netdev segments
+# before its packet taps: the capture must be the same packets, every
+# IPv4 identifier and ICRC right, and the kernel must have segmented
+# batches (a kprobe on skb_segment_list).  Stock sends one packet at a
+# time: that last check skips on it.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -36,12 +44,33 @@ if ! command -v tshark >/dev/null || [ ! -d /usr/lib/python3/dist-packages/scapy
 	ktap_test_skip "wire checks" "no tshark or python3-scapy (scripts/setup)"
 	ktap_finished
 fi
-ktap_set_plan $((${#CASES[@]} * 3))
+PASSES=(veth gso-list-off)
+ktap_set_plan $((${#PASSES[@]} * ${#CASES[@]} * 3 + 1))
 
 tmp=$(mktemp -d)
-trap 'wire_down; rm -rf "$tmp"' EXIT
+trap 'seglist_probe_off; wire_down; rm -rf "$tmp"' EXIT
 modprobe rdma_rxe
 wire_up || { echo "# no two-device setup"; exit 1; }
+
+# A kprobe event on the segmentation of FRAGLIST super-packets.
+TRACING=/sys/kernel/tracing
+SEGLIST_EVENT=oot_wire/seglist
+seglist_probe_on() {
+	[ -e "$TRACING/kprobe_events" ] ||
+		mount -t tracefs nodev "$TRACING" 2>/dev/null || return 1
+	echo "p:$SEGLIST_EVENT skb_segment_list" >>"$TRACING/kprobe_events" &&
+	echo >"$TRACING/trace" &&
+	echo 1 >"$TRACING/events/$SEGLIST_EVENT/enable"
+}
+seglist_probe_off() {
+	[ -e "$TRACING/events/$SEGLIST_EVENT/enable" ] || return 0
+	echo 0 >"$TRACING/events/$SEGLIST_EVENT/enable"
+	echo "-:$SEGLIST_EVENT" >>"$TRACING/kprobe_events"
+}
+# seglist_hits: super-packets segmented since seglist_probe_on.
+seglist_hits() {
+	grep -c ' seglist:' "$TRACING/trace"
+}
 
 # counters_match CASE MSGS: the counter deltas against the capture's
 # packets per source address (sent_pkts, rcvd_pkts), MSGS messages
@@ -89,45 +118,69 @@ capture_ok() {
 	[ ! -s "$tmp/$1.errors" ] || { cat "$tmp/$1.errors"; return 1; }
 }
 
-# One capture, one traffic process, one check: python, pyverbs, scapy
-# and tshark each start once (slow under TCG).  Each case's packets are
-# those to its own QPs.
-names=()
-for c in "${CASES[@]}"; do
-	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
-	names+=("${f[0]}")
-done
-capture_start ve0 "$tmp/all.pcap" "$WIRE_B"
-timeout 120 python3 "$TESTDIR/roce_traffic.py" wire --a rxe1 --b rxe2 \
-	--counters "$tmp" "${names[@]}" >"$tmp/traffic" 2>&1
-capture_stop
-sed 's/^/# /' "$tmp/traffic"
-for c in "${CASES[@]}"; do
-	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
-	qpns=$(sed -n "s/^${f[0]}: ok qpns //p" "$tmp/traffic")
-	echo "$tmp/all.pcap name=${f[0]} qpns=${qpns:-none} ${f[*]:1}" |
-		sed 's/ msgs=[0-9]*//' >>"$tmp/spec"
-done
-python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/all.json" \
-	--spec "$tmp/spec" | sed 's/^/# /'
-# Per case, for the shell: its errors and its packets per source.
-python3 - "$tmp" <<-'PY'
-import json, os, sys
-for name, s in json.load(open(os.path.join(sys.argv[1], "all.json"))).items():
-    with open(os.path.join(sys.argv[1], name + ".errors"), "w") as f:
-        f.write("".join(e + "\n" for e in s["errors"]))
-    with open(os.path.join(sys.argv[1], name + ".by_src"), "w") as f:
-        f.write("".join("%s %d\n" % kv for kv in s["by_src"].items()))
-PY
+# wire_pass PASS: one capture, one traffic process, one check: python,
+# pyverbs, scapy and tshark each start once (slow under TCG).  Each
+# case's packets are those to its own QPs.
+wire_pass() {
+	local pass=$1 c f qpns name msgs names=()
 
-for c in "${CASES[@]}"; do
-	read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
-	name=${f[0]}
-	msgs=${f[-1]#msgs=}
-	ktap_test_result "$name: the message arrives" grep -q "^$name: ok" "$tmp/traffic"
-	ktap_test_result "$name: tshark decodes, ICRCs verify, flags and packets as stock" \
-		capture_ok "$name"
-	ktap_test_result "$name: hw counters count the packets, no error" \
-		counters_match "$name" "$msgs"
-done
+	rm -f "$tmp"/*
+	for c in "${CASES[@]}"; do
+		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+		names+=("${f[0]}")
+	done
+	capture_start ve0 "$tmp/all.pcap" "$WIRE_B"
+	timeout 120 python3 "$TESTDIR/roce_traffic.py" wire --a rxe1 --b rxe2 \
+		--counters "$tmp" "${names[@]}" >"$tmp/traffic" 2>&1
+	capture_stop
+	sed 's/^/# /' "$tmp/traffic"
+	for c in "${CASES[@]}"; do
+		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+		qpns=$(sed -n "s/^${f[0]}: ok qpns //p" "$tmp/traffic")
+		echo "$tmp/all.pcap name=${f[0]} qpns=${qpns:-none} ${f[*]:1}" |
+			sed 's/ msgs=[0-9]*//' >>"$tmp/spec"
+	done
+	python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/all.json" \
+		--spec "$tmp/spec" | sed 's/^/# /'
+	# Per case, for the shell: its errors and its packets per source.
+	python3 - "$tmp" <<-'PY'
+	import json, os, sys
+	for name, s in json.load(open(os.path.join(sys.argv[1], "all.json"))).items():
+	    with open(os.path.join(sys.argv[1], name + ".errors"), "w") as f:
+	        f.write("".join(e + "\n" for e in s["errors"]))
+	    with open(os.path.join(sys.argv[1], name + ".by_src"), "w") as f:
+	        f.write("".join("%s %d\n" % kv for kv in s["by_src"].items()))
+	PY
+
+	for c in "${CASES[@]}"; do
+		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
+		name=${f[0]}
+		msgs=${f[-1]#msgs=}
+		ktap_test_result "$pass: $name: the message arrives" \
+			grep -q "^$name: ok" "$tmp/traffic"
+		ktap_test_result "$pass: $name: tshark decodes, ICRCs verify, flags and packets as stock" \
+			capture_ok "$name"
+		ktap_test_result "$pass: $name: hw counters count the packets, no error" \
+			counters_match "$name" "$msgs"
+	done
+}
+
+wire_pass veth
+
+ethtool -K "$TWO_IF1" tx-gso-list off && ethtool -K "$TWO_IF2" tx-gso-list off ||
+	echo "# ethtool could not turn tx-gso-list off"
+probe=0
+seglist_probe_on && probe=1
+wire_pass gso-list-off
+hits=$(seglist_hits 2>/dev/null || echo 0)
+seglist_probe_off
+echo "# super-packets segmented: $hits"
+if ! ours; then
+	ktap_test_skip "gso-list-off: the packets left in batches" \
+		"stock sends one packet at a time"
+elif [ $probe = 0 ]; then
+	ktap_test_fail "gso-list-off: the packets left in batches (no kprobe event)"
+else
+	ktap_test_result "gso-list-off: the packets left in batches" [ "$hits" -gt 0 ]
+fi
 ktap_finished

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Building and sending packets.
+ *
+ * A packet is allocated with room for the link, IP and UDP headers in
+ * front of its BTH; rxe_xmit_packet() adds them, looks the route up in
+ * the netdev's namespace, computes the ICRC and hands the packet to the
+ * IP layer.
+ *
+ * A packet to an address of this host (in the sender's namespace) never
+ * reaches a netdev: it is handed to rxe_rcv() of the rxe device on the
+ * netdev owning that address, inline in the sender's context, without
+ * an ICRC (nothing can corrupt it).
+ *
+ * Batches.  In a guest, every packet a virtio-net device takes costs a
+ * notification of the host, an exit to the hypervisor: a quarter of the
+ * kernel's time per packet across two guests (perf.rst).  A driver
+ * notifies once for a list of packets handed to it together
+ * (netdev_xmit_more()), and GSO is the stack's way of handing it such a
+ * list.  So the packets a task run sends to one peer are held back
+ * (struct rxe_xmit_batch) and leave, when the run ends, as one
+ * UDP_L4 | FRAGLIST super-packet: the first packet is the head and the
+ * others, complete with their own IP, UDP, BTH, payload and ICRC, hang
+ * off its frag_list.  Software GSO (skb_segment_list()) takes them apart
+ * again just before the driver, gives each the head's link header,
+ * renumbers the IPv4 identifiers head + k and leaves every other byte as
+ * built - the UDP checksum stays 0.  The ICRC covers the identifier, so
+ * a member's identifier is set to head + k before its ICRC is computed.
+ *
+ * Only a netdev without NETIF_F_GSO_FRAGLIST gets batches: it has the
+ * super-packet segmented in validate_xmit_skb(), before the packet taps,
+ * so a capture sees the packets as they go on the wire.  veth, VLAN and
+ * bridge devices would carry the super-packet on whole; they get one
+ * packet at a time, as do multicast and packets to this host.
+ */
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+
+#include "rxe.h"
+#include "rxe_engine.h"
+#include "rxe_net.h"
+#include "rxe_verbs.h"
+
+/*
+ * A batch's size, at most: the IP layer writes the super-packet's whole
+ * length into the head's IP header before segmentation, so it must fit
+ * there; and a run that sends more is long enough to spare a kick.
+ */
+#define RXE_XMIT_BATCH_BYTES	IP_MAX_MTU
+#define RXE_XMIT_BATCH_PKTS	64
+
+/* Room in front of the BTH for the IP and UDP headers and the link. */
+static unsigned int rxe_hdr_room(const struct rxe_av *av,
+				 const struct net_device *ndev)
+{
+	unsigned int ip = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
+			  sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+
+	return LL_RESERVED_SPACE(ndev) + ip + sizeof(struct udphdr);
+}
+
+/*
+ * An skb with @len bytes of head room and data.  The head comes from
+ * the page fragment cache, not kmalloc(): a kmalloc()ed head is zeroed
+ * whole when the kernel initialises allocations (init_on_alloc, on in
+ * Debian's kernel), which cost as much as copying the payload (perf.rst).
+ * A fragment keeps its 32 KiB page from being reused while the packet
+ * lives, which for rxe's packets, consumed or sent at once, is short.
+ */
+static struct sk_buff *rxe_alloc_skb(unsigned int len)
+{
+	unsigned int size = SKB_DATA_ALIGN(len) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (size > PAGE_SIZE)
+		return alloc_skb(len, GFP_ATOMIC);
+	data = netdev_alloc_frag(size);
+	if (unlikely(!data))
+		return NULL;
+	skb = build_skb(data, size);
+	if (unlikely(!skb))
+		skb_free_frag(data);
+	return skb;
+}
+
+/*
+ * An skb for @qp to @av with @linear bytes from the BTH on in its linear
+ * part, left uninitialised, and room in front for the IP and UDP
+ * headers.
+ */
+static struct sk_buff *rxe_alloc_packet(struct rxe_qp *qp,
+					const struct rxe_av *av, u8 opcode,
+					u32 linear, u32 paylen,
+					struct rxe_pkt_info *pkt)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct net_device *ndev = rxe->ndev;
+	unsigned int room = rxe_hdr_room(av, ndev);
+	struct sk_buff *skb;
+
+	skb = rxe_alloc_skb(room + linear + ndev->needed_tailroom);
+	if (unlikely(!skb))
+		return NULL;
+
+	skb_reserve(skb, room);
+	skb->dev = ndev;
+	skb->protocol = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
+			htons(ETH_P_IPV6) : htons(ETH_P_IP);
+
+	pkt->rxe = rxe;
+	pkt->qp = qp;
+	pkt->port_num = RXE_PORT;
+	pkt->opcode = opcode;
+	pkt->mask = rxe_opcode[opcode].mask;
+	pkt->paylen = paylen;
+	pkt->hdr = skb_put(skb, linear);
+	return skb;
+}
+
+struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
+				u8 opcode, u32 len, struct rxe_pkt_info *pkt)
+{
+	u32 hdrlen = rxe_opcode[opcode].length;
+	u32 tail = (-len & 3) + RXE_ICRC_SIZE;
+	struct sk_buff *skb;
+
+	skb = rxe_alloc_packet(qp, av, opcode, hdrlen + len + tail,
+			       hdrlen + len + tail, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	/* Reserved fields and the pad go out as 0. */
+	memset(pkt->hdr, 0, hdrlen);
+	memset(pkt->hdr + hdrlen + len, 0, tail);
+	return skb;
+}
+
+struct sk_buff *rxe_init_packet_ref(struct rxe_qp *qp, const struct rxe_av *av,
+				    u8 opcode, u32 len,
+				    struct rxe_pkt_info *pkt)
+{
+	u32 hdrlen = rxe_opcode[opcode].length;
+	struct sk_buff *skb;
+
+	skb = rxe_alloc_packet(qp, av, opcode, hdrlen,
+			       hdrlen + len + (-len & 3) + RXE_ICRC_SIZE, pkt);
+	if (unlikely(!skb))
+		return NULL;
+	memset(pkt->hdr, 0, hdrlen);
+	return skb;
+}
+
+/*
+ * The pad and the ICRC of a packet whose payload was attached by
+ * reference: a fragment of the zero page, which nothing writes, since
+ * such a packet is looped back and never gets an ICRC.
+ */
+int rxe_end_packet_ref(struct sk_buff *skb, const struct rxe_pkt_info *pkt)
+{
+	u32 tail = pkt->paylen - skb->len;
+	struct page *zero = ZERO_PAGE(0);
+
+	if (WARN_ON_ONCE(tail < RXE_ICRC_SIZE || tail > RXE_ICRC_SIZE + 3))
+		return -EINVAL;
+	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	get_page(zero);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, zero, 0, tail, tail);
+	return 0;
+}
+
+bool rxe_av_to_self(const struct rxe_av *av)
+{
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
+		return ipv6_addr_equal(&av->sgid_addr._sockaddr_in6.sin6_addr,
+				       &av->dgid_addr._sockaddr_in6.sin6_addr);
+	return av->sgid_addr._sockaddr_in.sin_addr.s_addr ==
+	       av->dgid_addr._sockaddr_in.sin_addr.s_addr;
+}
+
+static void rxe_push_udp(struct sk_buff *skb, __be16 sport)
+{
+	struct udphdr *udph;
+
+	__skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph = udp_hdr(skb);
+	udph->source = sport;
+	udph->dest = htons(ROCE_V2_UDP_DPORT);
+	udph->len = htons(skb->len);
+	/* RoCEv2 sends no UDP checksum: the ICRC covers the packet. */
+	udph->check = 0;
+}
+
+static void rxe_push_ipv4(struct net *net, struct sk_buff *skb,
+			  const struct rxe_av *av, __be32 saddr, __be32 daddr)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->grh.traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->grh.hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	iph->check = 0;
+	__ip_select_ident(net, iph, 1);
+	/* What ip_local_out() would do; the loopback needs it too. */
+	ip_send_check(iph);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+}
+
+static void rxe_push_ipv6(struct sk_buff *skb, const struct rxe_av *av,
+			  const struct in6_addr *saddr,
+			  const struct in6_addr *daddr)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->grh.traffic_class,
+		     cpu_to_be32(av->grh.flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->grh.hop_limit;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+}
+
+/*
+ * Delivers a packet whose IP and UDP headers are complete to the rxe
+ * device on @ndev (the netdev owning the destination address), or to
+ * the sender's own device when there is none there (as stock does; its
+ * receive path then drops what is not for it).  In the sender's
+ * context: the caller holds no spinlock.
+ */
+static void rxe_loopback(struct rxe_dev *sender, struct net_device *ndev,
+			 struct sk_buff *skb)
+{
+	struct rxe_dev *found = ndev ? rxe_dev_get_by_ndev(ndev) : NULL;
+	/* The sender lives while its QP sends: no reference needed. */
+	struct rxe_dev *rxe = found ?: sender;
+	struct rxe_pkt_info *pkt = rxe_skb_pkt(skb);
+
+	skb_dst_drop(skb);
+	skb->dev = rxe->ndev;
+	skb->pkt_type = PACKET_HOST;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->rxe = rxe;
+	pkt->mask = RXE_LOOPBACK_MASK;
+	/* The receive path starts at the BTH. */
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	rxe_rcv(skb);
+	if (found)
+		ib_device_put(&found->ib_dev);
+}
+
+/* Writes the ICRC into the last 4 bytes of the packet. */
+static void rxe_put_icrc(struct sk_buff *skb, u8 *bth, unsigned int paylen)
+{
+	struct rxe_pkt_info info = {
+		.hdr = bth,
+		.paylen = paylen,
+		.opcode = bth[0],
+	};
+	u32 icrc = rxe_icrc(skb, &info);
+
+	put_unaligned_le32(icrc, bth + paylen - RXE_ICRC_SIZE);
+}
+
+/*
+ * Hands @skb, which carries @npkts packets with complete headers, to the
+ * IP layer; counts them when the netdev took them.  Consumes @skb.
+ */
+static int rxe_send(struct rxe_dev *rxe, struct sk_buff *skb,
+		    unsigned int npkts)
+{
+	struct net *net = dev_net(rxe->ndev);
+	int err;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		err = ip_local_out(net, NULL, skb);
+	else
+		err = ip6_local_out(net, NULL, skb);
+
+	if (unlikely(net_xmit_eval(err)))
+		return -EAGAIN;
+	atomic64_add(npkts, &rxe->stats_counters[RXE_CNT_SENT_PKTS]);
+	return 0;
+}
+
+/* ---- batches ---- */
+
+/* The UDP payload of a routed packet (skb->data at its IP header). */
+static unsigned int rxe_udp_paylen(const struct sk_buff *skb)
+{
+	return ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
+}
+
+/*
+ * Whether @skb may join the batch: the same route, addresses and UDP
+ * ports (GSO would rewrite a member's to the head's), no larger than
+ * the head (its size is the batch's gso_size), and room left.
+ */
+static bool rxe_batch_fits(const struct rxe_xmit_batch *batch,
+			   const struct sk_buff *skb)
+{
+	const struct sk_buff *head = batch->head;
+
+	if (batch->count >= RXE_XMIT_BATCH_PKTS ||
+	    head->len + skb->len > RXE_XMIT_BATCH_BYTES)
+		return false;
+	if (skb_dst(skb) != batch->dst || skb->protocol != head->protocol ||
+	    udp_hdr(skb)->source != udp_hdr(head)->source ||
+	    rxe_udp_paylen(skb) > rxe_udp_paylen(head))
+		return false;
+	if (skb->protocol == htons(ETH_P_IP))
+		return ip_hdr(skb)->saddr == ip_hdr(head)->saddr &&
+		       ip_hdr(skb)->daddr == ip_hdr(head)->daddr;
+	return ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &ipv6_hdr(head)->saddr) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &ipv6_hdr(head)->daddr);
+}
+
+/* Appends a routed packet whose ICRC is not yet written to the batch. */
+static void rxe_batch_add(struct rxe_xmit_batch *batch, struct rxe_dev *rxe,
+			  struct sk_buff *skb, u8 *bth, unsigned int paylen)
+{
+	struct sk_buff *head = batch->head;
+
+	if (!head) {
+		rxe_put_icrc(skb, bth, paylen);
+		batch->head = skb;
+		batch->last = NULL;
+		batch->rxe = rxe;
+		/* Compared only: the head holds the reference. */
+		batch->dst = skb_dst(skb);
+		batch->count = 1;
+		return;
+	}
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr *iph = ip_hdr(skb);
+
+		/* What inet_gso_segment() will write: head + k. */
+		iph->id = htons(ntohs(ip_hdr(head)->id) + batch->count);
+		ip_send_check(iph);
+	}
+	rxe_put_icrc(skb, bth, paylen);
+	/* The segments get the head's route. */
+	skb_dst_drop(skb);
+
+	if (batch->last)
+		batch->last->next = skb;
+	else
+		skb_shinfo(head)->frag_list = skb;
+	batch->last = skb;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+	batch->count++;
+}
+
+void rxe_xmit_flush(struct rxe_xmit_batch *batch)
+{
+	struct sk_buff *head = batch->head;
+	unsigned int count = batch->count;
+
+	if (!head)
+		return;
+	batch->head = NULL;
+	batch->last = NULL;
+	batch->dst = NULL;
+	batch->count = 0;
+
+	if (count > 1) {
+		struct skb_shared_info *shinfo = skb_shinfo(head);
+
+		shinfo->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		shinfo->gso_size = rxe_udp_paylen(head);
+		shinfo->gso_segs = count;
+		/*
+		 * No checksum to offload (the UDP checksum is 0, the ICRC
+		 * is written): what the GSO path expects of such a packet.
+		 */
+		head->ip_summed = CHECKSUM_UNNECESSARY;
+	}
+	if (rxe_send(batch->rxe, head, count))
+		atomic64_add(count,
+			     &batch->rxe->stats_counters[RXE_CNT_SEND_ERR]);
+}
+
+/* ---- sending ---- */
+
+/*
+ * A routed packet: into @batch when the egress netdev segments batches
+ * itself (see the top comment) and @may_batch, otherwise sent at once,
+ * after whatever the batch holds.
+ */
+static int rxe_xmit_routed(struct rxe_dev *rxe, struct sk_buff *skb,
+			   u8 *bth, unsigned int paylen,
+			   struct rxe_xmit_batch *batch, bool may_batch)
+{
+	if (batch && may_batch &&
+	    !(skb_dst(skb)->dev->features & NETIF_F_GSO_FRAGLIST)) {
+		if (batch->head && !rxe_batch_fits(batch, skb))
+			rxe_xmit_flush(batch);
+		rxe_batch_add(batch, rxe, skb, bth, paylen);
+		if (batch->count >= RXE_XMIT_BATCH_PKTS)
+			rxe_xmit_flush(batch);
+		return 0;
+	}
+
+	if (batch)
+		rxe_xmit_flush(batch);
+	rxe_put_icrc(skb, bth, paylen);
+	return rxe_send(rxe, skb, 1);
+}
+
+/* A packet to this host, after whatever the batch holds. */
+static void rxe_xmit_local(struct rxe_dev *rxe, struct net_device *ndev,
+			   struct sk_buff *skb, struct rxe_xmit_batch *batch)
+{
+	if (batch)
+		rxe_xmit_flush(batch);
+	rxe_loopback(rxe, ndev, skb);
+	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
+}
+
+static int rxe_xmit_ipv4(struct rxe_dev *rxe, const struct rxe_av *av,
+			 struct sk_buff *skb, u8 *bth, unsigned int paylen,
+			 struct rxe_xmit_batch *batch)
+{
+	__be32 saddr = av->sgid_addr._sockaddr_in.sin_addr.s_addr;
+	__be32 daddr = av->dgid_addr._sockaddr_in.sin_addr.s_addr;
+	struct net *net = dev_net(rxe->ndev);
+	struct net_device *local;
+	struct flowi4 fl = {
+		.flowi4_oif = rxe->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = av->grh.traffic_class & IPTOS_TOS_MASK,
+		.saddr = saddr,
+		.daddr = daddr,
+	};
+	struct rtable *rt;
+
+	rxe_push_ipv4(net, skb, av, saddr, daddr);
+
+	/* To ourselves: the common loopback, no route needed. */
+	if (rxe_av_to_self(av)) {
+		rxe_xmit_local(rxe, rxe->ndev, skb, batch);
+		return 0;
+	}
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	if (rt->rt_type == RTN_LOCAL) {
+		ip_rt_put(rt);
+		rcu_read_lock();
+		local = __ip_dev_find(net, daddr, false);
+		dev_hold(local);
+		rcu_read_unlock();
+		rxe_xmit_local(rxe, local, skb, batch);
+		dev_put(local);
+		return 0;
+	}
+
+	skb_dst_set(skb, &rt->dst);
+	return rxe_xmit_routed(rxe, skb, bth, paylen, batch,
+			       rt->rt_type == RTN_UNICAST);
+}
+
+static int rxe_xmit_ipv6(struct rxe_dev *rxe, const struct rxe_av *av,
+			 struct sk_buff *skb, u8 *bth, unsigned int paylen,
+			 struct rxe_xmit_batch *batch)
+{
+	const struct in6_addr *saddr = &av->sgid_addr._sockaddr_in6.sin6_addr;
+	const struct in6_addr *daddr = &av->dgid_addr._sockaddr_in6.sin6_addr;
+	struct net *net = dev_net(rxe->ndev);
+	struct net_device *local;
+	struct flowi6 fl6 = {
+		.flowi6_oif = rxe->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.saddr = *saddr,
+		.daddr = *daddr,
+	};
+	struct dst_entry *dst;
+
+	rxe_push_ipv6(skb, av, saddr, daddr);
+
+	if (rxe_av_to_self(av)) {
+		rxe_xmit_local(rxe, rxe->ndev, skb, batch);
+		return 0;
+	}
+
+	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	if (((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL) {
+		dst_release(dst);
+		rcu_read_lock();
+		local = ipv6_dev_find(net, daddr, NULL);
+		dev_hold(local);
+		rcu_read_unlock();
+		rxe_xmit_local(rxe, local, skb, batch);
+		dev_put(local);
+		return 0;
+	}
+
+	skb_dst_set(skb, dst);
+	return rxe_xmit_routed(rxe, skb, bth, paylen, batch,
+			       !ipv6_addr_is_multicast(daddr));
+}
+
+int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
+		    struct sk_buff *skb, struct rxe_xmit_batch *batch)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	/* rxe_init_packet() left skb->data at the BTH. */
+	unsigned int paylen = skb->len;
+	u8 *bth = skb->data;
+
+	rxe_push_udp(skb, htons(qp->src_port));
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
+		return rxe_xmit_ipv6(rxe, av, skb, bth, paylen, batch);
+	return rxe_xmit_ipv4(rxe, av, skb, bth, paylen, batch);
+}
