@@ -37,6 +37,7 @@
 #ifndef RXE_ENGINE_H
 #define RXE_ENGINE_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
@@ -101,6 +102,19 @@ struct rxe_xmit_batch {
 };
 
 /*
+ * The ACK that ends a message, waiting to leave with the requester's
+ * next batch to the same peer (rxe_xmit.c, "Parked ACKs").  Belongs to
+ * the QP: the responder parks, the requester's batch, the timer or the
+ * responder's next packet take; skb is exchanged atomically (xchg()),
+ * so exactly one of them sends it.
+ */
+struct rxe_ack_park {
+	struct sk_buff		*skb;	/* routed, no ICRC yet; or NULL */
+	struct rxe_dev		*rxe;
+	struct hrtimer		timer;	/* sends it if nothing else did */
+};
+
+/*
  * Completes the IP/UDP headers and the ICRC and sends the packet, or
  * holds it in @batch (NULL: none) to leave with the others there; a
  * packet for a GID of this host is delivered to rxe_rcv() without
@@ -108,12 +122,34 @@ struct rxe_xmit_batch {
  * the batch holds.  Packets leave in the order they are given.
  * Consumes the skb in every case and counts sent_pkts.  -EAGAIN when
  * the netdev's queue refused it: the caller may retry later.  A batch's
- * refusal is counted (send_err) when it is flushed.
+ * refusal is counted (send_err) when it is sent.
  */
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct sk_buff *skb, struct rxe_xmit_batch *batch);
-/* Sends whatever @batch holds. */
-void rxe_xmit_flush(struct rxe_xmit_batch *batch);
+/*
+ * As rxe_xmit_packet(), for the ACK ending a message, which may instead
+ * wait in @park when it would leave in a batch; an ACK parked before it
+ * is superseded.  The responder's task only.
+ */
+void rxe_xmit_ack(struct rxe_qp *qp, const struct rxe_av *av,
+		  struct sk_buff *skb, struct rxe_xmit_batch *batch,
+		  struct rxe_ack_park *park);
+/*
+ * Whether @qp's packets to @av leave in batches now (one route lookup):
+ * the ACKs of its messages may then be parked.
+ */
+bool rxe_xmit_batches(struct rxe_qp *qp, const struct rxe_av *av);
+/*
+ * Sends whatever @batch holds, with the ACK parked in @park (NULL: none)
+ * if there is one.  The owner of @batch: its task, at the end of a run.
+ */
+void rxe_xmit_flush(struct rxe_xmit_batch *batch, struct rxe_ack_park *park);
+
+void rxe_ack_park_init(struct rxe_ack_park *park, struct rxe_dev *rxe);
+/* The parked ACK, if any, into @batch, or sent at once (@batch NULL). */
+void rxe_ack_unpark(struct rxe_ack_park *park, struct rxe_xmit_batch *batch);
+/* Once nothing can park any more: the timer stopped, the ACK sent. */
+void rxe_ack_park_stop(struct rxe_ack_park *park);
 
 /* ---- wire: rxe_recv.c ---- */
 

@@ -24,6 +24,12 @@
 #include "rxe_engine.h"
 #include "rxe_verbs.h"
 
+/*
+ * Sent lately: the responder then expects this QP to answer what it
+ * receives soon enough for an ACK to wait for the answer (rxe_xmit.c).
+ */
+#define RXE_REQ_LATELY		msecs_to_jiffies(10)
+
 static u32 rxe_sq_next(struct rxe_qp *qp, u32 index)
 {
 	return (index + 1) & qp->sq.queue->index_mask;
@@ -450,6 +456,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	    !timer_pending(&req->retrans_timer))
 		rxe_req_arm_retrans(qp);
 
+	WRITE_ONCE(req->sent_at, jiffies);
 	/* May deliver inline (loopback): no lock is held here. */
 	err = rxe_xmit_packet(qp, av, skb, &req->batch);
 	if (likely(!err))
@@ -561,6 +568,8 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->drained = false;
 	req->events = 0;
 	req->need_init = false;
+	/* Not lately, whatever jiffies is. */
+	WRITE_ONCE(req->sent_at, jiffies - RXE_REQ_LATELY - 1);
 }
 
 /* The task of the requester and the completer: see the top comment. */
@@ -587,7 +596,14 @@ int rxe_req_task(struct rxe_qp *qp)
 /* The end of a run of the task: its packets leave together. */
 static void rxe_req_task_end(struct rxe_qp *qp)
 {
-	rxe_xmit_flush(&qp->req.batch);
+	/* With the ACK the responder parked for it, if any. */
+	rxe_xmit_flush(&qp->req.batch, &qp->resp.park);
+}
+
+bool rxe_req_sent_lately(struct rxe_qp *qp)
+{
+	return time_before(jiffies, READ_ONCE(qp->req.sent_at) +
+				    RXE_REQ_LATELY);
 }
 
 static void rxe_req_retrans_timer(struct timer_list *t)
@@ -616,6 +632,7 @@ int rxe_req_init(struct rxe_qp *qp)
 	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
 	qp->req.need_init = true;
+	qp->req.sent_at = jiffies - RXE_REQ_LATELY - 1;
 
 	if (qp->is_user) {
 		qp->req.log2_elem = q->log2_elem_size;

@@ -91,6 +91,8 @@ struct rxe_req_info {
 
 	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
 	struct rxe_xmit_batch	batch;
+	/* jiffies at the last packet built; read by the responder. */
+	unsigned long		sent_at;
 
 	/* Set by the timers (any context), consumed by the task. */
 	unsigned long		events;
@@ -133,6 +135,8 @@ int rxe_req_task(struct rxe_qp *qp);
 u32 rxe_req_mtu(struct rxe_qp *qp);
 void rxe_req_rewind(struct rxe_qp *qp);
 void rxe_req_arm_retrans(struct rxe_qp *qp);
+/* For the responder: whether the requester sent in the last 10 ms. */
+bool rxe_req_sent_lately(struct rxe_qp *qp);
 
 /* rxe_comp.c: the completer's part of the task; 0 if it did anything. */
 int rxe_comp_step(struct rxe_qp *qp);

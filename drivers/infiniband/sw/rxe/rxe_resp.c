@@ -84,6 +84,13 @@ static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
 	return skb;
 }
 
+/* Every response leaves after the ACK parked before it, if any. */
+static void rxe_resp_xmit(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
+	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+}
+
 /* An ACK or NAK (RC_ACKNOWLEDGE) for @psn. */
 static void rxe_resp_send_ack(struct rxe_qp *qp,
 			      const struct rxe_resp_ctx *ctx, u8 syn, u32 psn)
@@ -94,7 +101,37 @@ static void rxe_resp_send_ack(struct rxe_qp *qp,
 	skb = rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ACKNOWLEDGE, 0,
 			      psn, syn);
 	if (skb)
-		rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+		rxe_resp_xmit(qp, skb);
+}
+
+/*
+ * Whether the ACK of the message @pkt ends may be parked (rxe_xmit.c,
+ * "Parked ACKs"): an RC message that completes a receive WQE, on a QP
+ * that sent lately, over a route that batches.  The application learns
+ * of such a message from its completion only, so an ACK parked before
+ * the completion is posted is there when the reply is sent.  (A WRITE's
+ * data may prompt a reply before its ACK could be parked: its ACK goes
+ * at once.)
+ */
+static bool rxe_resp_may_park(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC && (pkt->mask & RXE_COMP_MASK) &&
+	       bth_ack(pkt) && rxe_req_sent_lately(qp) &&
+	       rxe_xmit_batches(qp, &qp->pri_av);
+}
+
+/* Parks the ACK of the message @pkt ends, once the MSN counts it. */
+static void rxe_resp_park_ack(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			      const struct rxe_pkt_info *pkt)
+{
+	struct rxe_pkt_info ack;
+	struct sk_buff *skb;
+
+	skb = rxe_resp_packet(qp, ctx, &ack, IB_OPCODE_RC_ACKNOWLEDGE, 0,
+			      pkt->psn, RXE_AETH_ACK_UNLIMITED);
+	if (skb)
+		rxe_xmit_ack(qp, &qp->pri_av, skb, &qp->resp.batch,
+			     &qp->resp.park);
 }
 
 static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
@@ -109,7 +146,7 @@ static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
 	if (!skb)
 		return;
 	atmack_init(&pkt, orig);
-	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+	rxe_resp_xmit(qp, skb);
 }
 
 /* ---- receive completions ---- */
@@ -411,8 +448,12 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
  * A SEND or WRITE packet, in sequence, of any transport: executed, and
  * its message completed at its last packet.
  */
+/*
+ * Places a SEND or WRITE packet and completes the message it ends.
+ * *@acked (if not NULL) tells whether its ACK is already parked.
+ */
 static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
-			    const struct rxe_pkt_info *pkt)
+			    const struct rxe_pkt_info *pkt, bool *acked)
 {
 	int err;
 
@@ -438,6 +479,18 @@ static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		u32 byte_len = (pkt->mask & RXE_WRITE_MASK) ?
 			       qp->resp.length : dma->length - dma->resid;
 
+		if (acked && rxe_resp_may_park(qp, pkt)) {
+			/*
+			 * Before the completion.  Should the CQ overflow,
+			 * the QP's error then sends the ACK of a message
+			 * placed whole.
+			 */
+			rxe_resp_advance(qp, pkt);
+			rxe_resp_park_ack(qp, ctx, pkt);
+			*acked = true;
+			return rxe_resp_complete(qp, IB_WC_SUCCESS, pkt,
+						 byte_len);
+		}
 		err = rxe_resp_complete(qp, IB_WC_SUCCESS, pkt, byte_len);
 		if (err)
 			return err;
@@ -584,7 +637,7 @@ static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx
 	if (last)
 		rxe_resp_end_read(qp);
 
-	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+	rxe_resp_xmit(qp, skb);
 	return;
 
 give_up:
@@ -783,11 +836,13 @@ static void rxe_resp_rc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	} else if (pkt->mask & RXE_ATOMIC_MASK) {
 		err = rxe_resp_atomic(qp, ctx, pkt);
 	} else {
+		bool acked = false;
+
 		err = rxe_resp_check_length(ctx, pkt);
 		if (!err)
-			err = rxe_resp_execute(qp, ctx, pkt);
+			err = rxe_resp_execute(qp, ctx, pkt, &acked);
 		/* One ACK per message: the requester asks on its last. */
-		if (!err && bth_ack(pkt))
+		if (!err && bth_ack(pkt) && !acked)
 			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
 					  pkt->psn);
 	}
@@ -822,7 +877,7 @@ static void rxe_resp_uc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	else
 		err = rxe_resp_check_length(ctx, pkt);
 	if (!err)
-		err = rxe_resp_execute(qp, ctx, pkt);
+		err = rxe_resp_execute(qp, ctx, pkt, NULL);
 	if (!err)
 		return;
 
@@ -850,7 +905,7 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 {
 	int err;
 
-	err = rxe_resp_execute(qp, ctx, pkt);
+	err = rxe_resp_execute(qp, ctx, pkt, NULL);
 	if (!err || err == -EAGAIN)
 		return;
 	if (err == -ENOSPC) {
@@ -981,10 +1036,13 @@ static int rxe_responder(struct rxe_qp *qp)
 	rxe_resp_sync(qp, &ctx);
 
 	if (ctx.state == IB_QPS_ERR) {
+		/* What it acknowledges was executed: the ACK goes. */
+		rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
 		rxe_resp_flush(qp);
 		return 1;
 	}
 	if (ctx.state < IB_QPS_RTR) {
+		rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
 		rxe_resp_drop_pkts(qp);
 		return 1;
 	}
@@ -1006,7 +1064,7 @@ static int rxe_responder(struct rxe_qp *qp)
 /* The end of a run of the task: its packets leave together. */
 static void rxe_responder_end(struct rxe_qp *qp)
 {
-	rxe_xmit_flush(&qp->resp.batch);
+	rxe_xmit_flush(&qp->resp.batch, NULL);
 }
 
 /*
@@ -1058,6 +1116,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	skb_queue_head_init(&qp->resp.pkts);
 	spin_lock_init(&qp->resp.rq_lock);
 	qp->resp.opcode = -1;
+	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
 	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
 	return 0;
 }
@@ -1102,6 +1161,8 @@ void rxe_resp_stop(struct rxe_qp *qp)
 
 void rxe_resp_cleanup(struct rxe_qp *qp)
 {
+	/* Both tasks are stopped: nothing parks or takes any more. */
+	rxe_ack_park_stop(&qp->resp.park);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 }

@@ -85,6 +85,8 @@ struct rxe_resp_info {
 	 */
 	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
 	struct rxe_xmit_batch	batch;
+	/* The ACK waiting for the requester's next batch (rxe_xmit.c). */
+	struct rxe_ack_park	park;
 
 	u32			psn;		/* expected PSN */
 	u32			ack_psn;	/* after the last one executed */

@@ -68,6 +68,8 @@ RESPONSES = {0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12}
 # 64 KiB SEND: AckReq on one SEND_MIDDLE).
 NOT_LAST = {0x00, 0x01, 0x06, 0x07}
 ACK_EVERY = 64
+# The RC ACKNOWLEDGE opcode (RC 0x00 | 0x11).
+OP_RC_ACKNOWLEDGE = 0x11
 
 
 def opcode_name(op):
@@ -187,6 +189,11 @@ class Capture:
         self.since_ack = collections.Counter()
         self.packets = 0
         self.zero_csum = 0
+        # ACKs right behind a packet of their own sender (a parked ACK
+        # leaving with its host's reply, rxe.rst "Batches"), of all ACKs.
+        self.acks = 0
+        self.acks_trailing = 0
+        self.last = None
 
     def fail(self, msg):
         self.errors.append(msg)
@@ -230,6 +237,12 @@ class Capture:
             self.packets -= 1
             return
         self.frames.add(num)
+        if op == OP_RC_ACKNOWLEDGE:
+            self.acks += 1
+            if self.last is not None and self.last[0] == src and \
+                    self.last[1] != OP_RC_ACKNOWLEDGE:
+                self.acks_trailing += 1
+        self.last = (src, op)
         ackreq = bth[8] >> 7
         name = opcode_name(op)
         self.opcodes[name] += 1
@@ -297,6 +310,8 @@ class Capture:
             "by_src": dict(self.by_src),
             "sports": {k: sorted(v) for k, v in self.sports.items()},
             "icrc_ok": self.icrc_ok,
+            "acks": self.acks,
+            "acks_trailing": self.acks_trailing,
             "ipv6_udp_zero_checksum": self.zero_csum,
             "scapy_icrc_ok": self.scapy_ok,
             "errors": self.errors,

@@ -17,8 +17,12 @@
 # netdev without that feature (rxe_xmit.c), which the netdev segments
 # before its packet taps: the capture must be the same packets, every
 # IPv4 identifier and ICRC right, and the kernel must have segmented
-# batches (a kprobe on skb_segment_list).  Stock sends one packet at a
-# time: that last check skips on it.
+# batches (a kprobe on skb_segment_list).  Then, still without it, an
+# RC ping-pong: it completes (the last ACK, parked, is not lost when the
+# QPs go), its capture passes the same checks, and most ACKs leave right
+# behind their host's reply (parked until the reply's batch).  Stock
+# sends one packet at a time, and each ACK at once: those two checks
+# skip on it.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -45,7 +49,7 @@ if ! command -v tshark >/dev/null || [ ! -d /usr/lib/python3/dist-packages/scapy
 	ktap_finished
 fi
 PASSES=(veth gso-list-off)
-ktap_set_plan $((${#PASSES[@]} * ${#CASES[@]} * 3 + 1))
+ktap_set_plan $((${#PASSES[@]} * ${#CASES[@]} * 3 + 4))
 
 tmp=$(mktemp -d)
 trap 'seglist_probe_off; wire_down; rm -rf "$tmp"' EXIT
@@ -182,5 +186,35 @@ elif [ $probe = 0 ]; then
 	ktap_test_fail "gso-list-off: the packets left in batches (no kprobe event)"
 else
 	ktap_test_result "gso-list-off: the packets left in batches" [ "$hits" -gt 0 ]
+fi
+
+# pp_json KEY: a figure of the ping-pong capture's summary.
+pp_json() {
+	python3 -c 'import json, sys
+print(next(iter(json.load(open(sys.argv[1])).values()))[sys.argv[2]])' \
+		"$tmp/pp.json" "$1"
+}
+rm -rf "$tmp"/*
+mkdir "$tmp/pp"
+capture_start ve0 "$tmp/pp.pcap" "$WIRE_B"
+TOOL_OUT=$tmp/pp tool_pair "" rxe2 "$WIRE_B" "" rxe1 "$WIRE_A" -g \
+	ibv_rc_pingpong -n 20 -s 4096 >"$tmp/pp.log" 2>&1
+pp=$?
+capture_stop
+sed 's/^/# /' "$tmp/pp.log"
+python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/pp.json" \
+	"$tmp/pp.pcap" | sed 's/^/# /'
+ktap_test_result "gso-list-off: ibv_rc_pingpong 4 KiB x 20 completes" [ $pp = 0 ]
+ktap_test_result "gso-list-off: ping-pong: tshark decodes, ICRCs verify, flags as stock" \
+	[ "$(pp_json errors 2>/dev/null)" = "[]" ]
+acks=$(pp_json acks 2>/dev/null || echo 0)
+trailing=$(pp_json acks_trailing 2>/dev/null || echo 0)
+echo "# ping-pong: $trailing of $acks ACKs right behind their host's reply"
+if ! ours; then
+	ktap_test_skip "gso-list-off: ping-pong ACKs leave with the replies" \
+		"stock sends each ACK at once ($trailing of $acks behind a reply)"
+else
+	ktap_test_result "gso-list-off: ping-pong ACKs leave with the replies" \
+		[ $((trailing * 2)) -gt "$acks" ]
 fi
 ktap_finished
