@@ -70,6 +70,9 @@ NOT_LAST = {0x00, 0x01, 0x06, 0x07}
 ACK_EVERY = 64
 # The RC ACKNOWLEDGE opcode (RC 0x00 | 0x11).
 OP_RC_ACKNOWLEDGE = 0x11
+# What a parked ACK that no reply took waits at least, in seconds: our
+# rxe's RXE_ACK_PARK_NS (2 ms), less a margin for the capture's clock.
+PARK_WAIT = 0.0019
 
 
 def opcode_name(op):
@@ -190,16 +193,19 @@ class Capture:
         self.packets = 0
         self.zero_csum = 0
         # ACKs right behind a packet of their own sender (a parked ACK
-        # leaving with its host's reply, rxe.rst "Batches"), of all ACKs.
+        # leaving with its host's reply, rxe.rst "Parked ACKs"), and
+        # those neither behind one nor PARK_WAIT after the packet before
+        # them (sent at once), of all ACKs.
         self.acks = 0
         self.acks_trailing = 0
+        self.acks_prompt = 0
         self.last = None
 
     def fail(self, msg):
         self.errors.append(msg)
 
-    def packet(self, num, frame, scapy_pkt):
-        """Our own checks of one Ethernet frame."""
+    def packet(self, num, frame, scapy_pkt, ts=0.0):
+        """Our own checks of one Ethernet frame, captured at ts."""
         if len(frame) < 14:
             return
         etype = struct.unpack("!H", frame[12:14])[0]
@@ -242,7 +248,9 @@ class Capture:
             if self.last is not None and self.last[0] == src and \
                     self.last[1] != OP_RC_ACKNOWLEDGE:
                 self.acks_trailing += 1
-        self.last = (src, op)
+            elif self.last is None or ts - self.last[2] < PARK_WAIT:
+                self.acks_prompt += 1
+        self.last = (src, op, ts)
         ackreq = bth[8] >> 7
         name = opcode_name(op)
         self.opcodes[name] += 1
@@ -287,7 +295,7 @@ class Capture:
         with PcapReader(self.path) as r:
             for p in r:
                 num += 1
-                self.packet(num, bytes(p), p)
+                self.packet(num, bytes(p), p, float(p.time))
 
     def strict(self):
         if self.ackreq_bad:
@@ -312,6 +320,7 @@ class Capture:
             "icrc_ok": self.icrc_ok,
             "acks": self.acks,
             "acks_trailing": self.acks_trailing,
+            "acks_prompt": self.acks_prompt,
             "ipv6_udp_zero_checksum": self.zero_csum,
             "scapy_icrc_ok": self.scapy_ok,
             "errors": self.errors,
