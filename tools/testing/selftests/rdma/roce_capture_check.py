@@ -194,12 +194,14 @@ class Capture:
         self.zero_csum = 0
         # ACKs right behind a packet of their own sender (a parked ACK
         # leaving with its host's reply, rxe.rst "Parked ACKs"), and
-        # those neither behind one nor PARK_WAIT after the packet before
-        # them (sent at once), of all ACKs.
+        # those neither behind one nor PARK_WAIT after the last request
+        # from elsewhere, the one they acknowledge (sent at once), of
+        # all ACKs.
         self.acks = 0
         self.acks_trailing = 0
         self.acks_prompt = 0
         self.last = None
+        self.last_request = {}
 
     def fail(self, msg):
         self.errors.append(msg)
@@ -245,12 +247,15 @@ class Capture:
         self.frames.add(num)
         if op == OP_RC_ACKNOWLEDGE:
             self.acks += 1
+            acked = [t for s, t in self.last_request.items() if s != src]
             if self.last is not None and self.last[0] == src and \
                     self.last[1] != OP_RC_ACKNOWLEDGE:
                 self.acks_trailing += 1
-            elif self.last is None or ts - self.last[2] < PARK_WAIT:
+            elif not acked or ts - max(acked) < PARK_WAIT:
                 self.acks_prompt += 1
-        self.last = (src, op, ts)
+        elif op >> 5 == 0 and op & 0x1f not in RESPONSES:
+            self.last_request[src] = ts
+        self.last = (src, op)
         ackreq = bth[8] >> 7
         name = opcode_name(op)
         self.opcodes[name] += 1

@@ -211,7 +211,7 @@ acks=$(pp_json acks 2>/dev/null || echo 0)
 trailing=$(pp_json acks_trailing 2>/dev/null || echo 0)
 prompt=$(pp_json acks_prompt 2>/dev/null || echo "$acks")
 echo "# ping-pong: of $acks ACKs, $trailing right behind their host's reply," \
-	"$prompt sent at once (under 1.9 ms after the packet before them)"
+	"$prompt sent at once (under 1.9 ms after the request they acknowledge)"
 # Only the first (its requester had not sent yet) and the last (its QP
 # went) may leave at once; the others wait for the reply or for 2 ms.
 # How many take the reply depends on how soon the applications run: at
