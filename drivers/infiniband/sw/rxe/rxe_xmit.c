@@ -38,14 +38,15 @@
  * the same peer a moment apart, and each paid a notification of the
  * host and an interrupt at the peer: an RC ping-pong across two guests
  * took 2.2 times as long as a UD one, and its ACKs were most of the
- * difference (perf.rst).  The ACK that ends a message may therefore
- * wait, in the QP's struct rxe_ack_park, for the requester's next batch
- * to leave with it, or for a timer of RXE_ACK_PARK_NS.  The responder
- * parks only when its requester has sent lately (the QP talks both
- * ways) and the ACK would go out in a batch; one ACK waits at most, a
- * newer one goes at once, and any other response goes after the parked
- * ACK.  A parked ACK is superseded or sent, never lost: a QP that is
- * reset or destroyed sends it first.
+ * difference (perf.rst).  The ACK of a message that completes a
+ * receive WQE may therefore wait, in the QP's struct rxe_ack_park, for
+ * the requester's next batch to leave with it, or for a timer of
+ * RXE_ACK_PARK_NS.  The responder (rxe_resp_may_park()) parks only when
+ * its requester has sent lately (the QP talks both ways) and the route
+ * batches, and parks before it posts the completion that may prompt the
+ * reply.  One ACK waits at most, a newer one goes at once, and any other
+ * response goes after the parked ACK.  A parked ACK is superseded or
+ * sent, never lost: a QP that is reset, in error or destroyed sends it.
  */
 #include <linux/hrtimer.h>
 #include <linux/inetdevice.h>
