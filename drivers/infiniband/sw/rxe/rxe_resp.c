@@ -91,15 +91,22 @@ static void rxe_resp_xmit(struct rxe_qp *qp, struct sk_buff *skb)
 	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
 }
 
-/* An ACK or NAK (RC_ACKNOWLEDGE) for @psn. */
+/* An ACK or NAK (RC_ACKNOWLEDGE) for @psn; NULL when out of memory. */
+static struct sk_buff *rxe_resp_ack_packet(struct rxe_qp *qp,
+					   const struct rxe_resp_ctx *ctx,
+					   u8 syn, u32 psn)
+{
+	struct rxe_pkt_info pkt;
+
+	return rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ACKNOWLEDGE, 0,
+			       psn, syn);
+}
+
 static void rxe_resp_send_ack(struct rxe_qp *qp,
 			      const struct rxe_resp_ctx *ctx, u8 syn, u32 psn)
 {
-	struct rxe_pkt_info pkt;
-	struct sk_buff *skb;
+	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx, syn, psn);
 
-	skb = rxe_resp_packet(qp, ctx, &pkt, IB_OPCODE_RC_ACKNOWLEDGE, 0,
-			      psn, syn);
 	if (skb)
 		rxe_resp_xmit(qp, skb);
 }
@@ -124,11 +131,10 @@ static bool rxe_resp_may_park(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 static void rxe_resp_park_ack(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			      const struct rxe_pkt_info *pkt)
 {
-	struct rxe_pkt_info ack;
-	struct sk_buff *skb;
+	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx,
+						  RXE_AETH_ACK_UNLIMITED,
+						  pkt->psn);
 
-	skb = rxe_resp_packet(qp, ctx, &ack, IB_OPCODE_RC_ACKNOWLEDGE, 0,
-			      pkt->psn, RXE_AETH_ACK_UNLIMITED);
 	if (skb)
 		rxe_xmit_ack(qp, &qp->pri_av, skb, &qp->resp.batch,
 			     &qp->resp.park);
@@ -446,11 +452,9 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 /*
  * A SEND or WRITE packet, in sequence, of any transport: executed, and
- * its message completed at its last packet.
- */
-/*
- * Places a SEND or WRITE packet and completes the message it ends.
- * *@acked (if not NULL) tells whether its ACK is already parked.
+ * its message completed at its last packet.  With @acked (RC), the ACK
+ * of that message may be parked before the completion; *@acked then
+ * tells the caller it is.
  */
 static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			    const struct rxe_pkt_info *pkt, bool *acked)

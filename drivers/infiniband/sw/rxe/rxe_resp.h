@@ -79,14 +79,19 @@ struct rxe_resp_info {
 	bool			reset;
 
 	/*
+	 * The ACK waiting for the requester's next batch (rxe_xmit.c):
+	 * parked by the task, taken by it, by the requester's task or by
+	 * the park's timer, one atomic exchange each.
+	 */
+	struct rxe_ack_park	park;
+
+	/*
 	 * Everything below belongs to the task, which never runs twice at
 	 * once; init, stop and cleanup touch it only while no run can
 	 * start.
 	 */
 	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
 	struct rxe_xmit_batch	batch;
-	/* The ACK waiting for the requester's next batch (rxe_xmit.c). */
-	struct rxe_ack_park	park;
 
 	u32			psn;		/* expected PSN */
 	u32			ack_psn;	/* after the last one executed */

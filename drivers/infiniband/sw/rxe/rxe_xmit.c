@@ -572,7 +572,6 @@ static void rxe_xmit_local(struct rxe_dev *rxe, struct net_device *ndev,
 	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
 }
 
-/* The route from @av's source to its destination, bound to the netdev. */
 static struct rtable *rxe_route4(struct rxe_dev *rxe, const struct rxe_av *av)
 {
 	struct flowi4 fl = {
@@ -599,107 +598,65 @@ static struct dst_entry *rxe_route6(struct rxe_dev *rxe,
 	return ip6_dst_lookup_flow(dev_net(rxe->ndev), NULL, &fl6, NULL);
 }
 
-static int rxe_xmit_ipv4(struct rxe_dev *rxe, const struct rxe_av *av,
-			 struct sk_buff *skb, struct rxe_xmit_batch *batch,
-			 struct rxe_ack_park *park)
+/*
+ * The route from @av's source to its destination, bound to the netdev,
+ * or an ERR_PTR.  *@local: the destination is an address of this host;
+ * *@unicast: it is neither multicast nor broadcast.
+ */
+static struct dst_entry *rxe_route(struct rxe_dev *rxe, const struct rxe_av *av,
+				   bool *local, bool *unicast)
 {
-	__be32 daddr = av->dgid_addr._sockaddr_in.sin_addr.s_addr;
-	struct net *net = dev_net(rxe->ndev);
-	struct net_device *local;
+	struct dst_entry *dst;
 	struct rtable *rt;
 
-	rxe_push_ipv4(net, skb, av, av->sgid_addr._sockaddr_in.sin_addr.s_addr,
-		      daddr);
-
-	/* To ourselves: the common loopback, no route needed. */
-	if (rxe_av_to_self(av)) {
-		rxe_xmit_local(rxe, rxe->ndev, skb, batch);
-		return 0;
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6) {
+		dst = rxe_route6(rxe, av);
+		if (IS_ERR(dst))
+			return dst;
+		*local = ((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL;
+		*unicast = !ipv6_addr_is_multicast(&av->dgid_addr._sockaddr_in6.sin6_addr);
+		return dst;
 	}
-
 	rt = rxe_route4(rxe, av);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	if (rt->rt_type == RTN_LOCAL) {
-		ip_rt_put(rt);
-		rcu_read_lock();
-		local = __ip_dev_find(net, daddr, false);
-		dev_hold(local);
-		rcu_read_unlock();
-		rxe_xmit_local(rxe, local, skb, batch);
-		dev_put(local);
-		return 0;
-	}
-
-	skb_dst_set(skb, &rt->dst);
-	return rxe_xmit_routed(rxe, skb, batch, park,
-			       rt->rt_type == RTN_UNICAST);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	*local = rt->rt_type == RTN_LOCAL;
+	*unicast = rt->rt_type == RTN_UNICAST;
+	return &rt->dst;
 }
 
-static int rxe_xmit_ipv6(struct rxe_dev *rxe, const struct rxe_av *av,
-			 struct sk_buff *skb, struct rxe_xmit_batch *batch,
-			 struct rxe_ack_park *park)
+/* The netdev owning @av's destination address, held; or NULL. */
+static struct net_device *rxe_local_ndev(struct rxe_dev *rxe,
+					 const struct rxe_av *av)
 {
-	const struct in6_addr *daddr = &av->dgid_addr._sockaddr_in6.sin6_addr;
 	struct net *net = dev_net(rxe->ndev);
-	struct net_device *local;
-	struct dst_entry *dst;
+	struct net_device *ndev;
 
-	rxe_push_ipv6(skb, av, &av->sgid_addr._sockaddr_in6.sin6_addr, daddr);
-
-	if (rxe_av_to_self(av)) {
-		rxe_xmit_local(rxe, rxe->ndev, skb, batch);
-		return 0;
-	}
-
-	dst = rxe_route6(rxe, av);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
-	}
-	if (((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL) {
-		dst_release(dst);
-		rcu_read_lock();
-		local = ipv6_dev_find(net, daddr, NULL);
-		dev_hold(local);
-		rcu_read_unlock();
-		rxe_xmit_local(rxe, local, skb, batch);
-		dev_put(local);
-		return 0;
-	}
-
-	skb_dst_set(skb, dst);
-	return rxe_xmit_routed(rxe, skb, batch, park,
-			       !ipv6_addr_is_multicast(daddr));
+	rcu_read_lock();
+	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
+		ndev = ipv6_dev_find(net, &av->dgid_addr._sockaddr_in6.sin6_addr,
+				     NULL);
+	else
+		ndev = __ip_dev_find(net, av->dgid_addr._sockaddr_in.sin_addr.s_addr,
+				     false);
+	dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
 }
 
 bool rxe_xmit_batches(struct rxe_qp *qp, const struct rxe_av *av)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct dst_entry *dst;
-	struct rtable *rt;
-	bool ret;
+	bool local, unicast, ret;
 
 	if (rxe_av_to_self(av))
 		return false;
-	if (av->network_type == RXE_NETWORK_TYPE_IPV6) {
-		if (ipv6_addr_is_multicast(&av->dgid_addr._sockaddr_in6.sin6_addr))
-			return false;
-		dst = rxe_route6(rxe, av);
-		if (IS_ERR(dst))
-			return false;
-		ret = !(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL) &&
-		      rxe_dst_batches(dst);
-		dst_release(dst);
-		return ret;
-	}
-	rt = rxe_route4(rxe, av);
-	if (IS_ERR(rt))
+	dst = rxe_route(rxe, av, &local, &unicast);
+	if (IS_ERR(dst))
 		return false;
-	ret = rt->rt_type == RTN_UNICAST && rxe_dst_batches(&rt->dst);
-	ip_rt_put(rt);
+	ret = !local && unicast && rxe_dst_batches(dst);
+	dst_release(dst);
 	return ret;
 }
 
@@ -708,12 +665,41 @@ static int rxe_xmit(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct rxe_ack_park *park)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	struct net_device *local_ndev;
+	struct dst_entry *dst;
+	bool local, unicast;
 
 	/* rxe_init_packet() left skb->data at the BTH. */
 	rxe_push_udp(skb, htons(qp->src_port));
 	if (av->network_type == RXE_NETWORK_TYPE_IPV6)
-		return rxe_xmit_ipv6(rxe, av, skb, batch, park);
-	return rxe_xmit_ipv4(rxe, av, skb, batch, park);
+		rxe_push_ipv6(skb, av, &av->sgid_addr._sockaddr_in6.sin6_addr,
+			      &av->dgid_addr._sockaddr_in6.sin6_addr);
+	else
+		rxe_push_ipv4(dev_net(rxe->ndev), skb, av,
+			      av->sgid_addr._sockaddr_in.sin_addr.s_addr,
+			      av->dgid_addr._sockaddr_in.sin_addr.s_addr);
+
+	/* To ourselves: the common loopback, no route needed. */
+	if (rxe_av_to_self(av)) {
+		rxe_xmit_local(rxe, rxe->ndev, skb, batch);
+		return 0;
+	}
+
+	dst = rxe_route(rxe, av, &local, &unicast);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	if (local) {
+		dst_release(dst);
+		local_ndev = rxe_local_ndev(rxe, av);
+		rxe_xmit_local(rxe, local_ndev, skb, batch);
+		dev_put(local_ndev);
+		return 0;
+	}
+
+	skb_dst_set(skb, dst);
+	return rxe_xmit_routed(rxe, skb, batch, park, unicast);
 }
 
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,

@@ -19,10 +19,9 @@
 # IPv4 identifier and ICRC right, and the kernel must have segmented
 # batches (a kprobe on skb_segment_list).  Then, still without it, an
 # RC ping-pong: it completes (the last ACK, parked, is not lost when the
-# QPs go), its capture passes the same checks, and most ACKs leave right
-# behind their host's reply (parked until the reply's batch).  Stock
-# sends one packet at a time, and each ACK at once: those two checks
-# skip on it.
+# QPs go), its capture passes the same checks, and its ACKs waited for
+# the reply's batch or the 2 ms timer.  Stock sends one packet at a
+# time, and each ACK at once: those two checks skip on it.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
