@@ -50,6 +50,7 @@ struct rxe_mr;
 struct rxe_av;
 struct rxe_send_wqe;
 struct rxe_dma_info;
+struct rxe_task;
 
 /* ---- wire: rxe_icrc.c ---- */
 
@@ -120,9 +121,10 @@ struct rxe_ack_park {
  * packet for a GID of this host is delivered to rxe_rcv() without
  * touching the network (and without computing the ICRC), after what
  * the batch holds.  Packets leave in the order they are given.
- * Consumes the skb in every case and counts sent_pkts.  -EAGAIN when
- * the netdev's queue refused it: the caller may retry later.  A batch's
- * refusal is counted (send_err) when it is sent.
+ * Consumes the skb in every case and counts sent_pkts, or send_err
+ * when it fails.  -EAGAIN when the netdev's queue refused it: the caller
+ * may build it again after a pause (struct rxe_xmit_wait).  A batch's
+ * refusal is counted when the batch is sent, and nobody retries it.
  */
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct sk_buff *skb, struct rxe_xmit_batch *batch);
@@ -144,6 +146,34 @@ bool rxe_xmit_batches(struct rxe_qp *qp, const struct rxe_av *av);
  * if there is one.  The owner of @batch: its task, at the end of a run.
  */
 void rxe_xmit_flush(struct rxe_xmit_batch *batch, struct rxe_ack_park *park);
+
+/*
+ * A task's pause after the netdev refused one of its packets (-EAGAIN:
+ * a full queue) or a packet could not be allocated: the task puts the
+ * packet back to be built again and sends nothing until the pause is
+ * over; the timer then runs the task (rxe_xmit.c, "Refused packets").
+ * @waiting belongs to the task: set by rxe_xmit_wait_start(), cleared
+ * by rxe_xmit_waiting() once the timer has fired.
+ */
+struct rxe_xmit_wait {
+	struct hrtimer		timer;
+	struct rxe_task		*task;
+	bool			waiting;
+};
+
+void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task);
+/* Starts the pause; returns 1, the task's "nothing to do for now". */
+int rxe_xmit_wait_start(struct rxe_xmit_wait *wait);
+/* Whether the pause goes on.  The task only. */
+bool rxe_xmit_waiting(struct rxe_xmit_wait *wait);
+/* Forgets a pause (the QP starts over); the timer may still run the task. */
+static inline void rxe_xmit_wait_reset(struct rxe_xmit_wait *wait)
+{
+	wait->waiting = false;
+}
+
+/* Once the task is stopped: the timer will not run it any more. */
+void rxe_xmit_wait_stop(struct rxe_xmit_wait *wait);
 
 void rxe_ack_park_init(struct rxe_ack_park *park, struct rxe_dev *rxe);
 /* The parked ACK, if any, into @batch, or sent at once (@batch NULL). */

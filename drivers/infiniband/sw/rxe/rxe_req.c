@@ -377,6 +377,57 @@ static struct sk_buff *rxe_req_packet(struct rxe_qp *qp,
 	return skb;
 }
 
+/*
+ * What building one packet changes in the requester and its WQE, to be
+ * put back when the packet never left: the next attempt then builds the
+ * same packet, with the same PSN, instead of leaving a gap that only a
+ * retransmission of everything after it would fill.
+ */
+struct rxe_req_undo {
+	u32			psn;
+	u32			noack_pkts;
+	u32			wqe_index;
+	enum rxe_wqe_state	state;
+	u32			first_psn;
+	u32			last_psn;
+	u32			cur_sge;
+	u32			sge_offset;
+	u32			resid;
+};
+
+static void rxe_req_save(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
+			 struct rxe_req_undo *undo)
+{
+	undo->psn = qp->req.psn;
+	undo->noack_pkts = qp->req.noack_pkts;
+	undo->wqe_index = qp->req.wqe_index;
+	undo->state = wqe->state;
+	undo->first_psn = wqe->first_psn;
+	undo->last_psn = wqe->last_psn;
+	undo->cur_sge = wqe->dma.cur_sge;
+	undo->sge_offset = wqe->dma.sge_offset;
+	undo->resid = wqe->dma.resid;
+}
+
+static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			    const struct rxe_req_undo *undo)
+{
+	qp->req.psn = undo->psn;
+	qp->req.noack_pkts = undo->noack_pkts;
+	qp->req.wqe_index = undo->wqe_index;
+	wqe->state = undo->state;
+	wqe->first_psn = undo->first_psn;
+	wqe->last_psn = undo->last_psn;
+	wqe->dma.cur_sge = undo->cur_sge;
+	wqe->dma.sge_offset = undo->sge_offset;
+	wqe->dma.resid = undo->resid;
+	/* Not started after all: rxe_req_step() takes the credit again. */
+	if (undo->state == RXE_WQE_POSTED && wqe->has_rd_atomic) {
+		wqe->has_rd_atomic = 0;
+		qp->req.rd_atomic++;
+	}
+}
+
 /* Builds and sends the next packet of @wqe. */
 static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
@@ -386,6 +437,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	const struct rxe_av *av;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
+	struct rxe_req_undo undo;
 	bool last = true, ack, se;
 	int opcode, pad, err;
 
@@ -416,6 +468,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 
 	pad = -len & 3;
 	/* Before the payload moves the WQE on. */
+	rxe_req_save(qp, wqe, &undo);
 	resid = wqe->dma.resid;
 	skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
 	if (err) {
@@ -423,9 +476,8 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		return 0;
 	}
 	if (unlikely(!skb)) {
-		/* Try again later, from process context. */
-		rxe_task_sched(&req->task);
-		return 1;
+		rxe_req_restore(qp, wqe, &undo);
+		return rxe_xmit_wait_start(&req->xmit_wait);
 	}
 	pkt.psn = req->psn;
 
@@ -461,10 +513,11 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	err = rxe_xmit_packet(qp, av, skb, &req->batch);
 	if (likely(!err))
 		return 0;
-	rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
-	/* A full queue loses the packet: retransmission recovers it. */
-	if (err == -EAGAIN)
-		return 0;
+	/* A full queue: the same packet again, a little later. */
+	if (err == -EAGAIN) {
+		rxe_req_restore(qp, wqe, &undo);
+		return rxe_xmit_wait_start(&req->xmit_wait);
+	}
 	/*
 	 * No route, or no netdev any more: nothing will ever reach the
 	 * peer.  As stock, the WQE completes with a local QP operation
@@ -504,7 +557,8 @@ static int rxe_req_step(struct rxe_qp *qp, enum ib_qp_state state)
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 1;
-	if (req->rnr_wait || req->wqe_index == rxe_sq_prod(qp))
+	if (req->rnr_wait || rxe_xmit_waiting(&req->xmit_wait) ||
+	    req->wqe_index == rxe_sq_prod(qp))
 		return 1;
 
 	if (qp->is_user && req->wqe_index == req->fetched) {
@@ -565,6 +619,7 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->rnr_left = qp->attr.rnr_retry;
 	req->mtu = rxe_req_calc_mtu(qp);
 	req->rnr_wait = false;
+	rxe_xmit_wait_reset(&req->xmit_wait);
 	req->drained = false;
 	req->events = 0;
 	req->need_init = false;
@@ -631,6 +686,7 @@ int rxe_req_init(struct rxe_qp *qp)
 	spin_lock_init(&qp->req.sq_lock);
 	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
+	rxe_xmit_wait_init(&qp->req.xmit_wait, &qp->req.task);
 	qp->req.need_init = true;
 	qp->req.sent_at = jiffies - RXE_REQ_LATELY - 1;
 
@@ -687,6 +743,7 @@ void rxe_req_stop(struct rxe_qp *qp)
 	rxe_task_stop(&qp->req.task);
 	del_timer_sync(&qp->req.retrans_timer);
 	del_timer_sync(&qp->req.rnr_timer);
+	rxe_xmit_wait_stop(&qp->req.xmit_wait);
 
 	spin_lock_irq(&qp->comp.pkts.lock);
 	while ((skb = __skb_dequeue(&qp->comp.pkts))) {

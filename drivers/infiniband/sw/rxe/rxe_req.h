@@ -78,6 +78,8 @@ struct rxe_req_info {
 	u8			rnr_left;
 	/* Waiting for the RNR timer: nothing is sent meanwhile. */
 	bool			rnr_wait;
+	/* After a packet refused or not allocated: nothing is sent. */
+	struct rxe_xmit_wait	xmit_wait;
 	/* Sending again after a gap; cleared by the next progress. */
 	bool			in_retry;
 	/* IB_EVENT_SQ_DRAINED raised for the current SQD. */

@@ -84,11 +84,14 @@ static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
 	return skb;
 }
 
-/* Every response leaves after the ACK parked before it, if any. */
-static void rxe_resp_xmit(struct rxe_qp *qp, struct sk_buff *skb)
+/*
+ * Every response leaves after the ACK parked before it, if any;
+ * -EAGAIN when the netdev refused it (see rxe_resp_read_next()).
+ */
+static int rxe_resp_xmit(struct rxe_qp *qp, struct sk_buff *skb)
 {
 	rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
-	rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+	return rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
 }
 
 /* An ACK or NAK (RC_ACKNOWLEDGE) for @psn; NULL when out of memory. */
@@ -102,13 +105,37 @@ static struct sk_buff *rxe_resp_ack_packet(struct rxe_qp *qp,
 			       psn, syn);
 }
 
+/*
+ * An ACK the netdev refused is owed: the responder pauses, then sends
+ * one for the last PSN executed, which covers it (rxe_responder()).
+ * Lost, it would cost the requester a timeout whenever nothing later
+ * acknowledged the same PSNs.  NAKs are not owed: the requester's
+ * timeout recovers what they would have asked for.
+ */
 static void rxe_resp_send_ack(struct rxe_qp *qp,
 			      const struct rxe_resp_ctx *ctx, u8 syn, u32 psn)
 {
 	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx, syn, psn);
 
-	if (skb)
-		rxe_resp_xmit(qp, skb);
+	if (skb && rxe_resp_xmit(qp, skb) == -EAGAIN &&
+	    (syn & RXE_AETH_TYPE_MASK) == RXE_AETH_ACK) {
+		qp->resp.ack_owed = true;
+		rxe_xmit_wait_start(&qp->resp.xmit_wait);
+	}
+}
+
+/* Sends the ACK owed, after the pause; true while it is still owed. */
+static bool rxe_resp_ack_owed(struct rxe_qp *qp,
+			      const struct rxe_resp_ctx *ctx)
+{
+	if (!qp->resp.ack_owed)
+		return false;
+	if (rxe_xmit_waiting(&qp->resp.xmit_wait))
+		return true;
+	qp->resp.ack_owed = false;
+	rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
+			  (qp->resp.ack_psn - 1) & RXE_BTH_PSN_MASK);
+	return qp->resp.ack_owed;
 }
 
 /*
@@ -610,13 +637,16 @@ out:
  * One READ response packet (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST by
  * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  When a
  * packet cannot be built or read, the READ is given up: the requester
- * times out and asks again, and the duplicate is answered afresh.
+ * times out and asks again, and the duplicate is answered afresh.  A
+ * packet the netdev refused is built again after a pause (rxe_xmit.c,
+ * "Refused packets").  Returns the responder's step result.
  */
-static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
+static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 {
 	struct rxe_resp_read *read = &qp->resp.read;
 	u32 payload = min(read->resid, ctx->mtu);
 	bool last = read->resid <= ctx->mtu;
+	struct rxe_resp_read undo = *read;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
 	u8 opcode;
@@ -641,11 +671,15 @@ static void rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx
 	if (last)
 		rxe_resp_end_read(qp);
 
-	rxe_resp_xmit(qp, skb);
-	return;
+	if (unlikely(rxe_resp_xmit(qp, skb) == -EAGAIN)) {
+		*read = undo;
+		return rxe_xmit_wait_start(&qp->resp.xmit_wait);
+	}
+	return 0;
 
 give_up:
 	rxe_resp_end_read(qp);
+	return 0;
 }
 
 static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
@@ -937,6 +971,8 @@ static void rxe_resp_drop_pkts(struct rxe_qp *qp)
 static void rxe_resp_forget(struct rxe_qp *qp)
 {
 	rxe_resp_end_read(qp);
+	rxe_xmit_wait_reset(&qp->resp.xmit_wait);
+	qp->resp.ack_owed = false;
 	qp->resp.has_wqe = false;
 	qp->resp.opcode = -1;
 	qp->resp.psn = 0;
@@ -1051,9 +1087,13 @@ static int rxe_responder(struct rxe_qp *qp)
 		return 1;
 	}
 
+	if (rxe_resp_ack_owed(qp, &ctx))
+		return 1;
 	if (rxe_resp_reading(qp)) {
-		rxe_resp_read_next(qp, &ctx);
-		return 0;
+		/* Requests wait behind the READ, as on the wire. */
+		if (rxe_xmit_waiting(&qp->resp.xmit_wait))
+			return 1;
+		return rxe_resp_read_next(qp, &ctx);
 	}
 
 	skb = skb_dequeue(&qp->resp.pkts);
@@ -1122,6 +1162,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	qp->resp.opcode = -1;
 	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
 	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
+	rxe_xmit_wait_init(&qp->resp.xmit_wait, &qp->resp.task);
 	return 0;
 }
 
@@ -1154,6 +1195,7 @@ void rxe_resp_stop(struct rxe_qp *qp)
 	struct sk_buff *skb;
 
 	rxe_task_stop(&qp->resp.task);
+	rxe_xmit_wait_stop(&qp->resp.xmit_wait);
 
 	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
 	while ((skb = __skb_dequeue(&qp->resp.pkts))) {

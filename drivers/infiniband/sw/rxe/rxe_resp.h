@@ -92,6 +92,9 @@ struct rxe_resp_info {
 	 */
 	/* Packets of the current run not sent yet (rxe_xmit_packet()). */
 	struct rxe_xmit_batch	batch;
+	/* After a READ response or an ACK refused: nothing is sent. */
+	struct rxe_xmit_wait	xmit_wait;
+	bool			ack_owed;	/* an ACK was refused */
 
 	u32			psn;		/* expected PSN */
 	u32			ack_psn;	/* after the last one executed */

@@ -47,6 +47,17 @@
  * reply.  One ACK waits at most, a newer one goes at once, and any other
  * response goes after the parked ACK.  A parked ACK is superseded or
  * sent, never lost: a QP that is reset, in error or destroyed sends it.
+ *
+ * Refused packets.  When the netdev refuses a packet (a full queue, or
+ * the receive backlog of a veth's peer, which the receive softirq
+ * drains later), the requester and the responder's READ put it back and
+ * build it again after RXE_XMIT_WAIT_NS (struct rxe_xmit_wait), rather
+ * than carry on after a hole: the peer would take every packet after
+ * the hole for out of sequence, and only a retransmission of all of
+ * them, after a timeout for a READ, would fill it.  A refused ACK is
+ * owed and sent again after the pause (rxe_resp.c).  A whole batch
+ * refused, a NAK or an ATOMIC response is lost, as on a wire, and the
+ * requester's timeout recovers it.
  */
 #include <linux/hrtimer.h>
 #include <linux/inetdevice.h>
@@ -85,6 +96,15 @@
  * duplicate is answered at once.
  */
 #define RXE_ACK_PARK_NS		(2 * NSEC_PER_MSEC)
+
+/*
+ * The pause after a refused packet.  Trying again at once, from the
+ * softirq that sent, would find a veth peer's backlog as full as it
+ * was: the same softirq drains it, later.  After the pause the task
+ * runs as work, in process context, where every packet sent lets the
+ * softirqs run and drain the backlog (rxe_task.c).
+ */
+#define RXE_XMIT_WAIT_NS	(100 * NSEC_PER_USEC)
 
 /* Room in front of the BTH for the IP and UDP headers and the link. */
 static unsigned int rxe_hdr_room(const struct rxe_av *av,
@@ -462,6 +482,53 @@ static void rxe_batch_take(struct rxe_xmit_batch *batch, struct rxe_dev *rxe,
 		rxe_batch_send(batch);
 }
 
+/* ---- refused packets ---- */
+
+static enum hrtimer_restart rxe_xmit_wait_expired(struct hrtimer *timer)
+{
+	struct rxe_xmit_wait *wait = container_of(timer, struct rxe_xmit_wait,
+						  timer);
+
+	rxe_task_sched(wait->task);
+	return HRTIMER_NORESTART;
+}
+
+void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task)
+{
+	hrtimer_init(&wait->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	wait->timer.function = rxe_xmit_wait_expired;
+	wait->task = task;
+	wait->waiting = false;
+}
+
+int rxe_xmit_wait_start(struct rxe_xmit_wait *wait)
+{
+	wait->waiting = true;
+	hrtimer_start(&wait->timer, ns_to_ktime(RXE_XMIT_WAIT_NS),
+		      HRTIMER_MODE_REL_SOFT);
+	return 1;
+}
+
+/*
+ * The timer is queued until its callback starts, and the callback runs
+ * the task after that: a run that finds it no longer queued may go on,
+ * and a run that finds it queued is followed by the callback's.
+ */
+bool rxe_xmit_waiting(struct rxe_xmit_wait *wait)
+{
+	if (!wait->waiting)
+		return false;
+	if (hrtimer_is_queued(&wait->timer))
+		return true;
+	wait->waiting = false;
+	return false;
+}
+
+void rxe_xmit_wait_stop(struct rxe_xmit_wait *wait)
+{
+	hrtimer_cancel(&wait->timer);
+}
+
 /* ---- parked ACKs ---- */
 
 static enum hrtimer_restart rxe_ack_park_expired(struct hrtimer *timer)
@@ -705,12 +772,17 @@ static int rxe_xmit(struct rxe_qp *qp, const struct rxe_av *av,
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct sk_buff *skb, struct rxe_xmit_batch *batch)
 {
-	return rxe_xmit(qp, av, skb, batch, NULL);
+	int err = rxe_xmit(qp, av, skb, batch, NULL);
+
+	if (unlikely(err))
+		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	return err;
 }
 
 void rxe_xmit_ack(struct rxe_qp *qp, const struct rxe_av *av,
 		  struct sk_buff *skb, struct rxe_xmit_batch *batch,
 		  struct rxe_ack_park *park)
 {
-	rxe_xmit(qp, av, skb, batch, park);
+	if (unlikely(rxe_xmit(qp, av, skb, batch, park)))
+		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
 }
