@@ -73,6 +73,11 @@ OP_RC_ACKNOWLEDGE = 0x11
 # What a parked ACK that no reply took waits at least, in seconds: our
 # rxe's RXE_ACK_PARK_NS (2 ms), less a margin for the capture's clock.
 PARK_WAIT = 0.0019
+# How recently a host must have sent a request itself for its ACKs to
+# wait for sure: our rxe parks when its requester sent within 10 ms
+# (RXE_REQ_LATELY, 3 jiffies at HZ 250, so between 8 and 12 ms), less
+# a margin; a slow guest (the debug kernel) replies later than that.
+LATELY_SURE = 0.007
 
 
 def opcode_name(op):
@@ -196,10 +201,15 @@ class Capture:
         # leaving with its host's reply, rxe.rst "Parked ACKs"), and
         # those neither behind one nor PARK_WAIT after the last request
         # from elsewhere, the one they acknowledge (sent at once), of
-        # all ACKs.
+        # all ACKs.  An ACK sent at once is "prompt" when its sender
+        # had itself sent a request less than LATELY_SURE before the
+        # one it acknowledges (so the ACK should have waited),
+        # "unparked" otherwise (its host did not talk both ways lately:
+        # nothing to wait for).
         self.acks = 0
         self.acks_trailing = 0
         self.acks_prompt = 0
+        self.acks_unparked = 0
         self.last = None
         self.last_request = {}
 
@@ -252,7 +262,12 @@ class Capture:
                     self.last[1] != OP_RC_ACKNOWLEDGE:
                 self.acks_trailing += 1
             elif not acked or ts - max(acked) < PARK_WAIT:
-                self.acks_prompt += 1
+                own = self.last_request.get(src)
+                if acked and own is not None and \
+                        0 <= max(acked) - own < LATELY_SURE:
+                    self.acks_prompt += 1
+                else:
+                    self.acks_unparked += 1
         elif op >> 5 == 0 and op & 0x1f not in RESPONSES:
             self.last_request[src] = ts
         self.last = (src, op)
@@ -326,6 +341,7 @@ class Capture:
             "acks": self.acks,
             "acks_trailing": self.acks_trailing,
             "acks_prompt": self.acks_prompt,
+            "acks_unparked": self.acks_unparked,
             "ipv6_udp_zero_checksum": self.zero_csum,
             "scapy_icrc_ok": self.scapy_ok,
             "errors": self.errors,
