@@ -346,7 +346,8 @@ static void rxe_put_icrc(struct sk_buff *skb)
 
 /*
  * Hands @skb, which carries @npkts packets with complete headers, to the
- * IP layer; counts them when the netdev took them.  Consumes @skb.
+ * IP layer; counts them in sent_pkts when the netdev took them, in
+ * send_err when it refused them.  Consumes @skb.
  */
 static int rxe_send(struct rxe_dev *rxe, struct sk_buff *skb,
 		    unsigned int npkts)
@@ -359,8 +360,10 @@ static int rxe_send(struct rxe_dev *rxe, struct sk_buff *skb,
 	else
 		err = ip6_local_out(net, NULL, skb);
 
-	if (unlikely(net_xmit_eval(err)))
+	if (unlikely(net_xmit_eval(err))) {
+		atomic64_add(npkts, &rxe->stats_counters[RXE_CNT_SEND_ERR]);
 		return -EAGAIN;
+	}
 	atomic64_add(npkts, &rxe->stats_counters[RXE_CNT_SENT_PKTS]);
 	return 0;
 }
@@ -466,9 +469,7 @@ static void rxe_batch_send(struct rxe_xmit_batch *batch)
 		 */
 		head->ip_summed = CHECKSUM_UNNECESSARY;
 	}
-	if (rxe_send(batch->rxe, head, count))
-		atomic64_add(count,
-			     &batch->rxe->stats_counters[RXE_CNT_SEND_ERR]);
+	rxe_send(batch->rxe, head, count);
 }
 
 /* A routed packet into the batch, after what no longer fits with it. */
@@ -755,6 +756,7 @@ static int rxe_xmit(struct rxe_qp *qp, const struct rxe_av *av,
 	dst = rxe_route(rxe, av, &local, &unicast);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
+		rxe_counter_inc(rxe, RXE_CNT_SEND_ERR);
 		return PTR_ERR(dst);
 	}
 	if (local) {
@@ -772,17 +774,12 @@ static int rxe_xmit(struct rxe_qp *qp, const struct rxe_av *av,
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct sk_buff *skb, struct rxe_xmit_batch *batch)
 {
-	int err = rxe_xmit(qp, av, skb, batch, NULL);
-
-	if (unlikely(err))
-		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
-	return err;
+	return rxe_xmit(qp, av, skb, batch, NULL);
 }
 
 void rxe_xmit_ack(struct rxe_qp *qp, const struct rxe_av *av,
 		  struct sk_buff *skb, struct rxe_xmit_batch *batch,
 		  struct rxe_ack_park *park)
 {
-	if (unlikely(rxe_xmit(qp, av, skb, batch, park)))
-		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+	rxe_xmit(qp, av, skb, batch, park);
 }
