@@ -130,8 +130,6 @@ static bool rxe_resp_ack_owed(struct rxe_qp *qp,
 {
 	if (!qp->resp.ack_owed)
 		return false;
-	if (rxe_xmit_waiting(&qp->resp.xmit_wait))
-		return true;
 	qp->resp.ack_owed = false;
 	rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
 			  (qp->resp.ack_psn - 1) & RXE_BTH_PSN_MASK);
@@ -1087,14 +1085,17 @@ static int rxe_responder(struct rxe_qp *qp)
 		return 1;
 	}
 
+	/*
+	 * After a refused ACK or READ response, nothing until the pause is
+	 * over: the ACK is owed, or the READ, which requests wait behind
+	 * as on the wire, is in progress.
+	 */
+	if (rxe_xmit_waiting(&qp->resp.xmit_wait))
+		return 1;
 	if (rxe_resp_ack_owed(qp, &ctx))
 		return 1;
-	if (rxe_resp_reading(qp)) {
-		/* Requests wait behind the READ, as on the wire. */
-		if (rxe_xmit_waiting(&qp->resp.xmit_wait))
-			return 1;
+	if (rxe_resp_reading(qp))
 		return rxe_resp_read_next(qp, &ctx);
-	}
 
 	skb = skb_dequeue(&qp->resp.pkts);
 	if (!skb)
