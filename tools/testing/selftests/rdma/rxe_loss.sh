@@ -51,10 +51,6 @@ netem() {
 	done
 }
 
-counter() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
-
 # The neighbours first, and for good: modify_qp to RTR resolves the
 # peer's MAC on the veth with a 1 s bound, which one lost ARP request or
 # reply exceeds (seen: ETIMEDOUT, netem's only packet an ARP it
@@ -72,10 +68,10 @@ ktap_test_result "$LOSS_MIB MiB of RC SEND and of RDMA WRITE over loss, duplicat
 tc -s qdisc show dev "$TWO_IF1" | sed -n 's/^ *\(Sent .*\)/# ve0 netem: \1/p'
 
 netem loss 100%
-before=$(counter "$TWO_DEV1" retry_exceeded_err)
+before=$(hw_counter "$TWO_DEV1" retry_exceeded_err)
 ktap_test_result "100% loss: RETRY_EXC_ERR after the retries, then a flush" traffic retry
 ktap_test_result "retry_exceeded_err counted once" expect_eq "$TWO_DEV1 retry_exceeded_err" \
-	"$(($(counter "$TWO_DEV1" retry_exceeded_err) - before))" 1
+	"$(($(hw_counter "$TWO_DEV1" retry_exceeded_err) - before))" 1
 for d in "$TWO_DEV1" "$TWO_DEV2"; do
 	ktap_print_msg "$d:" $(cd "/sys/class/infiniband/$d/ports/1/hw_counters" &&
 		grep -v '^0$' -- * | grep -v lifespan)

@@ -36,16 +36,12 @@ topo_two_up || exit "$KSFT_FAIL"
 backlog=$(sysctl -n net.core.netdev_max_backlog)
 sysctl -qw net.core.netdev_max_backlog=8
 
-counter() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
-
 # The three counters of both devices, "name@dev value" a line.
 counters() {
 	local d c
 	for d in "$TWO_DEV1" "$TWO_DEV2"; do
 		for c in send_err duplicate_request completer_retry_err; do
-			echo "$c@$d $(counter "$d" "$c")"
+			echo "$c@$d $(hw_counter "$d" "$c")"
 		done
 	done
 }

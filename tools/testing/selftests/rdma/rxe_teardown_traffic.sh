@@ -63,7 +63,7 @@ traffic() {
 }
 
 sent_pkts() {
-	cat "/sys/class/infiniband/$TWO_DEV1/ports/1/hw_counters/sent_pkts"
+	hw_counter "$TWO_DEV1" sent_pkts
 }
 
 sent_more() {

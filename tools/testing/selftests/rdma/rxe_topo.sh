@@ -259,3 +259,8 @@ pingpong() {
 	grep -q ' iters in ' "$TOOL_OUT/server" && grep -q ' iters in ' "$TOOL_OUT/client" ||
 		{ echo "$7: no iteration report"; cat "$TOOL_OUT/server" "$TOOL_OUT/client"; return 1; }
 }
+
+# hw_counter DEV NAME: port 1's hw counter NAME of rxe device DEV.
+hw_counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
