@@ -284,7 +284,7 @@ static int mad_check_registration(struct ib_device *device, u32 port_num,
 				  ib_mad_recv_handler recv_handler,
 				  u32 flags)
 {
-	bool sm_class;
+	bool sm_class, on_qp0;
 
 	if (!rdma_is_port_valid(device, port_num))
 		return -ENODEV;
@@ -317,7 +317,8 @@ static int mad_check_registration(struct ib_device *device, u32 port_num,
 	/* Subnet management on QP0, everything else on QP1. */
 	sm_class = req->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
 		   req->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
-	if (sm_class != (qp_type == IB_QPT_SMI))
+	on_qp0 = qp_type == IB_QPT_SMI;
+	if (sm_class != on_qp0)
 		return -EINVAL;
 	return 0;
 }

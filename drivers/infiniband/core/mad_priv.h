@@ -59,7 +59,7 @@ enum {
  * handler and from posters in any context, so with interrupts off.
  */
 struct mad_ring {
-	spinlock_t lock;
+	spinlock_t lock;		/* see above */
 	struct list_head posted;
 	int count;
 	int depth;
@@ -93,7 +93,7 @@ struct mad_port {
 	struct workqueue_struct *wq;
 	struct mad_qp qps[MAD_NR_QPS];
 
-	struct mutex reg_mutex;
+	struct mutex reg_mutex;		/* changes of @classes */
 	struct xarray classes;
 	/* Agents registered: closing waits for them to go. */
 	atomic_t users;
