@@ -113,12 +113,15 @@ static const u8 *mad_route_oui(u8 mgmt_class, const u8 *oui)
 	return mad_is_vendor2_class(mgmt_class) ? oui : mad_no_oui;
 }
 
-static struct mad_methods *mad_class_find_oui(struct mad_class *cls,
+/* Under RCU or the port's reg_mutex. */
+static struct mad_methods *mad_class_find_oui(struct mad_port *port,
+					      struct mad_class *cls,
 					      const u8 *oui)
 {
 	struct mad_methods *methods;
 
-	hlist_for_each_entry_rcu(methods, &cls->ouis, node)
+	hlist_for_each_entry_rcu(methods, &cls->ouis, node,
+				 lockdep_is_held(&port->reg_mutex))
 		if (!memcmp(methods->oui, oui, sizeof(methods->oui)))
 			return methods;
 	return NULL;
@@ -160,7 +163,7 @@ static int mad_routes_add(struct mad_port *port, struct mad_agent_priv *priv)
 		INIT_HLIST_HEAD(&new_cls->ouis);
 		cls = new_cls;
 	}
-	methods = mad_class_find_oui(cls, oui);
+	methods = mad_class_find_oui(port, cls, oui);
 	if (methods) {
 		for_each_set_bit(i, req->method_mask, IB_MGMT_MAX_METHODS) {
 			if (rcu_access_pointer(methods->agent[i])) {
@@ -215,8 +218,8 @@ static void mad_routes_del(struct mad_port *port, struct mad_agent_priv *priv)
 	cls = xa_load(&port->classes, key);
 	if (WARN_ON(!cls))
 		return;
-	methods = mad_class_find_oui(cls, mad_route_oui(req->mgmt_class,
-							req->oui));
+	methods = mad_class_find_oui(port, cls,
+				     mad_route_oui(req->mgmt_class, req->oui));
 	if (WARN_ON(!methods))
 		return;
 	for (i = 0; i < IB_MGMT_MAX_METHODS; i++)
@@ -258,7 +261,7 @@ struct mad_agent_priv *mad_agent_find(struct mad_qp *mqp,
 		cls = xa_load(&mqp->port->classes,
 			      mad_class_key(hdr->class_version,
 					    hdr->mgmt_class));
-		methods = cls ? mad_class_find_oui(cls,
+		methods = cls ? mad_class_find_oui(mqp->port, cls,
 				mad_route_oui(hdr->mgmt_class, vendor->oui)) :
 				NULL;
 		if (methods)

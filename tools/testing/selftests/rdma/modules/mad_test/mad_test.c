@@ -51,6 +51,7 @@ module_param(failed, int, 0444);
 #define MT_CLASS_VERSION 1
 static const u8 mt_oui[3] = { 0x4f, 0x4f, 0x54 };
 static const u8 mt_nobody_oui[3] = { 0x4e, 0x4f, 0x31 };
+static const u8 mt_zero_oui[3];
 /* A class nobody registers, for the unclaimed GET. */
 #define MT_FREE_CLASS	(IB_MGMT_CLASS_VENDOR_RANGE2_START + 0x0c)
 
@@ -458,7 +459,7 @@ static int mt_bad_input(void)
 		   PTR_ERR(agent)))
 		ret = -EINVAL;
 	/* A vendor class of range 2 without OUI. */
-	mt_reg_req(&req, MT_CLASS, (const u8[3]){}, IB_MGMT_METHOD_GET);
+	mt_reg_req(&req, MT_CLASS, mt_zero_oui, IB_MGMT_METHOD_GET);
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_GSI, &req, 0,
 				      mt_requester_send, mt_requester_recv,
 				      NULL, 0);
