@@ -24,6 +24,7 @@
  *	verbs_msg.c	names of events and completion statuses
  *	ib_core_uverbs.c mmap entries of user contexts
  *	addr.c		RoCE destination MAC resolution
+ *	mad*.c		the MAD layer (QP0/QP1, agents, sends), mad_priv.h
  */
 #ifndef OOT_RDMA_CORE_PRIV_H
 #define OOT_RDMA_CORE_PRIV_H
@@ -241,6 +242,12 @@ const char *rdma_restrack_type_name(enum rdma_restrack_type type);
 struct rdma_restrack_entry *
 rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
 		       unsigned long *id);
+
+/* ---------------------------------------------------------------- */
+/* mad.c: the MAD layer's ib_client, registered before any other.     */
+
+int __init ib_mad_init(void);
+void ib_mad_exit(void);
 
 /* ---------------------------------------------------------------- */
 /* nldev.c                                                            */

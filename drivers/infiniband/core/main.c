@@ -5,6 +5,9 @@
  *
  *	netlink		the NETLINK_RDMA sockets everything else answers on
  *	devices		class "infiniband", registry, work queues, notifiers
+ *	mad		the MAD layer's client, first of all clients (QP1
+ *			must exist when ib_cm, ib_umad and rdma_cm add a
+ *			device)
  *	roce_gid_mgmt	netdev/inet/inet6 notifiers feeding the GID tables
  *	nldev		the nldev client: from here on, tools reach us
  */
@@ -25,13 +28,19 @@ static int __init ib_core_init(void)
 	if (ret)
 		goto err_nl;
 
-	ret = roce_gid_mgmt_init();
+	ret = ib_mad_init();
 	if (ret)
 		goto err_devices;
+
+	ret = roce_gid_mgmt_init();
+	if (ret)
+		goto err_mad;
 
 	nldev_init();
 	return 0;
 
+err_mad:
+	ib_mad_exit();
 err_devices:
 	ib_devices_exit();
 err_nl:
@@ -43,6 +52,7 @@ static void __exit ib_core_exit(void)
 {
 	nldev_exit();
 	roce_gid_mgmt_exit();
+	ib_mad_exit();
 	ib_devices_exit();
 	rdma_nl_exit();
 }
