@@ -38,7 +38,8 @@ static int agent_id_of(struct umad_file *file, struct ib_mad_agent *agent)
  * umad_queue_packet() - hand a MAD of @agent to read()
  * @file: the file @agent belongs to
  * @agent: the agent the MAD came for
- * @packet: the MAD; its header gets the agent's id
+ * @packet: the MAD; its header gets the agent's id, and a received one
+ *	its length in the file's header format
  * @received: a received MAD, dropped when the list is too long
  *
  * Return: 0, or -ENOENT when @agent is no longer the file's (unregistered
@@ -61,6 +62,9 @@ int umad_queue_packet(struct umad_file *file, struct ib_mad_agent *agent,
 		goto out;
 	}
 	packet->umad.hdr.id = id;
+	/* The format is fixed before the agent is published. */
+	if (received)
+		packet->umad.hdr.length = umad_hdr_size(file) + packet->length;
 	list_add_tail(&packet->node, &file->recv_list);
 	file->recv_count++;
 	wake_up_interruptible(&file->recv_wait);
@@ -153,8 +157,6 @@ static void umad_recv(struct ib_mad_agent *agent,
 	packet->length = recv_wc->mad_len;
 
 	hdr = &packet->umad.hdr;
-	/* The format is fixed once an agent exists. */
-	hdr->length = umad_hdr_size(file) + recv_wc->mad_len;
 	hdr->qpn = cpu_to_be32(wc->src_qp);
 	/* LIDs beyond 16 bits (OPA) are not reported here, as on stock. */
 	hdr->lid = cpu_to_be16(lower_16_bits(wc->slid));
