@@ -470,14 +470,17 @@ static ssize_t umad_write(struct file *filp, const char __user *buf,
 	packet = kzalloc(sizeof(*packet) + IB_MGMT_RMPP_HDR, GFP_KERNEL);
 	if (!packet)
 		return -ENOMEM;
-	if (copy_from_user(&packet->umad.hdr, buf, hdr_size) ||
-	    copy_from_user(packet->umad.data, buf + hdr_size,
-			   IB_MGMT_RMPP_HDR)) {
+	if (copy_from_user(&packet->umad.hdr, buf, hdr_size)) {
 		ret = -EFAULT;
 		goto err;
 	}
 	if (packet->umad.hdr.id >= UMAD_MAX_AGENTS) {
 		ret = -EINVAL;
+		goto err;
+	}
+	if (copy_from_user(packet->umad.data, buf + hdr_size,
+			   IB_MGMT_RMPP_HDR)) {
+		ret = -EFAULT;
 		goto err;
 	}
 
