@@ -427,11 +427,13 @@ static const struct ib_gid_attr *hold_sgid_attr(struct rdma_ah_attr *ah_attr)
 /*
  * An AH from the driver's create_user_ah (@udata) or create_ah (kernel):
  * it holds a reference to its source GID entry and one usecnt of @pd.
- * The destination MAC of a RoCE address is resolved here for user space;
+ * The destination MAC of a RoCE address is resolved here (@resolve_dmac)
+ * for addresses from user space, which ib_umad passes without @udata;
  * kernel callers come with it resolved (rdma_cm, ib_init_ah_attr_from_wc()).
  */
 static struct ib_ah *create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
-			       u32 flags, struct ib_udata *udata)
+			       u32 flags, bool resolve_dmac,
+			       struct ib_udata *udata)
 {
 	struct rdma_ah_init_attr init_attr = {
 		.ah_attr = ah_attr,
@@ -449,7 +451,7 @@ static struct ib_ah *create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 	if (ret)
 		return ERR_PTR(ret);
 
-	if (udata && ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
+	if (resolve_dmac && ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
 		ret = rdma_resolve_roce_dmac(device, ah_attr);
 		if (ret)
 			goto out;
@@ -488,21 +490,22 @@ out:
  * @pd: the protection domain
  * @ah_attr: the address, with type set (rdma_ah_find_type()); for RoCE its
  *	destination MAC is resolved into ah_attr->roce.dmac
- * @udata: the driver's part of the command
+ * @udata: the driver's part of the command; NULL for an address user space
+ *	gave a kernel object (ib_umad's MADs): the driver's create_ah makes it
  *
  * The AH holds a reference to its source GID entry and one usecnt of @pd.
  *
  * Return: the AH, or ERR_PTR(): -EINVAL for a bad port, a RoCE address
  * without GRH or a GID reference that does not match; the GID lookup's
  * error for an empty source GID slot; the address resolution's error
- * (addr.c); -EOPNOTSUPP when the driver has no create_user_ah; -ENOMEM;
- * or the driver's error.
+ * (addr.c); -EOPNOTSUPP when the driver has no create_user_ah (create_ah
+ * without @udata); -ENOMEM; or the driver's error.
  */
 struct ib_ah *rdma_create_user_ah(struct ib_pd *pd,
 				  struct rdma_ah_attr *ah_attr,
 				  struct ib_udata *udata)
 {
-	return create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, udata);
+	return create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, true, udata);
 }
 EXPORT_SYMBOL(rdma_create_user_ah);
 
@@ -520,7 +523,7 @@ struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 			     u32 flags)
 {
 	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
-	return create_ah(pd, ah_attr, flags, NULL);
+	return create_ah(pd, ah_attr, flags, false, NULL);
 }
 EXPORT_SYMBOL(rdma_create_ah);
 
