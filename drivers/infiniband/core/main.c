@@ -6,6 +6,7 @@
  *	netlink		the NETLINK_RDMA sockets everything else answers on
  *	devices		class "infiniband", registry, work queues, notifiers
  *	roce_gid_mgmt	netdev/inet/inet6 notifiers feeding the GID tables
+ *	addr		rdma_resolve_ip()'s work queue and netevent notifier
  *	nldev		the nldev client: from here on, tools reach us
  */
 #include <linux/module.h>
@@ -29,9 +30,15 @@ static int __init ib_core_init(void)
 	if (ret)
 		goto err_devices;
 
+	ret = rdma_addr_init();
+	if (ret)
+		goto err_roce;
+
 	nldev_init();
 	return 0;
 
+err_roce:
+	roce_gid_mgmt_exit();
 err_devices:
 	ib_devices_exit();
 err_nl:
@@ -42,6 +49,7 @@ err_nl:
 static void __exit ib_core_exit(void)
 {
 	nldev_exit();
+	rdma_addr_exit();
 	roce_gid_mgmt_exit();
 	ib_devices_exit();
 	rdma_nl_exit();
