@@ -14,8 +14,8 @@
  * when the load returns.  A case whose parameter is not given is skipped.
  *
  * It uses only symbols both stacks export (the few that stock declares in
- * its private core_priv.h are declared here), so it builds against the
- * stock ib_core as well as ours.
+ * its private core_priv.h are declared in core_exports.h), so it builds
+ * against the stock ib_core as well as ours.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,10 +34,7 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 
-/* Exported by ib_core, declared in its private header on both stacks. */
-const char *ib_cache_gid_type_str(enum ib_gid_type gid_type);
-int ib_cache_gid_parse_type_str(const char *buf);
-unsigned long roce_gid_type_mask_support(struct ib_device *ib_dev, u32 port);
+#include "core_exports.h"
 
 static char *at_dev_name = "rxe0";
 module_param_named(dev, at_dev_name, charp, 0444);
@@ -401,8 +398,8 @@ static int at_translate(void)
 	memset(&da, 0, sizeof(da));
 	da.net = &init_net;
 	da.bound_dev_if = INT_MAX;
-	return AT_EQ("no such netdev", rdma_translate_ip(
-			(struct sockaddr *)&at.local4, &da), -ENODEV);
+	ret = rdma_translate_ip((struct sockaddr *)&at.local4, &da);
+	return AT_EQ("no such netdev", ret, -ENODEV);
 }
 
 static int at_addr_size(void)
@@ -447,24 +444,25 @@ static void at_ipv4_grh(struct ib_grh *grh, __be32 saddr, __be32 daddr)
 	ip4->check = ip_fast_csum(ip4, 5);
 }
 
+static int at_hdr_version(const struct ib_grh *grh)
+{
+	return ib_get_rdma_header_version((const union rdma_network_hdr *)grh);
+}
+
 static int at_header_version(void)
 {
 	struct ib_grh grh;
 	int ret;
 
 	at_ipv4_grh(&grh, at.local4.sin_addr.s_addr, at.local4.sin_addr.s_addr);
-	ret = AT_EQ("IPv4", ib_get_rdma_header_version(
-			(union rdma_network_hdr *)&grh), 4);
+	ret = AT_EQ("IPv4", at_hdr_version(&grh), 4);
 	/* A bad sum: the IPv6 look wins. */
 	((union rdma_network_hdr *)&grh)->roce4grh.check ^= htons(1);
-	ret = ret ?: AT_EQ("IPv4, bad sum", ib_get_rdma_header_version(
-			(union rdma_network_hdr *)&grh), 6);
+	ret = ret ?: AT_EQ("IPv4, bad sum", at_hdr_version(&grh), 6);
 	memset(&grh, 0, sizeof(grh));
-	ret = ret ?: AT_EQ("garbage", ib_get_rdma_header_version(
-			(union rdma_network_hdr *)&grh), 0);
+	ret = ret ?: AT_EQ("garbage", at_hdr_version(&grh), 0);
 	grh.version_tclass_flow = cpu_to_be32(6 << 28);
-	return ret ?: AT_EQ("IPv6", ib_get_rdma_header_version(
-			(union rdma_network_hdr *)&grh), 6);
+	return ret ?: AT_EQ("IPv6", at_hdr_version(&grh), 6);
 }
 
 static int at_check_reply(struct rdma_ah_attr *attr, const union ib_gid *dgid,
@@ -879,70 +877,115 @@ static int at_marshall(void)
 
 /* ------------------------------------------------------------------ */
 
-#define AT_CASE(have, name, call) do {					\
-	if (have)							\
-		at_result(call, name);					\
-	else								\
-		at_skip(name, "parameter not given");			\
-} while (0)
+static int at_resolve_unreach(void)
+{
+	return at_resolve_error(&at.unreach4, -EHOSTUNREACH);
+}
 
-#define AT_NR_CASES	22
+static int at_resolve_noroute(void)
+{
+	return at_resolve_error(&at.noroute4, -ENETUNREACH);
+}
+
+static int at_cancel_own(void)
+{
+	return at_cancel(&at.local4);
+}
+
+static int at_cancel_silent(void)
+{
+	return at_cancel(&at.silent4);
+}
+
+/* The cases, in KTAP order; a case without its parameters is skipped. */
+enum {
+	AT_NEED_LOCAL4 = BIT(0),
+	AT_NEED_PEER4 = BIT(1),
+	AT_NEED_PEER_MAC = BIT(2),
+	AT_NEED_SILENT4 = BIT(3),
+	AT_NEED_UNREACH4 = BIT(4),
+	AT_NEED_NOROUTE4 = BIT(5),
+};
+
+static const struct at_case {
+	const char *name;
+	int (*run)(void);
+	unsigned int needs;
+} at_cases[] = {
+	{ "rdma_resolve_ip: own IPv4 address, from the route",
+	  at_resolve_own4, AT_NEED_LOCAL4 },
+	{ "rdma_resolve_ip: IPv4 neighbour, its MAC by ARP",
+	  at_resolve_peer4, AT_NEED_LOCAL4 | AT_NEED_PEER4 | AT_NEED_PEER_MAC },
+	{ "rdma_resolve_ip: IPv6 link-local neighbour, by ND",
+	  at_resolve_peer6, AT_NEED_PEER_MAC },
+	{ "rdma_resolve_ip: silent neighbour times out (-ETIMEDOUT)",
+	  at_resolve_silent, AT_NEED_SILENT4 },
+	{ "rdma_resolve_ip: unreachable route (-EHOSTUNREACH)",
+	  at_resolve_unreach, AT_NEED_UNREACH4 },
+	{ "rdma_resolve_ip: no route (-ENETUNREACH)",
+	  at_resolve_noroute, AT_NEED_NOROUTE4 },
+	{ "rdma_resolve_ip: mixed families (-EINVAL)",
+	  at_resolve_bad_input, AT_NEED_LOCAL4 },
+	{ "rdma_addr_cancel: resolved at once, no callback after",
+	  at_cancel_own, AT_NEED_LOCAL4 },
+	{ "rdma_addr_cancel: awaiting the neighbour, no callback after",
+	  at_cancel_silent, AT_NEED_SILENT4 },
+	{ "rdma_translate_ip: own, foreign, bound and bad netdev",
+	  at_translate, AT_NEED_LOCAL4 },
+	{ "rdma_addr_size*: families and containers",
+	  at_addr_size, AT_NEED_LOCAL4 },
+	{ "ib_get_rdma_header_version: IPv4, bad sum, IPv6, garbage",
+	  at_header_version, AT_NEED_LOCAL4 },
+	{ "ib_init_ah_attr_from_wc: RoCE v2/IPv4, and an AH from it",
+	  at_ah_from_wc4, AT_NEED_LOCAL4 },
+	{ "ib_init_ah_attr_from_wc: RoCE v2/IPv6 link-local",
+	  at_ah_from_wc6, 0 },
+	{ "ib_init_ah_attr_from_wc: no GRH, foreign GID",
+	  at_ah_from_wc_bad, AT_NEED_LOCAL4 },
+	{ "ib_sa_pack_path/unpack_path: wire image, round trip",
+	  at_path_pack, 0 },
+	{ "ib_init_ah_attr_from_path: RoCE v2 path",
+	  at_ah_from_path, AT_NEED_LOCAL4 | AT_NEED_PEER_MAC },
+	{ "ib_init_ah_from_mcmember: RoCE v2 group",
+	  at_ah_from_mcmember, AT_NEED_LOCAL4 },
+	{ "ib_sa_*: a RoCE port has no SA (-ENODEV)",
+	  at_sa_roce, 0 },
+	{ "GID type names, RoCE GID types, node transports",
+	  at_names, 0 },
+	{ "ib_copy_*_to_user/from_user: uapi layouts",
+	  at_marshall, 0 },
+	{ "rdma_resolve_ip: own IPv4 address again, after all that",
+	  at_resolve_own4, AT_NEED_LOCAL4 },
+};
 
 static void at_run_all(void)
 {
-	bool l4 = at.have_local4, mac = at.have_peer_mac;
+	unsigned int have = 0;
+	int i;
+
+	if (at.have_local4)
+		have |= AT_NEED_LOCAL4;
+	if (at.have_peer4)
+		have |= AT_NEED_PEER4;
+	if (at.have_peer_mac)
+		have |= AT_NEED_PEER_MAC;
+	if (at.have_silent4)
+		have |= AT_NEED_SILENT4;
+	if (at.have_unreach4)
+		have |= AT_NEED_UNREACH4;
+	if (at.have_noroute4)
+		have |= AT_NEED_NOROUTE4;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", AT_NR_CASES);
-	AT_CASE(l4, "rdma_resolve_ip: own IPv4 address, from the route",
-		at_resolve_own4());
-	AT_CASE(l4 && at.have_peer4 && mac,
-		"rdma_resolve_ip: IPv4 neighbour, its MAC by ARP",
-		at_resolve_peer4());
-	AT_CASE(mac, "rdma_resolve_ip: IPv6 link-local neighbour, by ND",
-		at_resolve_peer6());
-	AT_CASE(at.have_silent4,
-		"rdma_resolve_ip: silent neighbour times out (-ETIMEDOUT)",
-		at_resolve_silent());
-	AT_CASE(at.have_unreach4,
-		"rdma_resolve_ip: unreachable route (-EHOSTUNREACH)",
-		at_resolve_error(&at.unreach4, -EHOSTUNREACH));
-	AT_CASE(at.have_noroute4,
-		"rdma_resolve_ip: no route (-ENETUNREACH)",
-		at_resolve_error(&at.noroute4, -ENETUNREACH));
-	AT_CASE(l4, "rdma_resolve_ip: mixed families (-EINVAL)",
-		at_resolve_bad_input());
-	AT_CASE(l4, "rdma_addr_cancel: resolved at once, no callback after",
-		at_cancel(&at.local4));
-	AT_CASE(at.have_silent4,
-		"rdma_addr_cancel: awaiting the neighbour, no callback after",
-		at_cancel(&at.silent4));
-	AT_CASE(l4, "rdma_translate_ip: own, foreign, bound and bad netdev",
-		at_translate());
-	AT_CASE(l4, "rdma_addr_size*: families and containers",
-		at_addr_size());
-	AT_CASE(l4, "ib_get_rdma_header_version: IPv4, bad sum, IPv6, garbage",
-		at_header_version());
-	AT_CASE(l4, "ib_init_ah_attr_from_wc: RoCE v2/IPv4, and an AH from it",
-		at_ah_from_wc4());
-	AT_CASE(true, "ib_init_ah_attr_from_wc: RoCE v2/IPv6 link-local",
-		at_ah_from_wc6());
-	AT_CASE(l4, "ib_init_ah_attr_from_wc: no GRH, foreign GID",
-		at_ah_from_wc_bad());
-	AT_CASE(true, "ib_sa_pack_path/unpack_path: wire image, round trip",
-		at_path_pack());
-	AT_CASE(l4 && mac, "ib_init_ah_attr_from_path: RoCE v2 path",
-		at_ah_from_path());
-	AT_CASE(l4, "ib_init_ah_from_mcmember: RoCE v2 group",
-		at_ah_from_mcmember());
-	AT_CASE(true, "ib_sa_*: a RoCE port has no SA (-ENODEV)",
-		at_sa_roce());
-	AT_CASE(true, "GID type names, RoCE GID types, node transports",
-		at_names());
-	AT_CASE(true, "ib_copy_*_to_user/from_user: uapi layouts",
-		at_marshall());
-	AT_CASE(l4, "rdma_resolve_ip: own IPv4 address again, after all that",
-		at_resolve_own4());
+	pr_info("1..%zu\n", ARRAY_SIZE(at_cases));
+	for (i = 0; i < ARRAY_SIZE(at_cases); i++) {
+		const struct at_case *c = &at_cases[i];
+
+		if ((c->needs & have) == c->needs)
+			at_result(c->run(), c->name);
+		else
+			at_skip(c->name, "parameter not given");
+	}
 }
 
 static int __init addr_test_init(void)
