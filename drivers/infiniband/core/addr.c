@@ -7,6 +7,9 @@
  * Multicast GIDs map to multicast MACs; RoCE v1 link-local GIDs embed the
  * MAC; everything else goes through the IP stack of the source GID's
  * netdev: route from it, then the neighbour (ARP/ND) of the next hop.
+ *
+ * The route, address-owner and neighbour steps are shared with
+ * rdma_resolve_ip() (addr_resolve.c), which runs them for rdma_cm.
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -28,12 +31,6 @@
 #define NEIGH_WAIT_MS	1000
 #define NEIGH_POLL_MS	10
 
-union ip_addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-};
-
 static void multicast_mac(struct in6_addr *dgid, u8 *mac)
 {
 	if (ipv6_addr_v4mapped(dgid))
@@ -42,58 +39,80 @@ static void multicast_mac(struct in6_addr *dgid, u8 *mac)
 		ipv6_eth_mc_map(dgid, mac);
 }
 
-/* The route from @ndev's addresses to @dst, or ERR_PTR(). */
-static struct dst_entry *route_to(struct net_device *ndev,
-				  const union ip_addr *src,
-				  const union ip_addr *dst)
+static bool ip_addr_unset(const union rdma_ip_addr *addr)
 {
-	struct net *net = dev_net(ndev);
-	struct flowi6 fl6 = {};
-	struct flowi4 fl4 = {};
-	struct rtable *rt;
-
-	if (dst->sa.sa_family == AF_INET6) {
-		fl6.daddr = dst->in6.sin6_addr;
-		fl6.saddr = src->in6.sin6_addr;
-		fl6.flowi6_oif = ndev->ifindex;
-		return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
-	}
-
-	fl4.daddr = dst->in.sin_addr.s_addr;
-	fl4.saddr = src->in.sin_addr.s_addr;
-	fl4.flowi4_oif = ndev->ifindex;
-	rt = ip_route_output_key(net, &fl4);
-	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+	if (addr->sa.sa_family == AF_INET)
+		return addr->in.sin_addr.s_addr == htonl(INADDR_ANY);
+	return ipv6_addr_any(&addr->in6.sin6_addr);
 }
 
-/* The netdev that has @addr, trying @ndev first; under RCU. */
-static struct net_device *addr_owner_rcu(struct net_device *ndev,
-					 const union ip_addr *addr)
+struct dst_entry *rdma_ip_route(struct net *net, int oif,
+				union rdma_ip_addr *src,
+				const union rdma_ip_addr *dst)
+{
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct dst_entry *route;
+	struct rtable *rt;
+
+	switch (dst->sa.sa_family) {
+	case AF_INET:
+		fl4.daddr = dst->in.sin_addr.s_addr;
+		fl4.saddr = src->in.sin_addr.s_addr;
+		fl4.flowi4_oif = oif;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		route = &rt->dst;
+		if (ip_addr_unset(src))
+			src->in.sin_addr.s_addr = fl4.saddr;
+		return route;
+	case AF_INET6:
+		fl6.daddr = dst->in6.sin6_addr;
+		fl6.saddr = src->in6.sin6_addr;
+		fl6.flowi6_oif = oif;
+		/* A link-local destination names its link in its scope id. */
+		if (!oif && ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
+			fl6.flowi6_oif = dst->in6.sin6_scope_id;
+		route = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (!IS_ERR(route) && ip_addr_unset(src))
+			src->in6.sin6_addr = fl6.saddr;
+		return route;
+	default:
+		return ERR_PTR(-EAFNOSUPPORT);
+	}
+}
+
+struct net_device *rdma_ip_owner_rcu(struct net *net, struct net_device *hint,
+				     const union rdma_ip_addr *addr)
 {
 	const struct in6_addr *addr6 = &addr->in6.sin6_addr;
-	struct net *net = dev_net(ndev);
 	struct net_device *dev;
 
-	if (addr->sa.sa_family == AF_INET)
+	switch (addr->sa.sa_family) {
+	case AF_INET:
 		return __ip_dev_find(net, addr->in.sin_addr.s_addr, false);
-
-	if (ipv6_chk_addr(net, addr6, ndev, 1))
-		return ndev;
-	for_each_netdev_rcu(net, dev)
-		if (ipv6_chk_addr(net, addr6, dev, 1))
-			return dev;
-	return NULL;
+	case AF_INET6:
+		if (hint && ipv6_chk_addr(net, addr6, hint, 1))
+			return hint;
+		for_each_netdev_rcu(net, dev)
+			if (ipv6_chk_addr(net, addr6, dev, 1))
+				return dev;
+		return NULL;
+	default:
+		return NULL;
+	}
 }
 
 /* A destination on this host: the MAC of the netdev that has it. */
-static int local_mac(struct net_device *ndev, const union ip_addr *dst,
+static int local_mac(struct net_device *ndev, const union rdma_ip_addr *dst,
 		     u8 *mac)
 {
 	struct net_device *owner;
 	int ret = -ENODEV;
 
 	rcu_read_lock();
-	owner = addr_owner_rcu(ndev, dst);
+	owner = rdma_ip_owner_rcu(dev_net(ndev), ndev, dst);
 	if (owner && owner->addr_len == ETH_ALEN) {
 		ether_addr_copy(mac, owner->dev_addr);
 		ret = 0;
@@ -102,29 +121,34 @@ static int local_mac(struct net_device *ndev, const union ip_addr *dst,
 	return ret;
 }
 
-static bool neigh_mac(struct neighbour *neigh, u8 *mac)
-{
-	char ha[MAX_ADDR_LEN];
-
-	if (!(READ_ONCE(neigh->nud_state) & NUD_VALID))
-		return false;
-	neigh_ha_snapshot(ha, neigh, neigh->dev);
-	ether_addr_copy(mac, ha);
-	return true;
-}
-
-/*
- * The MAC of @route's next hop to @dst: -EAGAIN while ARP/ND has no
- * answer yet (a request is then on its way).
- */
-static int next_hop_mac(struct dst_entry *route, const union ip_addr *dst,
-			u8 *mac)
+int rdma_ip_neigh_ha(struct dst_entry *route, const union rdma_ip_addr *dst,
+		     u8 *ha)
 {
 	const void *daddr = dst->sa.sa_family == AF_INET ?
 			    (const void *)&dst->in.sin_addr :
 			    (const void *)&dst->in6.sin6_addr;
 	struct neighbour *neigh;
 	int ret = 0;
+
+	neigh = dst_neigh_lookup(route, daddr);
+	if (!neigh)
+		return -ENOMEM;
+	if (READ_ONCE(neigh->nud_state) & NUD_VALID) {
+		neigh_ha_snapshot(ha, neigh, neigh->dev);
+	} else {
+		neigh_event_send(neigh, NULL);
+		ret = -EAGAIN;
+	}
+	neigh_release(neigh);
+	return ret;
+}
+
+/* The Ethernet address of @route's next hop to @dst (see rdma_ip_neigh_ha). */
+static int next_hop_mac(struct dst_entry *route,
+			const union rdma_ip_addr *dst, u8 *mac)
+{
+	char ha[MAX_ADDR_LEN];
+	int ret;
 
 	if (route->dev->addr_len != ETH_ALEN)
 		return -EINVAL;
@@ -133,25 +157,20 @@ static int next_hop_mac(struct dst_entry *route, const union ip_addr *dst,
 		return 0;
 	}
 
-	neigh = dst_neigh_lookup(route, daddr);
-	if (!neigh)
-		return -ENOMEM;
-	if (!neigh_mac(neigh, mac)) {
-		neigh_event_send(neigh, NULL);
-		ret = -EAGAIN;
-	}
-	neigh_release(neigh);
+	ret = rdma_ip_neigh_ha(route, dst, ha);
+	if (!ret)
+		ether_addr_copy(mac, ha);
 	return ret;
 }
 
 /* One try: route from @ndev to @dst, then its next hop's MAC. */
-static int resolve_once(struct net_device *ndev, const union ip_addr *src,
-			const union ip_addr *dst, u8 *mac, u8 *hop_limit)
+static int resolve_once(struct net_device *ndev, union rdma_ip_addr *src,
+			const union rdma_ip_addr *dst, u8 *mac, u8 *hop_limit)
 {
 	struct dst_entry *route;
 	int ret;
 
-	route = route_to(ndev, src, dst);
+	route = rdma_ip_route(dev_net(ndev), ndev->ifindex, src, dst);
 	if (IS_ERR(route))
 		return PTR_ERR(route);
 
@@ -176,7 +195,7 @@ static int resolve_unicast(const struct ib_gid_attr *sgid_attr,
 			   const union ib_gid *dgid, u8 *mac, u8 *hop_limit)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(NEIGH_WAIT_MS);
-	union ip_addr src, dst;
+	union rdma_ip_addr src, dst;
 	struct net_device *ndev;
 	int ret;
 

@@ -413,6 +413,62 @@ bool ib_cache_gid_uses_ndev(struct ib_device *device, u32 port,
 	return found;
 }
 
+/* ---- GID type names ------------------------------------------------- */
+
+/*
+ * The names sysfs (gid_attrs/types/<i>) and rdma_cm's configfs
+ * (default_roce_mode) use.  IB and RoCE v1 share a name because they share
+ * a value (IB_GID_TYPE_ROCE == IB_GID_TYPE_IB), which user space has
+ * always read as "IB/RoCE v1".
+ */
+static const char *const gid_type_names[IB_GID_TYPE_SIZE] = {
+	[IB_GID_TYPE_IB] = "IB/RoCE v1",
+	[IB_GID_TYPE_ROCE_UDP_ENCAP] = "RoCE v2",
+};
+
+/**
+ * ib_cache_gid_type_str - the name of a GID type
+ * @gid_type: the type
+ *
+ * Return: the name, or "Invalid GID type" for a value without one.
+ */
+const char *ib_cache_gid_type_str(enum ib_gid_type gid_type)
+{
+	if ((unsigned int)gid_type < ARRAY_SIZE(gid_type_names) &&
+	    gid_type_names[gid_type])
+		return gid_type_names[gid_type];
+	return "Invalid GID type";
+}
+EXPORT_SYMBOL(ib_cache_gid_type_str);
+
+/**
+ * ib_cache_gid_parse_type_str - the GID type a name stands for
+ * @buf: the name, as written to a sysfs or configfs file (one trailing
+ *	newline is ignored)
+ *
+ * Return: the type (IB_GID_TYPE_IB for "IB/RoCE v1"), or -EINVAL when
+ * @buf is no type's exact name.
+ */
+int ib_cache_gid_parse_type_str(const char *buf)
+{
+	size_t len = strlen(buf);
+	unsigned int type;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len)
+		return -EINVAL;
+
+	for (type = 0; type < ARRAY_SIZE(gid_type_names); type++) {
+		const char *name = gid_type_names[type];
+
+		if (name && strlen(name) == len && !memcmp(buf, name, len))
+			return type;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL(ib_cache_gid_parse_type_str);
+
 /* ---- GID lookups ---------------------------------------------------- */
 
 bool rdma_is_zero_gid(const union ib_gid *gid)

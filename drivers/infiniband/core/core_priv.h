@@ -23,7 +23,12 @@
  *	drain.c		ib_drain_sq/rq/qp
  *	verbs_msg.c	names of events and completion statuses
  *	ib_core_uverbs.c mmap entries of user contexts
- *	addr.c		RoCE destination MAC resolution
+ *	addr.c		RoCE destination MAC resolution; route, address
+ *			owner and neighbour helpers
+ *	addr_resolve.c	rdma_resolve_ip() and the rdma_dev_addr helpers
+ *	ah_wc.c		address handles that answer a received packet
+ *	sa_path.c	SA clients, path records, AHs from paths
+ *	sa_mcast.c	SA multicast membership, AHs from member records
  *	mad*.c		the MAD layer (QP0/QP1, agents, sends), mad_priv.h
  */
 #ifndef OOT_RDMA_CORE_PRIV_H
@@ -190,6 +195,71 @@ bool ib_cache_gid_uses_ndev(struct ib_device *device, u32 port,
  */
 int rdma_resolve_roce_dmac(struct ib_device *device,
 			   struct rdma_ah_attr *ah_attr);
+
+/* An IPv4 or IPv6 socket address; sa.sa_family says which. */
+union rdma_ip_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+/*
+ * The route in @net from @src to @dst, leaving through @oif (0: any; for
+ * a link-local IPv6 @dst, 0 means its scope id).  An unset @src (any
+ * address) gets the source the route chose.  Returns the route, held
+ * (dst_release()), or ERR_PTR(): -ENETUNREACH, -EHOSTUNREACH, -EINVAL
+ * for a @src that is not ours, -EAFNOSUPPORT for another family.
+ * Callable under RCU.
+ */
+struct dst_entry *rdma_ip_route(struct net *net, int oif,
+				union rdma_ip_addr *src,
+				const union rdma_ip_addr *dst);
+
+/*
+ * The netdev of @net that has the address @addr, @hint tried first (may
+ * be NULL); NULL when none has.  Under rcu_read_lock(), which covers the
+ * use of the result.
+ */
+struct net_device *rdma_ip_owner_rcu(struct net *net, struct net_device *hint,
+				     const union rdma_ip_addr *addr);
+
+/*
+ * The hardware address (MAX_ADDR_LEN bytes at @ha) of @route's next hop
+ * to @dst, from the neighbour table.  -EAGAIN when the neighbour is not
+ * (yet) valid: resolution has then been asked for, and the netevent
+ * NETEVENT_NEIGH_UPDATE says when it answered.  -ENOMEM.  Atomic.
+ */
+int rdma_ip_neigh_ha(struct dst_entry *route, const union rdma_ip_addr *dst,
+		     u8 *ha);
+
+/*
+ * Whether a RoCE path record can be used from @sgid_attr: the route from
+ * its SGID to its DGID exists, through the GID's netdev and namespace,
+ * and crosses a router only for RoCE v2.  Marks @rec route_resolved (and
+ * then trusts that mark).  -EINVAL (no GID attribute or netdev, mixed
+ * families, a routed RoCE v1 path) or the route's error.  Sleeps.
+ */
+struct sa_path_rec;
+int rdma_roce_path_route(struct sa_path_rec *rec,
+			 const struct ib_gid_attr *sgid_attr);
+
+/* addr_resolve.c: from ib_core's init and exit. */
+int __init rdma_addr_init(void);
+void rdma_addr_exit(void);
+
+/* ---------------------------------------------------------------- */
+/* Exported for rdma_cm, which (as on the stock kernel) includes this */
+/* header for them.                                                   */
+
+struct rdma_dev_addr;
+
+/* addr_resolve.c: @dev's type, MAC, broadcast address and ifindex. */
+void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
+			   const struct net_device *dev);
+
+const char *ib_cache_gid_type_str(enum ib_gid_type gid_type);
+int ib_cache_gid_parse_type_str(const char *buf);
+unsigned long roce_gid_type_mask_support(struct ib_device *ib_dev, u32 port);
 
 /* ---------------------------------------------------------------- */
 /* restrack.c                                                         */

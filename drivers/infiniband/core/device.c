@@ -692,6 +692,31 @@ static bool node_type_is_ib(u8 node_type)
 	}
 }
 
+/**
+ * rdma_node_get_transport - the transport a kind of node speaks
+ * @node_type: an enum rdma_node_type
+ *
+ * Return: iWARP for RNICs, the usNIC transports for usNICs, unspecified
+ * for an unspecified node, IB for everything else (IB and RoCE nodes).
+ */
+__attribute_const__ enum rdma_transport_type
+rdma_node_get_transport(unsigned int node_type)
+{
+	switch (node_type) {
+	case RDMA_NODE_RNIC:
+		return RDMA_TRANSPORT_IWARP;
+	case RDMA_NODE_USNIC:
+		return RDMA_TRANSPORT_USNIC;
+	case RDMA_NODE_USNIC_UDP:
+		return RDMA_TRANSPORT_USNIC_UDP;
+	case RDMA_NODE_UNSPECIFIED:
+		return RDMA_TRANSPORT_UNSPECIFIED;
+	default:
+		return RDMA_TRANSPORT_IB;
+	}
+}
+EXPORT_SYMBOL(rdma_node_get_transport);
+
 enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device,
 					      u32 port_num)
 {

@@ -9,6 +9,7 @@
  *			must exist when ib_cm, ib_umad and rdma_cm add a
  *			device)
  *	roce_gid_mgmt	netdev/inet/inet6 notifiers feeding the GID tables
+ *	addr		rdma_resolve_ip()'s work queue and netevent notifier
  *	nldev		the nldev client: from here on, tools reach us
  */
 #include <linux/module.h>
@@ -36,9 +37,15 @@ static int __init ib_core_init(void)
 	if (ret)
 		goto err_mad;
 
+	ret = rdma_addr_init();
+	if (ret)
+		goto err_roce;
+
 	nldev_init();
 	return 0;
 
+err_roce:
+	roce_gid_mgmt_exit();
 err_mad:
 	ib_mad_exit();
 err_devices:
@@ -51,6 +58,7 @@ err_nl:
 static void __exit ib_core_exit(void)
 {
 	nldev_exit();
+	rdma_addr_exit();
 	roce_gid_mgmt_exit();
 	ib_mad_exit();
 	ib_devices_exit();

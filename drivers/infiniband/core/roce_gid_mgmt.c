@@ -100,34 +100,48 @@ static struct workqueue_struct *roce_gid_wq;
  */
 static DEFINE_MUTEX(roce_sync_lock);
 
+/**
+ * roce_gid_type_mask_support - the GID types a port's GIDs come in
+ * @ib_dev: the device
+ * @port: the port
+ *
+ * Return: a mask of BIT(enum ib_gid_type): on a RoCE port one bit per
+ * RoCE version it speaks (every IP address gets a GID of each), on any
+ * other port BIT(IB_GID_TYPE_IB).
+ */
+unsigned long roce_gid_type_mask_support(struct ib_device *ib_dev, u32 port)
+{
+	unsigned long mask = 0;
+
+	if (!rdma_protocol_roce(ib_dev, port))
+		return BIT(IB_GID_TYPE_IB);
+	if (rdma_protocol_roce_eth_encap(ib_dev, port))
+		mask |= BIT(IB_GID_TYPE_ROCE);
+	if (rdma_protocol_roce_udp_encap(ib_dev, port))
+		mask |= BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
+	return mask;
+}
+EXPORT_SYMBOL(roce_gid_type_mask_support);
+
 static void roce_gid_set_push(struct roce_gid_set *set,
 			      const union ib_gid *gid,
 			      struct net_device *ndev)
 {
-	struct ib_device *device = set->device;
-	static const enum ib_gid_type types[] = {
-		IB_GID_TYPE_ROCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
-	};
+	unsigned long types = roce_gid_type_mask_support(set->device,
+							 set->port);
 	unsigned int i, t;
 
-	for (t = 0; t < ARRAY_SIZE(types); t++) {
-		if (types[t] == IB_GID_TYPE_ROCE &&
-		    !rdma_protocol_roce_eth_encap(device, set->port))
-			continue;
-		if (types[t] == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    !rdma_protocol_roce_udp_encap(device, set->port))
-			continue;
-
+	for_each_set_bit(t, &types, IB_GID_TYPE_SIZE) {
 		for (i = 0; i < set->n; i++)
 			if (set->want[i].ndev == ndev &&
-			    set->want[i].gid_type == types[t] &&
+			    set->want[i].gid_type == t &&
 			    !memcmp(&set->want[i].gid, gid, sizeof(*gid)))
 				break;
 		if (i < set->n || set->n == set->max)
 			continue;
 
 		set->want[set->n].gid = *gid;
-		set->want[set->n].gid_type = types[t];
+		set->want[set->n].gid_type = t;
 		set->want[set->n].ndev = ndev;
 		dev_hold(ndev);
 		set->n++;

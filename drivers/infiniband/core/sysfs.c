@@ -764,17 +764,7 @@ static ssize_t gid_type_show(struct ib_device *ibdev, u32 port_num,
 	if (IS_ERR(gid_attr))
 		return PTR_ERR(gid_attr);
 
-	switch (gid_attr->gid_type) {
-	case IB_GID_TYPE_IB:	/* IB_GID_TYPE_ROCE has the same value */
-		name = "IB/RoCE v1";
-		break;
-	case IB_GID_TYPE_ROCE_UDP_ENCAP:
-		name = "RoCE v2";
-		break;
-	default:
-		name = "Invalid GID type";
-		break;
-	}
+	name = ib_cache_gid_type_str(gid_attr->gid_type);
 	rdma_put_gid_attr(gid_attr);
 
 	return sysfs_emit(buf, "%s\n", name);

@@ -354,6 +354,28 @@ void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
 }
 EXPORT_SYMBOL(rdma_move_ah_attr);
 
+/**
+ * rdma_move_grh_sgid_attr - set an AH attribute's GRH, giving it a GID
+ * @attr: the attribute (its previous GID reference, if any, is not put)
+ * @dgid: the destination GID
+ * @flow_label: the flow label
+ * @hop_limit: the hop limit
+ * @traffic_class: the traffic class
+ * @sgid_attr: a held source GID entry; the caller's reference moves into
+ *	@attr (drop it with rdma_destroy_ah_attr())
+ *
+ * Sets IB_AH_GRH and grh.sgid_index from @sgid_attr.
+ */
+void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
+			     u32 flow_label, u8 hop_limit, u8 traffic_class,
+			     const struct ib_gid_attr *sgid_attr)
+{
+	rdma_ah_set_grh(attr, dgid, flow_label, sgid_attr->index, hop_limit,
+			traffic_class);
+	attr->grh.sgid_attr = sgid_attr;
+}
+EXPORT_SYMBOL(rdma_move_grh_sgid_attr);
+
 static int check_ah_attr(struct ib_device *device,
 			 const struct rdma_ah_attr *ah_attr)
 {
