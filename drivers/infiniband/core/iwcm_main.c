@@ -82,6 +82,14 @@ static int iwcm_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	/* iwpmd lives in the initial namespace; nobody else speaks for it. */
 	if (!net_eq(sock_net(skb->sk), &init_net))
 		return -EINVAL;
+	/*
+	 * Only user space speaks for iwpmd, from a port that is not the
+	 * kernel's (port 0): our answers go to the sender's nlmsg_pid, and
+	 * answering port 0 would feed the kernel's socket its own messages.
+	 */
+	if (!NETLINK_CB(cb->skb).portid || !cb->nlh->nlmsg_pid ||
+	    cb->nlh->nlmsg_pid > INT_MAX)
+		return -EINVAL;
 	if (op >= RDMA_NL_IWPM_NUM_OPS || !iwpm_handlers[op])
 		return -EINVAL;
 	return iwpm_handlers[op](skb, cb);
