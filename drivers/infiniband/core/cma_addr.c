@@ -187,7 +187,8 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 
 	/* The source address chosen by the route; our port stays. */
 	port = cma_port(src);
-	memcpy(src, src_addr, rdma_addr_size(src_addr));
+	if (src != src_addr)
+		memcpy(src, src_addr, rdma_addr_size(src_addr));
 	cma_set_port(src, port);
 
 	if (!status && !id_priv->cma_dev)

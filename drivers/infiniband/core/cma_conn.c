@@ -114,7 +114,7 @@ static int cma_listen_on_bound_dev(struct rdma_id_private *id_priv)
 		return cma_ib_listen(id_priv);
 	if (rdma_cap_iw_cm(device, port))
 		return cma_iw_listen(id_priv, id_priv->backlog);
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 /*
@@ -675,7 +675,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	} else if (rdma_cap_iw_cm(id->device, id->port_num)) {
 		ret = cma_iw_connect(id_priv, conn_param);
 	} else {
-		ret = -ENOSYS;
+		ret = -EOPNOTSUPP;
 	}
 	if (ret)
 		goto err;
@@ -770,7 +770,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	} else if (rdma_cap_iw_cm(id->device, id->port_num)) {
 		ret = cma_iw_accept(id_priv, conn_param);
 	} else {
-		ret = -ENOSYS;
+		ret = -EOPNOTSUPP;
 	}
 	if (ret)
 		goto reject;
@@ -818,7 +818,7 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		return iw_cm_reject(id_priv->cm_iw, private_data,
 				    private_data_len);
 	}
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(rdma_reject);
 

@@ -142,14 +142,18 @@ enum rdma_cm_state cma_state(struct rdma_id_private *id_priv)
 	return READ_ONCE(id_priv->state);
 }
 
-/* Moves to or from CONNECT, LISTEN or DESTROYING hold handler_mutex. */
+/*
+ * Moves to or from CONNECT, and to DESTROYING or DEVICE_REMOVAL, hold
+ * handler_mutex: a handler holding it sees a stable "connected" and
+ * "alive".  (A listener leaves LISTEN only that way too, or on a failed
+ * rdma_listen() before anyone could find it.)
+ */
 static void cma_assert_state_change(struct rdma_id_private *id_priv,
 				    enum rdma_cm_state from,
 				    enum rdma_cm_state to)
 {
 	if (from == RDMA_CM_CONNECT || to == RDMA_CM_CONNECT ||
-	    from == RDMA_CM_LISTEN || to == RDMA_CM_LISTEN ||
-	    to == RDMA_CM_DESTROYING)
+	    to == RDMA_CM_DESTROYING || to == RDMA_CM_DEVICE_REMOVAL)
 		lockdep_assert_held(&id_priv->handler_mutex);
 }
 
@@ -380,7 +384,6 @@ void cma_cancel_listens(struct rdma_id_private *id_priv)
 }
 
 void cma_destroy_id_unlock(struct rdma_id_private *id_priv)
-	__releases(&id_priv->handler_mutex)
 {
 	enum rdma_cm_state state;
 
@@ -601,7 +604,7 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		qp_attr->port_num = id->port_num;
 		*qp_attr_mask |= IB_QP_PORT;
 	} else {
-		ret = -ENOSYS;
+		ret = -EOPNOTSUPP;
 	}
 
 	if ((*qp_attr_mask & IB_QP_TIMEOUT) && id_priv->timeout_set)
@@ -684,7 +687,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 
 	id->qp = qp;
 	id_priv->qp_num = qp->qp_num;
-	id_priv->srq = (qp->srq != NULL);
+	id_priv->srq = !!qp->srq;
 	trace_cm_qp_create(id_priv, pd, qp_init_attr, 0);
 	return 0;
 

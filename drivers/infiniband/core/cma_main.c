@@ -22,6 +22,7 @@ MODULE_DESCRIPTION("Generic RDMA CM Agent");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(OOT_RDMA_VERSION);
 
+/* What it protects: see cma_priv.h. */
 DEFINE_MUTEX(cma_lock);
 LIST_HEAD(cma_devices);
 LIST_HEAD(cma_listen_any);

@@ -223,7 +223,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (rdma_protocol_roce(id->device, id->port_num))
 		ret = cma_iboe_join(id_priv, mc);
 	else
-		ret = -ENOSYS;
+		ret = -EOPNOTSUPP;
 	if (ret) {
 		kfree(mc);
 		return ret;

@@ -77,9 +77,9 @@ struct iw_cm_id;
  *	route.addr.src_addr/dst_addr)
  * @res: restrack entry, type RDMA_RESTRACK_CM_ID (nldev)
  * @state: the state machine (nldev).  Written under @lock; a change to
- *	or from RDMA_CM_CONNECT, RDMA_CM_LISTEN or RDMA_CM_DESTROYING also
- *	holds @handler_mutex, so a handler that holds the mutex sees a
- *	stable "am I still connected/listening/alive".
+ *	or from RDMA_CM_CONNECT, or to RDMA_CM_DESTROYING or
+ *	RDMA_CM_DEVICE_REMOVAL, also holds @handler_mutex, so a handler that
+ *	holds the mutex sees a stable "am I still connected/listening/alive".
  * @qp_num: QP number bound to the id, 0 for none (nldev)
  * @lock: protects @state
  * @handler_mutex: serialises event delivery and the calls that must not
@@ -116,8 +116,8 @@ struct rdma_id_private {
 	enum rdma_cm_state state;
 	u32 qp_num;
 
-	spinlock_t lock;
-	struct mutex handler_mutex;
+	spinlock_t lock;		/* see @state */
+	struct mutex handler_mutex;	/* see above */
 	refcount_t refcount;
 	struct completion comp;
 
@@ -130,9 +130,9 @@ struct rdma_id_private {
 	struct cma_bind_list *bind_list;
 	struct hlist_node bind_node;
 
-	spinlock_t mc_lock;
+	spinlock_t mc_lock;		/* @mc_list */
 	struct list_head mc_list;
-	struct mutex qp_mutex;
+	struct mutex qp_mutex;		/* id.qp against rdma_destroy_qp() */
 
 	struct ib_cm_id *cm_ib;
 	struct iw_cm_id *cm_iw;
@@ -275,8 +275,7 @@ void cma_id_put(struct rdma_id_private *id_priv);
  * Destroy an id whose handler_mutex the caller holds (for example from
  * an event handler that returned nonzero); releases the mutex.
  */
-void cma_destroy_id_unlock(struct rdma_id_private *id_priv)
-	__releases(&id_priv->handler_mutex);
+void cma_destroy_id_unlock(struct rdma_id_private *id_priv);
 
 enum rdma_cm_state cma_state(struct rdma_id_private *id_priv);
 bool cma_comp_exch(struct rdma_id_private *id_priv, enum rdma_cm_state comp,

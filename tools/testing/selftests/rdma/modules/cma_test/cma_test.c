@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -67,7 +68,7 @@ struct ct_event {
 
 struct ct_id {
 	struct rdma_cm_id *id;
-	spinlock_t lock;
+	spinlock_t lock;	/* ev[], nev */
 	wait_queue_head_t wq;
 	struct ct_event ev[CT_NEVENTS];
 	int nev;		/* received */
@@ -301,7 +302,7 @@ static int ct_poll(struct ct_id *ct, struct ib_wc *wc)
 	while (time_before(jiffies, end)) {
 		if (ib_poll_cq(ct->cq, 1, wc) == 1)
 			return wc->status == IB_WC_SUCCESS ? 0 : -EIO;
-		msleep(1);
+		usleep_range(500, 1000);
 	}
 	ct_diag("no completion");
 	return -ETIMEDOUT;
