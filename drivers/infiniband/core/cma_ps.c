@@ -326,6 +326,8 @@ static void cma_unbind_dev(struct rdma_id_private *id_priv)
 	rdma_restrack_new(res, RDMA_RESTRACK_CM_ID);
 	res->task = owner;
 	cma_release_dev(id_priv);
+	id_priv->id.device = NULL;
+	id_priv->id.port_num = 0;
 }
 
 int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr)
