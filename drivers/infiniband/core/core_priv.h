@@ -272,8 +272,9 @@ void rdma_restrack_clean(struct ib_device *dev);
  * Tracking an object (exported for ib_uverbs and rdma_cm): new() when the
  * object is allocated, set_name() or parent_name() for its owner, add()
  * once it is fully created (it becomes visible then), del() before it is
- * destroyed (unpublishes it and waits for readers).  CM_ID entries cannot
- * be tracked until rdma_cm exists (their device is in its private struct).
+ * destroyed (unpublishes it and waits for readers).  CM_ID entries live in
+ * rdma_cm's struct rdma_id_private (cma_priv.h), which restrack.c and
+ * nldev.c read.
  */
 void rdma_restrack_new(struct rdma_restrack_entry *res,
 		       enum rdma_restrack_type type);

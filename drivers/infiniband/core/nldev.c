@@ -28,6 +28,7 @@
 #include <rdma/restrack.h>
 
 #include "core_priv.h"
+#include "cma_priv.h"
 #include "uverbs.h"
 
 /* ---------------------------------------------------------------- */
@@ -1084,15 +1085,46 @@ static int nldev_fill_qp_raw(struct sk_buff *msg, bool admin,
 }
 
 /*
- * The connection manager's IDs are kept in rdma_cm's private structure;
- * until rdma_cm exists only the common attributes can be shown.
+ * A connection manager id: its public part and the state rdma_cm keeps
+ * in struct rdma_id_private.  Read without rdma_cm's locks, as stock:
+ * each field is a word or an address the id only rewrites while it is
+ * not yet connected, so a reader sees a value the id had.
  */
 static int nldev_fill_cm_id(struct sk_buff *msg, bool admin,
 			    struct rdma_restrack_entry *res, u32 port)
 {
+	struct rdma_id_private *id_priv =
+		container_of(res, struct rdma_id_private, res);
+	struct rdma_cm_id *cm_id = &id_priv->id;
+	struct rdma_addr *addr = &cm_id->route.addr;
+	u32 id_port = READ_ONCE(cm_id->port_num);
+	u32 qp_num = READ_ONCE(id_priv->qp_num);
+
+	if (port && port != id_port)
+		return -EAGAIN;
+	if (id_port && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, id_port))
+		return -EMSGSIZE;
+	if (qp_num &&
+	    (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, qp_num) ||
+	     nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_TYPE, cm_id->qp_type)))
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_PS, cm_id->ps) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_STATE, READ_ONCE(id_priv->state)))
+		return -EMSGSIZE;
+	if (addr->src_addr.ss_family &&
+	    nla_put(msg, RDMA_NLDEV_ATTR_RES_SRC_ADDR, sizeof(addr->src_addr),
+		    &addr->src_addr))
+		return -EMSGSIZE;
+	if (addr->dst_addr.ss_family &&
+	    nla_put(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR, sizeof(addr->dst_addr),
+		    &addr->dst_addr))
+		return -EMSGSIZE;
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CM_IDN, res->id))
 		return -EMSGSIZE;
-	return nldev_fill_res_owner(msg, res);
+	if (nldev_fill_res_owner(msg, res))
+		return -EMSGSIZE;
+	return cm_id->device->ops.fill_res_cm_id_entry ?
+	       cm_id->device->ops.fill_res_cm_id_entry(msg, cm_id) : 0;
 }
 
 static int nldev_fill_cq(struct sk_buff *msg, bool admin,

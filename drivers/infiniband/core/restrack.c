@@ -36,6 +36,7 @@
 #include <rdma/restrack.h>
 
 #include "core_priv.h"
+#include "cma_priv.h"
 
 /**
  * struct rdma_restrack_root - the tracked objects of one type of a device
@@ -127,7 +128,8 @@ void rdma_restrack_clean(struct ib_device *dev)
 
 /*
  * The device of a tracked object.  A connection manager ID keeps its
- * entry in rdma_cm's private structure, which ib_core cannot see.
+ * entry in rdma_cm's private structure (cma_priv.h): rdma_cm adds it
+ * once the id has a device and deletes it before the id lets go of it.
  */
 static struct ib_device *rdma_restrack_dev(struct rdma_restrack_entry *res)
 {
@@ -146,6 +148,8 @@ static struct ib_device *rdma_restrack_dev(struct rdma_restrack_entry *res)
 		return container_of(res, struct rdma_counter, res)->device;
 	case RDMA_RESTRACK_SRQ:
 		return container_of(res, struct ib_srq, res)->device;
+	case RDMA_RESTRACK_CM_ID:
+		return container_of(res, struct rdma_id_private, res)->id.device;
 	default:
 		return NULL;
 	}
