@@ -474,7 +474,7 @@ static int ucma_set_id_option(struct ucma_ctx *ctx, u32 optname,
 			return -EINVAL;
 		return rdma_set_ack_timeout(ctx->cm_id, *(const u8 *)optval);
 	default:
-		return -ENOSYS;
+		return -UCMA_ENOTIMPL;
 	}
 }
 
@@ -559,10 +559,10 @@ int ucma_cmd_set_option(struct ucma_file *file, const void __user *in,
 		break;
 	case RDMA_OPTION_IB:
 		ret = cmd.optname == RDMA_OPTION_IB_PATH ?
-		      ucma_set_ib_path(ctx, optval, cmd.optlen) : -ENOSYS;
+		      ucma_set_ib_path(ctx, optval, cmd.optlen) : -UCMA_ENOTIMPL;
 		break;
 	default:
-		ret = -ENOSYS;
+		ret = -UCMA_ENOTIMPL;
 		break;
 	}
 	kfree(optval);

@@ -48,7 +48,7 @@ static struct ctl_table_header *ucma_sysctl_header;
 typedef int (*ucma_cmd_fn)(struct ucma_file *file, const void __user *in,
 			   u16 in_len, u16 out_len);
 
-/* GET_OPTION has never been implemented: -ENOSYS, as stock. */
+/* GET_OPTION was never implemented: no handler. */
 static const ucma_cmd_fn ucma_cmds[] = {
 	[RDMA_USER_CM_CMD_CREATE_ID]	 = ucma_cmd_create_id,
 	[RDMA_USER_CM_CMD_DESTROY_ID]	 = ucma_cmd_destroy_id,
@@ -104,7 +104,7 @@ static ssize_t ucma_write(struct file *filp, const char __user *buf,
 	if (sizeof(hdr) + hdr.in > len)
 		return -EINVAL;
 	if (!ucma_cmds[cmd])
-		return -ENOSYS;
+		return -UCMA_ENOTIMPL;
 
 	ret = ucma_cmds[cmd](file, buf + sizeof(hdr), hdr.in, hdr.out);
 	return ret ? ret : len;

@@ -50,6 +50,7 @@
  * @filp: the struct file, for its O_NONBLOCK flag
  */
 struct ucma_file {
+	/* see above */
 	struct mutex lock;
 	struct list_head ctxs;
 	struct list_head events;
@@ -92,6 +93,7 @@ struct ucma_ctx {
 	bool dying;
 	struct ucma_file *file;
 	struct rdma_cm_id *cm_id;
+	/* see above */
 	struct mutex cmd_lock;
 	u64 uid;
 	int events_reported;
@@ -137,6 +139,13 @@ struct ucma_event {
 	struct list_head entry;
 	struct rdma_ucm_event_resp resp;
 };
+
+/*
+ * Stock's errno for what rdma_ucm does not implement: GET_OPTION, option
+ * levels and names, QUERY options.  Part of the ABI (librdmacm takes it
+ * as "not supported"), hence not EOPNOTSUPP.
+ */
+#define UCMA_ENOTIMPL	ENOSYS
 
 extern struct xarray ucma_ctx_table;
 extern struct xarray ucma_mc_table;

@@ -111,13 +111,15 @@ int ucma_cmd_query_route(struct ucma_file *file, const void __user *in,
 static void ucma_addr_resp_device(struct rdma_ucm_query_addr_resp *resp,
 				  struct rdma_cm_id *cm_id)
 {
+	__be16 pkey;
+
 	if (!cm_id->device)
 		return;
 	resp->node_guid = (__force __u64)cm_id->device->node_guid;
 	resp->ibdev_index = cm_id->device->index;
 	resp->port_num = cm_id->port_num;
-	resp->pkey = (__force __u16)cpu_to_be16(
-			ib_addr_get_pkey(&cm_id->route.addr.dev_addr));
+	pkey = cpu_to_be16(ib_addr_get_pkey(&cm_id->route.addr.dev_addr));
+	resp->pkey = (__force __u16)pkey;
 }
 
 static int ucma_query_addr(struct ucma_ctx *ctx, void __user *out,
@@ -250,7 +252,7 @@ int ucma_cmd_query(struct ucma_file *file, const void __user *in,
 		ret = ucma_query_gid(ctx, out, out_len);
 		break;
 	default:
-		ret = -ENOSYS;
+		ret = -UCMA_ENOTIMPL;
 		break;
 	}
 	mutex_unlock(&ctx->cmd_lock);

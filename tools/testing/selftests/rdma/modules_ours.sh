@@ -37,7 +37,8 @@ done
 
 # module:alias pairs that autoloading depends on (stock's aliases).
 ALIASES="ib_core:net-pf-16-proto-20 ib_core:rdma-netlink-subsys-5
-	ib_uverbs:rdma-client-uverbs rdma_rxe:rdma-link-rxe"
+	ib_uverbs:rdma-client-uverbs rdma_rxe:rdma-link-rxe
+	rdma_ucm:rdma-client-rdma_cm"
 check_aliases() {
 	local pair m a
 	for pair in $ALIASES; do
