@@ -74,8 +74,8 @@ ktap_test_todo "connect requests unread: listener destroyed, closed, migrated" \
 # Races: close of a listener while requests arrive, MIGRATE_ID while
 # either file closes, multicast join then leave or destroy at once.
 race() {
-	local i rc=0
-	for i in $(seq 1 "${1}"); do
+	local rc=0
+	for _ in $(seq 1 "$1"); do
 		python3 "$TESTDIR/ucma_fuzz.py" "$2" >/dev/null 2>&1 &
 		python3 "$TESTDIR/ucma_fuzz.py" "$2" >/dev/null 2>&1 &
 		wait
