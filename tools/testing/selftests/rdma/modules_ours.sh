@@ -39,7 +39,8 @@ done
 ALIASES="ib_core:net-pf-16-proto-20 ib_core:rdma-netlink-subsys-5
 	ib_uverbs:rdma-client-uverbs rdma_rxe:rdma-link-rxe
 	ib_umad:rdma-client-umad ib_umad:rdma-client-issm
-	iw_cm:rdma-netlink-subsys-2"
+	iw_cm:rdma-netlink-subsys-2
+	rdma_ucm:rdma-client-rdma_cm"
 check_aliases() {
 	local pair m a
 	for pair in $ALIASES; do

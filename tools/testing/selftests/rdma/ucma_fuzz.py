@@ -1,0 +1,798 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""write()-level fuzz of /dev/infiniband/rdma_cm (rdma_ucm): the cases of
+ucma_fuzz.sh, without librdmacm.
+
+    ucma_fuzz.py write     the dispatcher: short writes, unreadable
+                           headers, bad command numbers, "in" past the
+                           buffer, GET_OPTION; a write returns its length
+    ucma_fuzz.py ids       every command naming -1, a destroyed id and
+                           another file's id; MIGRATE_ID's fd checks
+    ucma_fuzz.py sizes     short and long "in" and "out" of every command
+    ucma_fuzz.py pointers  unmapped response and option pointers
+    ucma_fuzz.py creds     writes from a thread (allowed), a forked child
+                           and a forked child turned nobody (EACCES)
+    ucma_fuzz.py state     (rxe0 on ADDR) rdma_cm state abuse, events,
+                           SET_OPTION, multicast, MIGRATE_ID with events
+    ucma_fuzz.py connreq   (rxe0 on ADDR) connect requests left unread
+                           when the listener is destroyed, closed or
+                           migrated
+    ucma_fuzz.py ... --measure   print each case's errno instead of
+                           checking it (to write the expectations from a
+                           --stock run)
+
+Every request is written so that it ends where an unmapped page begins:
+a request shorter than the command's structure makes the kernel read into
+that page (stock reads fixed-size requests whole, whatever "in" says).
+
+The expected errnos come from reading stock's ucma.c; the ones that
+depend on rdma_cm's state machine rather than on ucma.c's own checks are
+marked todo=True: measure them on --stock (TODO for the lead).  Each
+case prints what went wrong, one line a problem; exit 1 on a problem.
+"""
+import ctypes
+import errno
+import mmap
+import os
+import pwd
+import socket
+import struct
+import sys
+import threading
+import time
+
+DEV = "/dev/infiniband/rdma_cm"
+ADDR = os.environ.get("UCMA_ADDR", "10.200.0.1")
+MCAST = os.environ.get("UCMA_MCAST", "239.1.2.3")
+PAGE = mmap.PAGESIZE
+
+(CREATE_ID, DESTROY_ID, BIND_IP, RESOLVE_IP, RESOLVE_ROUTE, QUERY_ROUTE,
+ CONNECT, LISTEN, ACCEPT, REJECT, DISCONNECT, INIT_QP_ATTR, GET_EVENT,
+ GET_OPTION, SET_OPTION, NOTIFY, JOIN_IP_MCAST, LEAVE_MCAST, MIGRATE_ID,
+ QUERY, BIND, RESOLVE_ADDR, JOIN_MCAST) = range(23)
+NCMDS = 23
+
+PS_TCP, PS_UDP, PS_IB = 0x0106, 0x0111, 0x013F
+QUERY_ADDR, QUERY_PATH, QUERY_GID = 0, 1, 2
+OPTION_ID, OPTION_IB = 0, 1
+OPT_TOS, OPT_REUSEADDR, OPT_AFONLY, OPT_ACK_TIMEOUT = 0, 1, 2, 3
+OPT_IB_PATH = 1
+AF_IB = 27
+# enum rdma_cm_event_type
+EV_ADDR_RESOLVED, EV_CONNECT_REQUEST, EV_MULTICAST_JOIN = 0, 4, 17
+EV_REJECTED, EV_UNREACHABLE, EV_CONNECT_ERROR = 8, 7, 6
+
+# sizeof()/offsetof() of include/uapi/rdma/rdma_user_cm.h (x86_64)
+SZ = {
+    CREATE_ID: 24, DESTROY_ID: 16, BIND_IP: 40, RESOLVE_IP: 64,
+    RESOLVE_ROUTE: 8, QUERY_ROUTE: 16, CONNECT: 288, LISTEN: 8,
+    ACCEPT: 296, REJECT: 264, DISCONNECT: 4, INIT_QP_ATTR: 16,
+    GET_EVENT: 8, SET_OPTION: 24, NOTIFY: 8, JOIN_IP_MCAST: 48,
+    LEAVE_MCAST: 16, MIGRATE_ID: 16, QUERY: 16, BIND: 136,
+    RESOLVE_ADDR: 272, JOIN_MCAST: 152,
+}
+CONNECT_NO_ECE, ACCEPT_NO_ECE = 280, 288	# offsetofend(reserved)
+ROUTE_RESP, ROUTE_RESP_MIN = 208, 200
+ADDR_RESP, ADDR_RESP_MIN = 280, 272
+EVENT_RESP, EVENT_RESP_MIN = 336, 324
+QP_ATTR_RESP = 144
+PATH_RESP_HDR, PATH_DATA = 8, 72
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+MEASURE = "--measure" in sys.argv
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+    print(msg, flush=True)
+
+
+def ename(e):
+    return "0" if e == 0 else errno.errorcode.get(e, str(e))
+
+
+def expect_val(what, got, want):
+    """A value (not an errno) must be want."""
+    if got != want and not MEASURE:
+        problem(f"{what}: got {got}, want {want}")
+    return got == want
+
+
+def expect(what, got, want, todo=False):
+    if MEASURE:
+        print(f"{what}: {ename(got)}", flush=True)
+        return got == want
+    if got != want:
+        note = " [TODO: expectation not measured on stock]" if todo else ""
+        problem(f"{what}: got {ename(got)}, want {ename(want)}{note}")
+        return False
+    return True
+
+
+class Arena:
+    """Page 0: responses.  Page 1: requests, written so that they end at
+    page 2, which is unmapped (PROT_NONE): GUARD."""
+
+    def __init__(self):
+        self.mm = mmap.mmap(-1, 3 * PAGE)
+        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.mm))
+        if libc.mprotect(self.base + 2 * PAGE, PAGE, 0):
+            raise OSError(ctypes.get_errno(), "mprotect")
+        self.guard = self.base + 2 * PAGE
+        self.resp = self.base
+
+    def request(self, data, beyond=0):
+        """A buffer holding data, ending at GUARD, plus beyond bytes of
+        the unmapped page."""
+        off = 2 * PAGE - len(data)
+        self.mm[off:2 * PAGE] = data
+        return memoryview(self.mm)[off:2 * PAGE + beyond]
+
+    def clear_resp(self):
+        self.mm[0:PAGE] = b"\xaa" * PAGE
+
+    def read_resp(self, n, off=0):
+        return bytes(self.mm[off:off + n])
+
+
+arena = Arena()
+GUARD = arena.guard
+RESP = arena.resp
+
+
+def write_raw(fd, data, beyond=0):
+    """errno of the write (0 on success); a success must return its
+    length."""
+    buf = arena.request(data, beyond)
+    try:
+        n = os.write(fd, buf)
+    except OSError as e:
+        return e.errno
+    if n != len(buf):
+        problem(f"write() returned {n}, not its length {len(buf)}")
+    return 0
+
+
+def cmd(fd, c, payload=b"", out=0, in_len=None):
+    in_len = len(payload) if in_len is None else in_len
+    return write_raw(fd, struct.pack("<IHH", c, in_len, out) + payload)
+
+
+def sin(addr=ADDR, port=0):
+    return (struct.pack("<H", socket.AF_INET) + struct.pack(">H", port) +
+            socket.inet_aton(addr) + bytes(8))
+
+
+def pad(b, n):
+    return b + bytes(n - len(b))
+
+
+def u32(b, off=0):
+    return struct.unpack_from("<I", b, off)[0]
+
+
+# ---- requests --------------------------------------------------------
+
+def req_create(ps=PS_TCP, uid=1, resp=RESP, qp_type=0):
+    return struct.pack("<QQHB5x", uid, resp, ps, qp_type)
+
+
+def req_destroy(i, resp=RESP):
+    return struct.pack("<QII", resp, i, 0)
+
+
+def req_bind_ip(i, sa=None):
+    return struct.pack("<Q", RESP) + pad(sa or sin(), 28) + struct.pack("<I", i)
+
+
+def req_bind(i, sa=None, size=16):
+    return struct.pack("<IHH", i, size, 0) + pad(sa or sin(), 128)
+
+
+def req_resolve_ip(i, dst=None):
+    return pad(b"", 28) + pad(dst or sin(), 28) + struct.pack("<II", i, 2000)
+
+
+def req_resolve_addr(i, dst=None, dst_size=16):
+    return (struct.pack("<IIHHI", i, 2000, 0, dst_size, 0) + bytes(128) +
+            pad(dst or sin(), 128))
+
+
+def req_resolve_route(i):
+    return struct.pack("<II", i, 2000)
+
+
+def req_query(i, option=QUERY_ADDR, resp=RESP):
+    return struct.pack("<QII", resp, i, option)
+
+
+def conn_param(valid=1, qpn=0x11, pdata=b""):
+    return (struct.pack("<II", qpn, 0) + pad(pdata, 256) +
+            struct.pack("<8B", len(pdata), 0, 1, 1, 0, 7, 7, valid))
+
+
+def req_connect(i, valid=1, ece=True):
+    r = conn_param(valid) + struct.pack("<II", i, 0)
+    return r + struct.pack("<II", 0, 0) if ece else r
+
+
+def req_listen(i, backlog=8):
+    return struct.pack("<II", i, backlog)
+
+
+def req_accept(i, valid=1, uid=2, ece=True):
+    r = struct.pack("<Q", uid) + conn_param(valid) + struct.pack("<II", i, 0)
+    return r + struct.pack("<II", 0, 0) if ece else r
+
+
+def req_reject(i, reason=0):
+    return struct.pack("<IBB2x", i, 0, reason) + bytes(256)
+
+
+def req_disconnect(i):
+    return struct.pack("<I", i)
+
+
+def req_init_qp_attr(i, state=1, resp=RESP):
+    return struct.pack("<QII", resp, i, state)
+
+
+def req_notify(i):
+    return struct.pack("<II", i, 0)
+
+
+def req_join_ip(i, addr=MCAST, resp=RESP, uid=3):
+    return struct.pack("<QQ", resp, uid) + pad(sin(addr), 28) + struct.pack("<I", i) + bytes(4)
+
+
+def req_join(i, addr=MCAST, resp=RESP, uid=3, flags=0, size=16):
+    return struct.pack("<QQIHH", resp, uid, i, size, flags) + pad(sin(addr), 128)
+
+
+def req_leave(i, resp=RESP):
+    return req_destroy(i, resp)
+
+
+def req_get_event(resp=RESP):
+    return struct.pack("<Q", resp)
+
+
+def req_set_option(i, level=OPTION_ID, name=OPT_TOS, val=b"\x00",
+                   optval=None):
+    if optval is None:
+        arena.mm[PAGE - 512:PAGE - 512 + len(val)] = val
+        optval = arena.base + PAGE - 512
+    return struct.pack("<QIIII", optval, i, level, name, len(val))
+
+
+def req_migrate(i, fd, resp=RESP):
+    return struct.pack("<QII", resp, i & 0xffffffff, fd & 0xffffffff)
+
+
+# Each command naming an id, with a request that passes every check
+# before the id lookup, and the "out" it needs.
+ID_CMDS = [
+    ("DESTROY_ID", DESTROY_ID, req_destroy, 4),
+    ("BIND_IP", BIND_IP, req_bind_ip, 0),
+    ("BIND", BIND, req_bind, 0),
+    ("RESOLVE_IP", RESOLVE_IP, req_resolve_ip, 0),
+    ("RESOLVE_ADDR", RESOLVE_ADDR, req_resolve_addr, 0),
+    ("RESOLVE_ROUTE", RESOLVE_ROUTE, req_resolve_route, 0),
+    ("QUERY_ROUTE", QUERY_ROUTE, req_query, ROUTE_RESP),
+    ("QUERY", QUERY, req_query, ADDR_RESP),
+    ("CONNECT", CONNECT, req_connect, 0),
+    ("LISTEN", LISTEN, req_listen, 0),
+    ("ACCEPT", ACCEPT, req_accept, 0),
+    ("REJECT", REJECT, req_reject, 0),
+    ("DISCONNECT", DISCONNECT, req_disconnect, 0),
+    ("INIT_QP_ATTR", INIT_QP_ATTR, req_init_qp_attr, QP_ATTR_RESP),
+    ("SET_OPTION", SET_OPTION, req_set_option, 0),
+    ("NOTIFY", NOTIFY, req_notify, 0),
+    ("JOIN_IP_MCAST", JOIN_IP_MCAST, req_join_ip, 4),
+    ("JOIN_MCAST", JOIN_MCAST, req_join, 4),
+    ("LEAVE_MCAST", LEAVE_MCAST, req_leave, 4),
+]
+
+
+def opendev(nonblock=False):
+    return os.open(DEV, os.O_RDWR | (os.O_NONBLOCK if nonblock else 0))
+
+
+def create(fd, ps=PS_TCP, uid=1):
+    arena.clear_resp()
+    e = cmd(fd, CREATE_ID, req_create(ps, uid), 4)
+    if e:
+        problem(f"CREATE_ID: {ename(e)}")
+        return None
+    return u32(arena.read_resp(4))
+
+
+def destroy(fd, i):
+    """(errno, events_reported)"""
+    arena.clear_resp()
+    e = cmd(fd, DESTROY_ID, req_destroy(i), 4)
+    return e, (u32(arena.read_resp(4)) if not e else None)
+
+
+def get_event(fd, out=EVENT_RESP, resp=RESP):
+    """(errno, (uid, id, event, status))"""
+    arena.clear_resp()
+    e = cmd(fd, GET_EVENT, req_get_event(resp), out)
+    if e:
+        return e, None
+    return 0, struct.unpack_from("<QIII", arena.read_resp(20))
+
+
+def wait_event(fd, secs=10):
+    """The next event of a non-blocking fd, waiting up to secs."""
+    end = time.time() + secs
+    while True:
+        e, ev = get_event(fd)
+        if e != errno.EAGAIN or time.time() > end:
+            return e, ev
+        time.sleep(0.02)
+
+
+# ---- cases ------------------------------------------------------------
+
+def case_write():
+    fd = opendev()
+    expect("write of 4 bytes", write_raw(fd, b"\0" * 4), errno.EINVAL)
+    expect("header half in the unmapped page",
+           write_raw(fd, b"\0" * 4, beyond=4), errno.EFAULT)
+    for c in (NCMDS, 0x100, 0x7fffffff, 0xffffffff):
+        expect(f"command {c:#x}", cmd(fd, c, bytes(64)), errno.EINVAL)
+    expect("in past the end of the buffer",
+           cmd(fd, CREATE_ID, req_create(), 4, in_len=SZ[CREATE_ID] + 1),
+           errno.EINVAL)
+    expect("in 0xffff past the end",
+           cmd(fd, DESTROY_ID, req_destroy(0), 4, in_len=0xffff), errno.EINVAL)
+    expect("GET_OPTION", cmd(fd, GET_OPTION, bytes(24)), errno.ENOSYS)
+    expect("GET_OPTION, in past the end",
+           cmd(fd, GET_OPTION, b"", in_len=8), errno.EINVAL)
+    # Bytes after the request: ignored, the write returns all of them.
+    arena.clear_resp()
+    e = write_raw(fd, struct.pack("<IHH", CREATE_ID, SZ[CREATE_ID], 4) +
+                  req_create() + bytes(100))
+    if expect("CREATE_ID followed by 100 more bytes", e, 0):
+        expect("its DESTROY_ID", destroy(fd, u32(arena.read_resp(4)))[0], 0)
+    os.close(fd)
+
+
+def case_ids():
+    a, b = opendev(), opendev()
+    ia = create(a)
+    stale = create(a)
+    expect("DESTROY_ID", destroy(a, stale)[0], 0)
+    for name, c, req, out in ID_CMDS:
+        expect(f"{name} of id -1", cmd(a, c, req(0xffffffff), out), errno.ENOENT)
+        expect(f"{name} of a destroyed id", cmd(a, c, req(stale), out),
+               errno.ENOENT)
+        if c == LEAVE_MCAST:
+            continue	# a group handle, see case_state
+        expect(f"{name} of another file's id", cmd(b, c, req(ia), out),
+               errno.EINVAL)
+    expect("CREATE_ID, port space 0", cmd(a, CREATE_ID, req_create(0), 4),
+           errno.EINVAL)
+    expect("CREATE_ID, port space 0xffff",
+           cmd(a, CREATE_ID, req_create(0xffff), 4), errno.EINVAL)
+
+    devnull = os.open("/dev/null", os.O_RDWR)
+    expect("MIGRATE_ID from fd -1", cmd(b, MIGRATE_ID, req_migrate(ia, -1), 4),
+           errno.ENOENT)
+    expect("MIGRATE_ID from /dev/null",
+           cmd(b, MIGRATE_ID, req_migrate(ia, devnull), 4), errno.EINVAL)
+    expect("MIGRATE_ID of id -1", cmd(b, MIGRATE_ID, req_migrate(-1, a), 4),
+           errno.ENOENT)
+    expect("MIGRATE_ID of an id not of that fd",
+           cmd(a, MIGRATE_ID, req_migrate(ia, b), 4), errno.EINVAL)
+    os.close(devnull)
+
+    # Migrated: the id answers on its new file only, keeps its number.
+    arena.clear_resp()
+    expect("MIGRATE_ID a -> b", cmd(b, MIGRATE_ID, req_migrate(ia, a), 4), 0)
+    expect_val("events_reported after MIGRATE_ID", u32(arena.read_resp(4)), 0)
+    expect("QUERY on the old file", cmd(a, QUERY, req_query(ia), ADDR_RESP),
+           errno.EINVAL)
+    expect("QUERY on the new file", cmd(b, QUERY, req_query(ia), ADDR_RESP), 0)
+    expect("MIGRATE_ID b -> b", cmd(b, MIGRATE_ID, req_migrate(ia, b), 4), 0)
+    e, n = destroy(b, ia)
+    expect("DESTROY_ID on the new file", e, 0)
+    expect("second DESTROY_ID", destroy(b, ia)[0], errno.ENOENT)
+
+    # Closing a file destroys its ids (rdma res is checked by the caller).
+    for _ in range(8):
+        create(a)
+    os.close(a)
+    os.close(b)
+
+
+def case_sizes():
+    fd = opendev(nonblock=True)
+    i = create(fd)
+    # "out" too short for the response.
+    expect("CREATE_ID, out 3", cmd(fd, CREATE_ID, req_create(), 3), errno.ENOSPC)
+    expect("DESTROY_ID, out 3", cmd(fd, DESTROY_ID, req_destroy(i), 3),
+           errno.ENOSPC)
+    expect("QUERY_ROUTE, out 199",
+           cmd(fd, QUERY_ROUTE, req_query(i), ROUTE_RESP_MIN - 1), errno.ENOSPC)
+    expect("INIT_QP_ATTR, out 143",
+           cmd(fd, INIT_QP_ATTR, req_init_qp_attr(i), QP_ATTR_RESP - 1),
+           errno.ENOSPC)
+    expect("GET_EVENT, out 323",
+           cmd(fd, GET_EVENT, req_get_event(), EVENT_RESP_MIN - 1), errno.ENOSPC)
+    expect("GET_EVENT, out 324, nothing queued, O_NONBLOCK",
+           cmd(fd, GET_EVENT, req_get_event(), EVENT_RESP_MIN), errno.EAGAIN)
+    expect("LEAVE_MCAST, out 3", cmd(fd, LEAVE_MCAST, req_leave(0), 3),
+           errno.ENOSPC)
+    expect("JOIN_IP_MCAST, out 3", cmd(fd, JOIN_IP_MCAST, req_join_ip(i), 3),
+           errno.ENOSPC)
+    expect("JOIN_MCAST, out 3", cmd(fd, JOIN_MCAST, req_join(i), 3),
+           errno.ENOSPC)
+    expect("QUERY ADDR, out 271",
+           cmd(fd, QUERY, req_query(i, QUERY_ADDR), ADDR_RESP_MIN - 1),
+           errno.ENOSPC)
+    expect("QUERY GID, out 271",
+           cmd(fd, QUERY, req_query(i, QUERY_GID), ADDR_RESP_MIN - 1),
+           errno.ENOSPC)
+    expect("QUERY PATH, out 7",
+           cmd(fd, QUERY, req_query(i, QUERY_PATH), PATH_RESP_HDR - 1),
+           errno.ENOSPC)
+    expect("QUERY option 3", cmd(fd, QUERY, req_query(i, 3), ADDR_RESP),
+           errno.ENOSYS)
+
+    # "out" longer than the response: only the response is written.
+    for what, c, req, n in (
+            ("QUERY_ROUTE", QUERY_ROUTE, req_query(i), ROUTE_RESP),
+            ("QUERY ADDR", QUERY, req_query(i, QUERY_ADDR), ADDR_RESP),
+            ("QUERY GID", QUERY, req_query(i, QUERY_GID), ADDR_RESP),
+            ("QUERY PATH", QUERY, req_query(i, QUERY_PATH), PATH_RESP_HDR)):
+        arena.clear_resp()
+        expect(f"{what}, out 4096", cmd(fd, c, req, 4096), 0)
+        if arena.read_resp(64, n) != b"\xaa" * 64:
+            problem(f"{what}, out 4096: wrote past its {n}-byte response")
+    arena.clear_resp()
+    e = cmd(fd, CREATE_ID, req_create(), 0xffff)
+    if expect("CREATE_ID, out 0xffff", e, 0):
+        if arena.read_resp(64, 4) != b"\xaa" * 64:
+            problem("CREATE_ID, out 0xffff: wrote past its 4-byte response")
+        destroy(fd, u32(arena.read_resp(4)))
+
+    # "in" short: fixed-size requests are read whole, into the unmapped
+    # page; CONNECT and ACCEPT refuse less than their pre-ECE size.
+    full = {name: (c, req(i), out) for name, c, req, out in ID_CMDS}
+    full["CREATE_ID"] = (CREATE_ID, req_create(), 4)
+    full["GET_EVENT"] = (GET_EVENT, req_get_event(), EVENT_RESP)
+    full["MIGRATE_ID"] = (MIGRATE_ID, req_migrate(i, fd), 4)
+    for name, (c, req, out) in sorted(full.items()):
+        for n in (0, len(req) - 1):
+            want = errno.EFAULT
+            if c == CONNECT:
+                want = errno.EINVAL if n < CONNECT_NO_ECE else errno.EFAULT
+            if c == ACCEPT:
+                want = errno.EINVAL if n < ACCEPT_NO_ECE else errno.EFAULT
+            expect(f"{name}, in {n} of {len(req)}", cmd(fd, c, req[:n], out),
+                   want)
+    # CONNECT and ACCEPT without the ECE: older librdmacm, accepted.
+    expect("CONNECT without ECE, id -1",
+           cmd(fd, CONNECT, req_connect(-1 & 0xffffffff, ece=False)),
+           errno.ENOENT)
+    expect("ACCEPT without ECE, id -1",
+           cmd(fd, ACCEPT, req_accept(-1 & 0xffffffff, ece=False)),
+           errno.ENOENT)
+    expect("CONNECT, conn_param not valid", cmd(fd, CONNECT, req_connect(i, 0)),
+           errno.EINVAL)
+
+    # "in" long: the rest is ignored.
+    for name, c, req, out in ID_CMDS:
+        expect(f"{name} of id -1, in + 64", cmd(fd, c, req(0xffffffff) + bytes(64), out),
+               errno.ENOENT)
+    arena.clear_resp()
+    if expect("CREATE_ID, in + 64", cmd(fd, CREATE_ID, req_create() + bytes(64), 4), 0):
+        destroy(fd, u32(arena.read_resp(4)))
+
+    # Request checks before the id lookup.
+    expect("BIND_IP, family 0", cmd(fd, BIND_IP, req_bind_ip(i, bytes(28))),
+           errno.EINVAL)
+    expect("BIND, addr_size 0", cmd(fd, BIND, req_bind(i, size=0)), errno.EINVAL)
+    expect("BIND, addr_size 28 for AF_INET", cmd(fd, BIND, req_bind(i, size=28)),
+           errno.EINVAL)
+    r = bytearray(req_bind(i))
+    r[6] = 1
+    expect("BIND, reserved set", cmd(fd, BIND, bytes(r)), errno.EINVAL)
+    expect("RESOLVE_IP, no destination family",
+           cmd(fd, RESOLVE_IP, req_resolve_ip(i, bytes(28))), errno.EINVAL)
+    expect("RESOLVE_ADDR, dst_size 0",
+           cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, dst_size=0)), errno.EINVAL)
+    expect("REJECT, reason 1", cmd(fd, REJECT, req_reject(i, 1)), errno.EINVAL)
+    expect("REJECT, reason 1, id -1", cmd(fd, REJECT, req_reject(0xffffffff, 1)),
+           errno.EINVAL)
+    expect("INIT_QP_ATTR, state 7",
+           cmd(fd, INIT_QP_ATTR, req_init_qp_attr(i, 7), QP_ATTR_RESP),
+           errno.EINVAL)
+    expect("JOIN_MCAST, join_flags 2",
+           cmd(fd, JOIN_MCAST, req_join(i, flags=2), 4), errno.EINVAL)
+    expect("JOIN_MCAST, addr_size 28 for AF_INET",
+           cmd(fd, JOIN_MCAST, req_join(i, size=28), 4), errno.EINVAL)
+    expect("JOIN_IP_MCAST, family 0",
+           cmd(fd, JOIN_IP_MCAST, struct.pack("<QQ", RESP, 3) + bytes(28) +
+               struct.pack("<I4x", i), 4), errno.EINVAL)
+    expect("SET_OPTION, optlen past KMALLOC_MAX_SIZE",
+           cmd(fd, SET_OPTION, struct.pack("<QIIII", RESP, i, 0, 0, 0xffffffff)),
+           errno.EINVAL)
+    # Unbound ids: the commands that need a device refuse.
+    for name, c, req, out in (("RESOLVE_ROUTE", RESOLVE_ROUTE, req_resolve_route, 0),
+                              ("CONNECT", CONNECT, req_connect, 0),
+                              ("ACCEPT", ACCEPT, req_accept, 0),
+                              ("REJECT", REJECT, req_reject, 0),
+                              ("DISCONNECT", DISCONNECT, req_disconnect, 0),
+                              ("INIT_QP_ATTR", INIT_QP_ATTR, req_init_qp_attr,
+                               QP_ATTR_RESP),
+                              ("NOTIFY", NOTIFY, req_notify, 0),
+                              ("JOIN_MCAST", JOIN_MCAST, req_join, 4)):
+        expect(f"{name} on an unbound id", cmd(fd, c, req(i), out), errno.EINVAL)
+    expect("SET_OPTION IB PATH on an unbound id, no path",
+           cmd(fd, SET_OPTION, req_set_option(i, OPTION_IB, OPT_IB_PATH,
+                                              bytes(PATH_DATA))), errno.EINVAL)
+    expect("SET_OPTION IB PATH, optlen 1",
+           cmd(fd, SET_OPTION, req_set_option(i, OPTION_IB, OPT_IB_PATH, b"\0")),
+           errno.EINVAL)
+    expect("SET_OPTION level 5", cmd(fd, SET_OPTION, req_set_option(i, 5)),
+           errno.ENOSYS)
+    expect("SET_OPTION ID name 9", cmd(fd, SET_OPTION, req_set_option(i, name=9)),
+           errno.ENOSYS)
+    expect("SET_OPTION IB name 0",
+           cmd(fd, SET_OPTION, req_set_option(i, OPTION_IB, 0)), errno.ENOSYS)
+    expect("SET_OPTION TOS, optlen 2",
+           cmd(fd, SET_OPTION, req_set_option(i, val=b"\0\0")), errno.EINVAL)
+    expect("SET_OPTION TOS", cmd(fd, SET_OPTION, req_set_option(i, val=b"\x20")), 0)
+    expect("SET_OPTION REUSEADDR, optlen 1",
+           cmd(fd, SET_OPTION, req_set_option(i, name=OPT_REUSEADDR)), errno.EINVAL)
+    expect("SET_OPTION REUSEADDR",
+           cmd(fd, SET_OPTION, req_set_option(i, name=OPT_REUSEADDR,
+                                              val=struct.pack("<i", 1))), 0)
+    expect("SET_OPTION AFONLY",
+           cmd(fd, SET_OPTION, req_set_option(i, name=OPT_AFONLY,
+                                              val=struct.pack("<i", 1))), 0)
+    expect("SET_OPTION ACK_TIMEOUT",
+           cmd(fd, SET_OPTION, req_set_option(i, name=OPT_ACK_TIMEOUT,
+                                              val=b"\x0e")), 0)
+    expect("NOTIFY, id unbound", cmd(fd, NOTIFY, req_notify(i)), errno.EINVAL)
+    expect("DESTROY_ID", destroy(fd, i)[0], 0)
+    os.close(fd)
+
+
+def case_pointers():
+    fd = opendev(nonblock=True)
+    expect("CREATE_ID, response unmapped",
+           cmd(fd, CREATE_ID, req_create(resp=GUARD), 4), errno.EFAULT)
+    expect("CREATE_ID, response NULL",
+           cmd(fd, CREATE_ID, req_create(resp=0), 4), errno.EFAULT)
+    i = create(fd)
+    for what, opt in (("ADDR", QUERY_ADDR), ("PATH", QUERY_PATH),
+                      ("GID", QUERY_GID)):
+        expect(f"QUERY {what}, response unmapped",
+               cmd(fd, QUERY, req_query(i, opt, GUARD), ADDR_RESP), errno.EFAULT)
+    expect("QUERY_ROUTE, response unmapped",
+           cmd(fd, QUERY_ROUTE, req_query(i, resp=GUARD), ROUTE_RESP),
+           errno.EFAULT)
+    expect("SET_OPTION, optval unmapped",
+           cmd(fd, SET_OPTION, req_set_option(i, optval=GUARD)), errno.EFAULT)
+    expect("GET_EVENT, response unmapped, nothing queued",
+           cmd(fd, GET_EVENT, req_get_event(GUARD), EVENT_RESP), errno.EAGAIN)
+    other = opendev()
+    expect("MIGRATE_ID, response unmapped",
+           cmd(other, MIGRATE_ID, req_migrate(i, fd, GUARD), 4), errno.EFAULT)
+    expect("... but migrated: QUERY on the old file",
+           cmd(fd, QUERY, req_query(i), ADDR_RESP), errno.EINVAL)
+    expect("DESTROY_ID, response unmapped",
+           cmd(other, DESTROY_ID, req_destroy(i, GUARD), 4), errno.EFAULT)
+    expect("... but destroyed", destroy(other, i)[0], errno.ENOENT)
+    os.close(other)
+    os.close(fd)
+
+
+def creds_child(fd, become_nobody):
+    """In a forked child: CREATE_ID on the inherited fd."""
+    if become_nobody:
+        nobody = pwd.getpwnam("nobody")
+        os.setgroups([])
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+    e = cmd(fd, CREATE_ID, req_create(), 4)
+    os._exit(e)
+
+
+def case_creds():
+    fd = opendev()
+    got = []
+    t = threading.Thread(target=lambda: got.append(cmd(fd, CREATE_ID, req_create(), 4)))
+    t.start()
+    t.join()
+    expect("CREATE_ID from a thread", got[0], 0)
+    if got[0] == 0:
+        destroy(fd, u32(arena.read_resp(4)))
+    for what, nobody in (("a forked child", False),
+                         ("a forked child turned nobody", True)):
+        pid = os.fork()
+        if pid == 0:
+            creds_child(fd, nobody)
+        _, status = os.waitpid(pid, 0)
+        expect(f"CREATE_ID from {what}", os.waitstatus_to_exitcode(status),
+               errno.EACCES)
+    i = create(fd)
+    expect("the opener still writes", 0 if i is not None else 1, 0)
+    os.close(fd)
+
+
+def bound_id(fd, ps=PS_TCP, uid=1):
+    i = create(fd, ps, uid)
+    if i is not None:
+        expect(f"BIND_IP to {ADDR}", cmd(fd, BIND_IP, req_bind_ip(i)), 0, todo=True)
+    return i
+
+
+def case_state():
+    fd = opendev(nonblock=True)
+    i = bound_id(fd)
+    arena.clear_resp()
+    if expect("QUERY ADDR of a bound id", cmd(fd, QUERY, req_query(i), ADDR_RESP), 0):
+        r = arena.read_resp(ADDR_RESP)
+        guid, port, src_size, fam = struct.unpack_from("<QB3xH2xH", r)[0:4]
+        if not guid or port != 1 or src_size != 16 or fam != socket.AF_INET:
+            problem(f"QUERY ADDR: guid {guid:#x} port {port} src_size {src_size} family {fam}")
+    arena.clear_resp()
+    if expect("QUERY GID of a bound id", cmd(fd, QUERY, req_query(i, QUERY_GID), ADDR_RESP), 0):
+        r = arena.read_resp(ADDR_RESP)
+        if struct.unpack_from("<HH", r, 12) != (48, 48) or u32(r, 16) & 0xffff != AF_IB:
+            problem(f"QUERY GID: sizes {struct.unpack_from('<HH', r, 12)}, family {u32(r, 16) & 0xffff}")
+    expect("BIND_IP twice", cmd(fd, BIND_IP, req_bind_ip(i)), errno.EINVAL, todo=True)
+    expect("ACCEPT on an id that is no request", cmd(fd, ACCEPT, req_accept(i)),
+           errno.EINVAL, todo=True)
+    expect("DISCONNECT of an unconnected id", cmd(fd, DISCONNECT, req_disconnect(i)),
+           errno.EINVAL, todo=True)
+    expect("CONNECT before the route", cmd(fd, CONNECT, req_connect(i)),
+           errno.EINVAL, todo=True)
+    expect("INIT_QP_ATTR INIT, response unmapped",
+           cmd(fd, INIT_QP_ATTR, req_init_qp_attr(i, 1, GUARD), QP_ATTR_RESP),
+           errno.EFAULT, todo=True)
+    expect("LISTEN", cmd(fd, LISTEN, req_listen(i)), 0, todo=True)
+    # rdma_listen() binds what is not ADDR_BOUND: a listener refuses.
+    expect("LISTEN again", cmd(fd, LISTEN, req_listen(i, 0)), errno.EINVAL,
+           todo=True)
+    expect("RESOLVE_ADDR on a listener",
+           cmd(fd, RESOLVE_ADDR, req_resolve_addr(i)), errno.EINVAL, todo=True)
+    expect("DESTROY_ID of the listener", destroy(fd, i)[0], 0)
+
+    # An event, its delivery failing, then succeeding.
+    i = create(fd, uid=0x1234)
+    expect("RESOLVE_ADDR", cmd(fd, RESOLVE_ADDR, req_resolve_addr(i)), 0, todo=True)
+    deadline = time.time() + 10
+    e = errno.EAGAIN
+    while e == errno.EAGAIN and time.time() < deadline:
+        e = cmd(fd, GET_EVENT, req_get_event(GUARD), EVENT_RESP)
+        time.sleep(0.02)
+    expect("GET_EVENT into an unmapped response", e, errno.EFAULT, todo=True)
+    e, ev = get_event(fd, EVENT_RESP_MIN)
+    if expect("GET_EVENT (out 324, as old 32-bit librdmacm) after that", e, 0, todo=True):
+        if ev != (0x1234, i, EV_ADDR_RESOLVED, 0):
+            problem(f"event (uid, id, event, status) {ev}, want {(0x1234, i, EV_ADDR_RESOLVED, 0)}")
+        if arena.read_resp(16, EVENT_RESP_MIN) != b"\xaa" * 16:
+            problem("GET_EVENT with out 324 wrote past 324 bytes")
+    e, n = destroy(fd, i)
+    expect("DESTROY_ID after one event read", e, 0)
+    expect_val("its events_reported", n, 1 if ev else 0)
+
+    # Multicast on a UDP id.
+    i = bound_id(fd, PS_UDP, uid=0x55)
+    expect("JOIN_MCAST, response unmapped",
+           cmd(fd, JOIN_MCAST, req_join(i, resp=GUARD), 4), errno.EFAULT, todo=True)
+    arena.clear_resp()
+    if expect(f"JOIN_MCAST {MCAST}", cmd(fd, JOIN_MCAST, req_join(i), 4), 0, todo=True):
+        mc = u32(arena.read_resp(4))
+        e, ev = wait_event(fd)
+        expect("the join's event", e, 0, todo=True)
+        if ev and ev[1:3] != (mc, EV_MULTICAST_JOIN):
+            problem(f"join event (uid, id, event, status) {ev}, want id {mc} event {EV_MULTICAST_JOIN}")
+        other = opendev()
+        expect("LEAVE_MCAST of another file's group",
+               cmd(other, LEAVE_MCAST, req_leave(mc), 4), errno.EINVAL)
+        os.close(other)
+        arena.clear_resp()
+        expect("LEAVE_MCAST", cmd(fd, LEAVE_MCAST, req_leave(mc), 4), 0)
+        expect_val("its events_reported", u32(arena.read_resp(4)), 1 if ev else 0)
+        expect("LEAVE_MCAST again", cmd(fd, LEAVE_MCAST, req_leave(mc), 4), errno.ENOENT)
+    # Joins left to DESTROY_ID, and repeated joins of one group.
+    for _ in range(3):
+        cmd(fd, JOIN_IP_MCAST, req_join_ip(i), 4)
+    expect("DESTROY_ID with groups joined", destroy(fd, i)[0], 0)
+    i = bound_id(fd, PS_UDP)
+    cmd(fd, JOIN_MCAST, req_join(i), 4)
+    os.close(fd)	# close with a group joined, its event maybe unread
+
+
+def connect_to_listener(cfd, port):
+    """A TCP-port-space id on cfd connecting to ADDR:port (no QP: the
+    request only has to reach the listener)."""
+    c = create(cfd, uid=0x77)
+    cmd(cfd, RESOLVE_ADDR, req_resolve_addr(c, sin(ADDR, port)))
+    e, ev = wait_event(cfd)
+    if e or ev[2] != EV_ADDR_RESOLVED:
+        problem(f"client: ADDR_RESOLVED: {ename(e)} {ev}")
+        return c
+    cmd(cfd, RESOLVE_ROUTE, req_resolve_route(c))
+    e, ev = wait_event(cfd)
+    if e or ev[2] != 2:
+        problem(f"client: ROUTE_RESOLVED: {ename(e)} {ev}")
+        return c
+    expect("client CONNECT", cmd(cfd, CONNECT, req_connect(c)), 0, todo=True)
+    return c
+
+
+def listener(fd, port):
+    i = create(fd, uid=0x66)
+    cmd(fd, BIND_IP, req_bind_ip(i, sin(ADDR, port)))
+    expect("LISTEN", cmd(fd, LISTEN, req_listen(i, 4)), 0, todo=True)
+    return i
+
+
+def case_connreq():
+    port = 18900
+    # Destroyed with a request unread.
+    s, c = opendev(nonblock=True), opendev(nonblock=True)
+    lid = listener(s, port)
+    connect_to_listener(c, port)
+    time.sleep(1)	# the REQ reaches the listener: an event left unread
+    expect("DESTROY_ID of a listener with a request unread", destroy(s, lid)[0], 0)
+    os.close(c)
+    os.close(s)
+
+    # Closed with a request unread.
+    port += 1
+    s, c = opendev(nonblock=True), opendev(nonblock=True)
+    listener(s, port)
+    connect_to_listener(c, port)
+    time.sleep(1)
+    os.close(s)
+    os.close(c)
+
+    # Migrated with its request: the request is read on the new file, and
+    # its id lives there.
+    port += 1
+    s, c, n = (opendev(nonblock=True) for _ in range(3))
+    lid = listener(s, port)
+    connect_to_listener(c, port)
+    time.sleep(1)
+    expect("MIGRATE_ID of the listener", cmd(n, MIGRATE_ID, req_migrate(lid, s), 4), 0)
+    e, ev = wait_event(n)
+    if expect("CONNECT_REQUEST read on the new file", e, 0, todo=True):
+        if ev[0] != 0x66 or ev[2] != EV_CONNECT_REQUEST:
+            problem(f"request event (uid, id, event, status) {ev}")
+        new = ev[1]
+        expect("QUERY of the request's id on the new file",
+               cmd(n, QUERY, req_query(new), ADDR_RESP), 0)
+        expect("QUERY of the request's id on the old file",
+               cmd(s, QUERY, req_query(new), ADDR_RESP), errno.EINVAL)
+        expect("REJECT of the request", cmd(n, REJECT, req_reject(new)), 0, todo=True)
+        e, ev = wait_event(c)
+        if expect("client's event after the REJECT", e, 0, todo=True) and ev[2] != EV_REJECTED:
+            problem(f"client event {ev}, want REJECTED ({EV_REJECTED})")
+    for f in (s, c, n):
+        os.close(f)
+
+
+CASES = {
+    "write": case_write, "ids": case_ids, "sizes": case_sizes,
+    "pointers": case_pointers, "creds": case_creds, "state": case_state,
+    "connreq": case_connreq,
+}
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "--measure"]
+    if len(args) != 1 or args[0] not in CASES:
+        sys.exit(f"usage: {sys.argv[0]} [--measure] {'|'.join(CASES)}")
+    CASES[args[0]]()
+    sys.exit(1 if problems else 0)

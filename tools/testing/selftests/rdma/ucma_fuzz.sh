@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdma_ucm under bad input (ucma_fuzz.py, raw write()s on
+# /dev/infiniband/rdma_cm): the dispatcher, every command with -1,
+# destroyed and foreign ids, short and long "in" and "out", unmapped
+# response pointers, writes from other credentials; then rdma_cm state
+# abuse, multicast and connect requests on rxe0 (10.200.0.1, rxe_topo.sh).
+# Each case answers stock's errno and never warns; afterwards no cm_id is
+# left (`rdma res show cm_id` empty) and the stack unloads.
+#
+# The device's own facts are checked first: mode 0666, abi_version 4,
+# max_backlog 1024, the GET_CHARDEV answer (which autoloads rdma_ucm).
+#
+# TODO (lead): the errnos ucma_fuzz.py marks todo=True depend on rdma_cm's
+# state machine and were read from the stock source, not measured; run
+# `ucma_fuzz.py --measure state` and `... connreq` on --stock and fix the
+# expectations, then turn those cases' ktap_test_todo into
+# ktap_test_result.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rxe_topo.sh"
+
+ktap_print_header
+ktap_set_plan 13
+
+rdma_unload_all
+warn0=$(dmesg | grep -c 'WARNING\|BUG:')
+modprobe ib_uverbs
+topo_one_up || exit "$KSFT_FAIL"
+
+# GET_CHARDEV "rdma_cm" loads rdma_ucm by its alias and answers.
+chardev() {
+	expect_eq "GET_CHARDEV rdma_cm" \
+		"$(nlrdma 5 15 chardev_type:str:rdma_cm)" "reply 1" &&
+	module_loaded rdma_ucm
+}
+ktap_test_result "GET_CHARDEV rdma_cm autoloads rdma_ucm and answers" chardev
+
+facts() {
+	expect_eq "mode" "$(stat -c %a /dev/infiniband/rdma_cm)" 666 &&
+	expect_eq "abi_version" "$(cat /sys/class/misc/rdma_cm/abi_version)" 4 &&
+	expect_eq "max_backlog" "$(cat /proc/sys/net/rdma_ucm/max_backlog)" 1024
+}
+ktap_test_result "rdma_cm: mode 0666, abi_version 4, max_backlog 1024" facts
+
+no_cm_ids() {
+	expect_eq "rdma res show cm_id" "$(rdma res show cm_id)" ""
+}
+
+# run GROUP: the group's cases, then nothing left and nothing warned.
+run() {
+	local rc=0 warns
+	warns=$(dmesg | grep -c 'WARNING\|BUG:')
+	timeout $((120 * ${OOT_TIMEOUT_SCALE:-1})) \
+		python3 "$TESTDIR/ucma_fuzz.py" "$1" || rc=1
+	eventually 10 no_cm_ids || rc=1
+	expect_eq "kernel warnings" "$(dmesg | grep -c 'WARNING\|BUG:')" "$warns" || rc=1
+	return $rc
+}
+
+ktap_test_result "write(): short, unreadable header, bad command, in past the end, GET_OPTION" \
+	run write
+ktap_test_result "every command with id -1, destroyed and another file's ids; MIGRATE_ID's fd" \
+	run ids
+ktap_test_result "short and long in and out of every command" run sizes
+ktap_test_result "unmapped response and option pointers" run pointers
+ktap_test_result "writes from a forked child, and one turned nobody: EACCES" run creds
+ktap_test_todo "rdma_cm state abuse, events, multicast join/leave/destroy" \
+	"errnos to measure on --stock" run state
+ktap_test_todo "connect requests unread: listener destroyed, closed, migrated" \
+	"errnos to measure on --stock" run connreq
+
+# Races: close of a listener while requests arrive, MIGRATE_ID while
+# either file closes, multicast join then leave or destroy at once.
+race() {
+	local rc=0
+	for _ in $(seq 1 "$1"); do
+		python3 "$TESTDIR/ucma_fuzz.py" "$2" >/dev/null 2>&1 &
+		python3 "$TESTDIR/ucma_fuzz.py" "$2" >/dev/null 2>&1 &
+		wait
+	done
+	eventually 10 no_cm_ids || rc=1
+	return $rc
+}
+ktap_test_result "two processes × 10 of the connect-request cases, then no cm_id" \
+	race 10 connreq
+ktap_test_result "two processes × 10 of the multicast and state cases, then no cm_id" \
+	race 10 state
+
+topo_down
+ktap_test_result "the stack unloads afterwards" rdma_unload_all
+ktap_test_result "the kernel warned nothing during the test" \
+	expect_eq "kernel warnings" "$(dmesg | grep -c 'WARNING\|BUG:')" "$warn0"
+ktap_finished
