@@ -101,31 +101,34 @@ static ssize_t cm_counter_show(struct ib_device *ibdev, u32 port_num,
 			  atomic_long_read(&port->count[file->group][file->msg]));
 }
 
-#define CM_COUNTER(_group, _msg, _name) {				\
+#define CM_COUNTER(_msg, _name) {					\
 	.attr = __ATTR(_name, 0444, cm_counter_show, NULL),		\
-	.group = _group,						\
 	.msg = _msg,							\
 }
 
-#define CM_COUNTER_ROW(_group) {					\
-	CM_COUNTER(_group, CM_CNT_REQ, req),				\
-	CM_COUNTER(_group, CM_CNT_MRA, mra),				\
-	CM_COUNTER(_group, CM_CNT_REJ, rej),				\
-	CM_COUNTER(_group, CM_CNT_REP, rep),				\
-	CM_COUNTER(_group, CM_CNT_RTU, rtu),				\
-	CM_COUNTER(_group, CM_CNT_DREQ, dreq),				\
-	CM_COUNTER(_group, CM_CNT_DREP, drep),				\
-	CM_COUNTER(_group, CM_CNT_SIDR_REQ, sidr_req),			\
-	CM_COUNTER(_group, CM_CNT_SIDR_REP, sidr_rep),			\
-	CM_COUNTER(_group, CM_CNT_LAP, lap),				\
-	CM_COUNTER(_group, CM_CNT_APR, apr),				\
+/*
+ * One row per group, in enum cm_counter_msg order;
+ * cm_counter_groups_init() sets each row's group.
+ */
+#define CM_COUNTER_ROW {						\
+	CM_COUNTER(CM_CNT_REQ, req),					\
+	CM_COUNTER(CM_CNT_MRA, mra),					\
+	CM_COUNTER(CM_CNT_REJ, rej),					\
+	CM_COUNTER(CM_CNT_REP, rep),					\
+	CM_COUNTER(CM_CNT_RTU, rtu),					\
+	CM_COUNTER(CM_CNT_DREQ, dreq),					\
+	CM_COUNTER(CM_CNT_DREP, drep),					\
+	CM_COUNTER(CM_CNT_SIDR_REQ, sidr_req),				\
+	CM_COUNTER(CM_CNT_SIDR_REP, sidr_rep),				\
+	CM_COUNTER(CM_CNT_LAP, lap),					\
+	CM_COUNTER(CM_CNT_APR, apr),					\
 }
 
 static struct cm_counter_file cm_counter_files[CM_CNT_GROUPS][CM_CNT_MSGS] = {
-	[CM_CNT_TX]		= CM_COUNTER_ROW(CM_CNT_TX),
-	[CM_CNT_TX_RETRIES]	= CM_COUNTER_ROW(CM_CNT_TX_RETRIES),
-	[CM_CNT_RX]		= CM_COUNTER_ROW(CM_CNT_RX),
-	[CM_CNT_RX_DUPS]	= CM_COUNTER_ROW(CM_CNT_RX_DUPS),
+	[CM_CNT_TX]		= CM_COUNTER_ROW,
+	[CM_CNT_TX_RETRIES]	= CM_COUNTER_ROW,
+	[CM_CNT_RX]		= CM_COUNTER_ROW,
+	[CM_CNT_RX_DUPS]	= CM_COUNTER_ROW,
 };
 
 /* Filled from cm_counter_files at init: each group's NULL-ended list. */
@@ -151,8 +154,10 @@ static void cm_counter_groups_init(void)
 	int g, m;
 
 	for (g = 0; g < CM_CNT_GROUPS; g++) {
-		for (m = 0; m < CM_CNT_MSGS; m++)
+		for (m = 0; m < CM_CNT_MSGS; m++) {
+			cm_counter_files[g][m].group = g;
 			cm_counter_attrs[g][m] = &cm_counter_files[g][m].attr.attr;
+		}
 		cm_counter_dirs[g].attrs = cm_counter_attrs[g];
 	}
 }

@@ -203,7 +203,7 @@ static inline int cm_extend_msg(struct cmid *cmid, int timeout_ms)
 
 /* The module's global state (cm_main.c). */
 struct cm_globals {
-	spinlock_t lock;
+	spinlock_t lock;		/* see "Locking" at the top */
 	struct rb_root listeners;	/* by (device, service ID) */
 	struct rb_root remote_ids;	/* by (remote comm ID, CA GUID) */
 	struct rb_root remote_qpns;	/* by (remote QPN, CA GUID) */
@@ -244,7 +244,8 @@ struct cm_timewait *cm_insert_remote_qpn(struct cm_timewait *tw);
 void cm_remove_remote(struct cm_timewait *tw);
 struct cmid *cm_acquire_by_remote_id(__be64 remote_ca_guid, __be32 remote_id);
 struct cmid *cm_insert_sidr(struct cmid *cmid);
-void cm_deliver_unlock(struct cmid *cmid, struct cm_work *work);
+void cm_deliver_unlock(struct cmid *cmid, struct cm_work *work)
+	__releases(&cmid->lock);
 void cm_work_free(struct cm_work *work);
 
 /* cm_mad.c */
