@@ -11,7 +11,8 @@
  *	cm_mad.c	MAD buffers, address vectors, send completions and
  *			their timeouts
  *	cm_recv.c	received MADs: counting, queueing, dispatch
- *	cm_conn.c	connection setup: REQ, MRA, REJ, REP, RTU
+ *	cm_req.c	connection requests: REQ sent and received
+ *	cm_conn.c	the rest of connection setup: MRA, REJ, REP, RTU
  *	cm_disc.c	disconnection: DREQ, DREP, timewait
  *	cm_sidr.c	service ID resolution: SIDR_REQ, SIDR_REP
  *	cm_lap.c	alternate paths (LAP, APR) and ib_cm_notify()
@@ -293,8 +294,13 @@ void cm_recv(struct ib_mad_agent *agent, struct ib_mad_send_buf *send_buf,
 void cm_work_run(struct work_struct *w);
 int cm_queue_work(struct cm_dev *dev, struct cm_work *work);
 
-/* cm_conn.c */
+/* cm_req.c */
 int cm_req_recv(struct cm_work *work);
+bool cm_req_has_alt_path(struct cm_req_msg *req);
+void cm_path_set_rec_type(struct ib_device *ibdev, u32 port_num,
+			  struct sa_path_rec *path, union ib_gid *gid);
+
+/* cm_conn.c */
 int cm_mra_recv(struct cm_work *work);
 int cm_rej_recv(struct cm_work *work);
 int cm_rep_recv(struct cm_work *work);
@@ -303,9 +309,12 @@ int cm_established_recv(struct cm_work *work);
 int cm_rej_locked(struct cmid *cmid, enum ib_cm_rej_reason reason,
 		  void *ari, u8 ari_length, const void *pdata, u8 pdata_len);
 void cm_reset_to_idle(struct cmid *cmid);
-bool cm_req_has_alt_path(struct cm_req_msg *req);
-void cm_path_set_rec_type(struct ib_device *ibdev, u32 port_num,
-			  struct sa_path_rec *path, union ib_gid *gid);
+void cm_format_mra(struct cm_mra_msg *mra, struct cmid *cmid,
+		   enum cm_msg_response mraed, u8 service_timeout,
+		   const void *pdata, u8 pdata_len);
+void cm_format_rej(struct cm_rej_msg *rej, struct cmid *cmid,
+		   enum ib_cm_rej_reason reason, void *ari, u8 ari_length,
+		   const void *pdata, u8 pdata_len, enum ib_cm_state state);
 
 /* cm_disc.c */
 int cm_dreq_recv(struct cm_work *work);
