@@ -352,9 +352,6 @@ static void cm_send_failed(struct cmid *cmid, struct ib_mad_send_buf *msg,
 	enum ib_cm_event_type event;
 	struct cm_work *work;
 
-	/* Before the lock: the error event must not be lost. */
-	work = kzalloc(sizeof(*work), GFP_ATOMIC);
-
 	/* The send's reference may be the last but ours. */
 	refcount_inc(&cmid->refs);
 	spin_lock_irq(&cmid->lock);
@@ -362,7 +359,8 @@ static void cm_send_failed(struct cmid *cmid, struct ib_mad_send_buf *msg,
 		/* An answer, or a send an answer already superseded. */
 		spin_unlock_irq(&cmid->lock);
 		cm_msg_free(msg);
-		goto out_put;
+		cmid_put(cmid);
+		return;
 	}
 	cm_msg_free_priv(msg);
 
@@ -394,10 +392,13 @@ static void cm_send_failed(struct cmid *cmid, struct ib_mad_send_buf *msg,
 		goto out_unlock;
 	}
 
+	/* Only now: most sends end without an event. */
+	work = kzalloc(sizeof(*work), GFP_ATOMIC);
 	if (!work) {
 		spin_unlock_irq(&cmid->lock);
 		pr_warn_ratelimited("ib_cm: no memory for a send error event\n");
-		goto out_put;
+		cmid_put(cmid);
+		return;
 	}
 	work->ev.event = event;
 	work->ev.param.send_status = status;
@@ -407,8 +408,6 @@ static void cm_send_failed(struct cmid *cmid, struct ib_mad_send_buf *msg,
 
 out_unlock:
 	spin_unlock_irq(&cmid->lock);
-out_put:
-	kfree(work);
 	cmid_put(cmid);
 }
 

@@ -191,7 +191,7 @@ void cm_dev_put(struct cm_dev *dev)
 struct cm_port *cm_port_get_by_path(struct sa_path_rec *path,
 				    const struct ib_gid_attr *sgid_attr)
 {
-	const struct ib_gid_attr *attr = sgid_attr;
+	const struct ib_gid_attr *found = NULL, *attr = sgid_attr;
 	struct cm_port *port = NULL;
 	struct cm_dev *dev;
 
@@ -202,22 +202,26 @@ struct cm_port *cm_port_get_by_path(struct sa_path_rec *path,
 				continue;
 		} else {
 			/* No entry: an alternate path, or IB without GRH. */
-			attr = rdma_find_gid(dev->ibdev, &path->sgid,
-					     sa_conv_pathrec_to_gid_type(path),
-					     NULL);
-			if (IS_ERR(attr))
+			found = rdma_find_gid(dev->ibdev, &path->sgid,
+					      sa_conv_pathrec_to_gid_type(path),
+					      NULL);
+			if (IS_ERR(found)) {
+				found = NULL;
 				continue;
+			}
+			attr = found;
 		}
 		if (attr->port_num >= 1 &&
 		    attr->port_num <= rdma_end_port(dev->ibdev))
 			port = dev->ports[attr->port_num - 1];
-		if (!sgid_attr)
-			rdma_put_gid_attr(attr);
 		if (port)
 			kref_get(&dev->ref);
 		break;
 	}
 	read_unlock_irq(&icm.dev_lock);
+	/* Put outside the lock: the last put may free the entry. */
+	if (found)
+		rdma_put_gid_attr(found);
 	return port;
 }
 
