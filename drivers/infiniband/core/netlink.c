@@ -176,7 +176,13 @@ static int rdma_nl_dispatch(const struct rdma_nl_cbs *cb, unsigned int index,
 	if (!(nlh->nlmsg_flags & NLM_F_REQUEST) || index == RDMA_NL_LS)
 		return rdma_nl_deliver_inline(cb, skb, nlh, extack);
 
-	if (nlh->nlmsg_flags & NLM_F_DUMP) {
+	/*
+	 * iwpmd's messages always go through the dump machinery, as on the
+	 * stock kernel: the daemon waits for the NLMSG_DONE that ends them.
+	 * iw_cm's callbacks finish in their first call, inside
+	 * netlink_dump_start(), so none of them runs after we return.
+	 */
+	if ((nlh->nlmsg_flags & NLM_F_DUMP) || index == RDMA_NL_IWCM) {
 		struct netlink_dump_control ctl = {
 			.dump = cb->dump,
 			/* Dump callbacks run after we return: pin ib_core. */
