@@ -745,8 +745,12 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 /*
  * A request with a PSN already executed (IBTA 9.7.5.1.1): the requester
  * did not get the answer.  SENDs and WRITEs are acknowledged again up to
- * the last PSN executed (C9-105); a READ is read again, within what the
- * original asked for; an ATOMIC's saved result is sent again, never
+ * the last PSN executed (C9-105), once per packet that asks for an ACK:
+ * one ACK covers every PSN before it, and a go-back-N retransmission of a
+ * long message would otherwise send an ACK per packet, which on a
+ * congested link takes the place of the data the requester resends (the
+ * in-tree rxe acknowledges every one).  A READ is read again, within what
+ * the original asked for; an ATOMIC's saved result is sent again, never
  * executed twice.  Anything else, e.g. older than the table, is dropped.
  */
 static void rxe_resp_duplicate(struct rxe_qp *qp,
@@ -758,8 +762,10 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
 
 	if (pkt->mask & RXE_WRITE_OR_SEND_MASK) {
-		rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
-				  (qp->resp.ack_psn - 1) & RXE_BTH_PSN_MASK);
+		if (bth_ack(pkt))
+			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
+					  (qp->resp.ack_psn - 1) &
+					  RXE_BTH_PSN_MASK);
 		return;
 	}
 
