@@ -152,24 +152,38 @@ void rxe_xmit_flush(struct rxe_xmit_batch *batch, struct rxe_ack_park *park);
  * a full queue) or a packet could not be allocated: the task puts the
  * packet back to be built again and sends nothing until the pause is
  * over; the timer then runs the task (rxe_xmit.c, "Refused packets").
- * @waiting belongs to the task: set by rxe_xmit_wait_start(), cleared
- * by rxe_xmit_waiting() once the timer has fired.
+ * @waiting and @backoff belong to the task: @waiting is set by
+ * rxe_xmit_wait_start(), cleared by rxe_xmit_waiting() once the timer has
+ * fired; each pause that follows a pause with nothing sent in between
+ * doubles, up to @max_backoff doublings (0: every pause is the shortest).
  */
 struct rxe_xmit_wait {
 	struct hrtimer		timer;
 	struct rxe_task		*task;
 	bool			waiting;
+	u8			backoff;
+	u8			max_backoff;
 };
 
-void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task);
+/* The requester's longest pause: 100 us << 5 = 3.2 ms. */
+#define RXE_XMIT_WAIT_MAX_BACKOFF	5
+
+void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task,
+			u8 max_backoff);
 /* Starts the pause; returns 1, the task's "nothing to do for now". */
 int rxe_xmit_wait_start(struct rxe_xmit_wait *wait);
 /* Whether the pause goes on.  The task only. */
 bool rxe_xmit_waiting(struct rxe_xmit_wait *wait);
+/* A packet left: the next pause is the shortest again.  The task only. */
+static inline void rxe_xmit_wait_sent(struct rxe_xmit_wait *wait)
+{
+	wait->backoff = 0;
+}
 /* Forgets a pause (the QP starts over); the timer may still run the task. */
 static inline void rxe_xmit_wait_reset(struct rxe_xmit_wait *wait)
 {
 	wait->waiting = false;
+	wait->backoff = 0;
 }
 
 /* Once the task is stopped: the timer will not run it any more. */

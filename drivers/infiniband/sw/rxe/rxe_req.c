@@ -511,8 +511,10 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	WRITE_ONCE(req->sent_at, jiffies);
 	/* May deliver inline (loopback): no lock is held here. */
 	err = rxe_xmit_packet(qp, av, skb, &req->batch);
-	if (likely(!err))
+	if (likely(!err)) {
+		rxe_xmit_wait_sent(&req->xmit_wait);
 		return 0;
+	}
 	/* A full queue: the same packet again, a little later. */
 	if (err == -EAGAIN) {
 		rxe_req_restore(qp, wqe, &undo);
@@ -686,7 +688,8 @@ int rxe_req_init(struct rxe_qp *qp)
 	spin_lock_init(&qp->req.sq_lock);
 	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
-	rxe_xmit_wait_init(&qp->req.xmit_wait, &qp->req.task);
+	rxe_xmit_wait_init(&qp->req.xmit_wait, &qp->req.task,
+			   RXE_XMIT_WAIT_MAX_BACKOFF);
 	qp->req.need_init = true;
 	qp->req.sent_at = jiffies - RXE_REQ_LATELY - 1;
 

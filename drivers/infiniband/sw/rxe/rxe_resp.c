@@ -1169,7 +1169,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	qp->resp.opcode = -1;
 	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
 	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
-	rxe_xmit_wait_init(&qp->resp.xmit_wait, &qp->resp.task);
+	rxe_xmit_wait_init(&qp->resp.xmit_wait, &qp->resp.task, 0);
 	return 0;
 }
 

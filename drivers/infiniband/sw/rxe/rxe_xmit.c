@@ -54,10 +54,16 @@
  * build it again after RXE_XMIT_WAIT_NS (struct rxe_xmit_wait), rather
  * than carry on after a hole: the peer would take every packet after
  * the hole for out of sequence, and only a retransmission of all of
- * them, after a timeout for a READ, would fill it.  A refused ACK is
- * owed and sent again after the pause (rxe_resp.c).  A whole batch
- * refused, a NAK or an ATOMIC response is lost, as on a wire, and the
- * requester's timeout recovers it.
+ * them, after a timeout for a READ, would fill it.  The requester's
+ * pauses double while nothing it builds gets through, so that a link
+ * that refuses for long is left to the peer's answers: where requests
+ * and answers share a queue (the one receive backlog of a veth pair in
+ * one host), requesters resending every 100 us keep it full and the
+ * ACKs out, until the retransmission timers fire.  The responder's
+ * pause stays the shortest.  A refused ACK is owed and sent again after
+ * the pause (rxe_resp.c).  A whole batch refused, a NAK or an ATOMIC
+ * response is lost, as on a wire, and the requester's timeout recovers
+ * it.
  */
 #include <linux/hrtimer.h>
 #include <linux/inetdevice.h>
@@ -494,19 +500,25 @@ static enum hrtimer_restart rxe_xmit_wait_expired(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task)
+void rxe_xmit_wait_init(struct rxe_xmit_wait *wait, struct rxe_task *task,
+			u8 max_backoff)
 {
 	hrtimer_init(&wait->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	wait->timer.function = rxe_xmit_wait_expired;
 	wait->task = task;
 	wait->waiting = false;
+	wait->backoff = 0;
+	wait->max_backoff = max_backoff;
 }
 
 int rxe_xmit_wait_start(struct rxe_xmit_wait *wait)
 {
+	u64 ns = RXE_XMIT_WAIT_NS << wait->backoff;
+
+	if (wait->backoff < wait->max_backoff)
+		wait->backoff++;
 	wait->waiting = true;
-	hrtimer_start(&wait->timer, ns_to_ktime(RXE_XMIT_WAIT_NS),
-		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&wait->timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 	return 1;
 }
 
