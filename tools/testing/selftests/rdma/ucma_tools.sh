@@ -67,6 +67,7 @@ pair() {
 	if [ "$how" = KILL ] || [ $rc != 0 ]; then
 		kill "$sp" 2>/dev/null
 		wait "$sp"
+		[ $rc = 0 ] || sed 's/^/server: /' "$LOG/server" | tail -20
 	elif ! wait "$sp"; then
 		echo "server failed: $srv"
 		sed 's/^/server: /' "$LOG/server" | tail -20
