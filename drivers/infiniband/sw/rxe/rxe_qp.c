@@ -153,16 +153,27 @@ static void rxe_qp_free_queues(struct rxe_qp *qp)
 	qp->sq.queue = NULL;
 }
 
-/* QP1 has its fixed number; the others come from stock's range. */
+/*
+ * QP1 has its fixed number; the others come from stock's range.  QP1
+ * also takes a number of the range, which stays empty: stock's rxe gives
+ * its QP1 an index of the range too, so that, with the MAD layer's QP1
+ * created first, the first QP of an application is 17 on both stacks.
+ */
 static int rxe_qp_alloc_num(struct rxe_dev *rxe, struct rxe_qp *qp)
 {
 	u32 qpn;
 	int err;
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
-		err = rxe_index_insert(&rxe->qp_index, qp, RXE_GSI_QPN);
+		err = rxe_index_alloc(&rxe->qp_index, NULL, &qp->gsi_slot,
+				      GFP_KERNEL);
 		if (err)
 			return err;
+		err = rxe_index_insert(&rxe->qp_index, qp, RXE_GSI_QPN);
+		if (err) {
+			rxe_index_free(&rxe->qp_index, qp->gsi_slot);
+			return err;
+		}
 		qpn = RXE_GSI_QPN;
 	} else {
 		err = rxe_index_alloc(&rxe->qp_index, qp, &qpn, GFP_KERNEL);
@@ -175,6 +186,13 @@ static int rxe_qp_alloc_num(struct rxe_dev *rxe, struct rxe_qp *qp)
 	qp->src_port = RXE_ROCE_V2_SPORT_BASE +
 		       hash_32(qpn, RXE_ROCE_V2_SPORT_BITS);
 	return 0;
+}
+
+static void rxe_qp_free_num(struct rxe_dev *rxe, struct rxe_qp *qp)
+{
+	rxe_index_free(&rxe->qp_index, qp->ibqp.qp_num);
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		rxe_index_free(&rxe->qp_index, qp->gsi_slot);
 }
 
 /* Offers the queues for mmap and tells the application where. */
@@ -236,7 +254,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_unpublish:
-	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
+	rxe_qp_free_num(rxe, qp);
 	rxe_resp_stop(qp);
 	rxe_req_stop(qp);
 	rxe_qp_put(qp);
@@ -294,7 +312,7 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct rxe_qp *qp = to_rqp(ibqp);
 
 	rxe_mcast_detach_qp(qp);
-	rxe_index_free(&rxe->qp_index, ibqp->qp_num);
+	rxe_qp_free_num(rxe, qp);
 
 	rxe_resp_stop(qp);
 	rxe_req_stop(qp);

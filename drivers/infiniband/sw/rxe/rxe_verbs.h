@@ -113,6 +113,8 @@ struct rxe_qp {
 	enum ib_sig_type	sq_sig_type;
 	/* RoCEv2 UDP source port, from the QP number. */
 	u16			src_port;
+	/* QP1's number of the range, kept empty (rxe_qp_alloc_num()). */
+	u32			gsi_slot;
 
 	/*
 	 * Protects attr, the address vectors and the kernel's side of the
