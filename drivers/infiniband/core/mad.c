@@ -4,7 +4,8 @@
  * the GSI QP (QP1) and, where the port has an SMI, QP0, brought to RTS
  * with a ring of receive buffers; received MADs are validated here and
  * handed to the agent they belong to (mad_agent.c), responses through
- * the request they answer (mad_send.c).
+ * the request they answer (mad_send.c); a Get or Set that belongs to
+ * nobody is answered (mad_unclaimed.c).
  *
  * The "mad" ib_client creates and destroys the ports.  ib_core registers
  * it before any other client, so it is added to a device first and
@@ -304,6 +305,7 @@ static void mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct mad_port *port = mqp->port;
 	struct ib_mad_recv_wc *recv_wc = &recv->recv_wc;
 	struct mad_agent_priv *priv;
+	bool valid;
 
 	mad_recv_unlink(mqp, recv);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -320,13 +322,14 @@ static void mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	recv_wc->mad_seg_size = IB_MGMT_MAD_SIZE;
 
 	priv = NULL;
-	if (mad_recv_valid(mqp, recv_wc))
+	valid = mad_recv_valid(mqp, recv_wc);
+	if (valid)
 		priv = mad_agent_find(mqp, &recv_wc->recv_buf.mad->mad_hdr);
 	if (priv) {
 		/* The agent owns the buffer now (ib_free_recv_mad()). */
 		mad_recv_deliver(priv, recv);
 		recv = NULL;
-	} else {
+	} else if (!valid || !mad_unclaimed_answer(mqp, recv_wc)) {
 		atomic_long_inc(&port->dropped);
 	}
 
@@ -493,6 +496,8 @@ static void mad_port_free(struct mad_port *port)
 	kfree(port);
 }
 
+static void mad_port_close(struct mad_port *port);
+
 static int mad_port_open(struct ib_device *device, u32 port_num)
 {
 	bool has_smi = rdma_cap_ib_smi(device, port_num);
@@ -574,6 +579,15 @@ static int mad_port_open(struct ib_device *device, u32 port_num)
 	down_write(&mad_ports_rwsem);
 	list_add_tail(&port->list, &mad_ports);
 	up_write(&mad_ports_rwsem);
+
+	/* Its agents register on the listed port, like anybody's. */
+	ret = mad_unclaimed_open(port);
+	if (ret) {
+		dev_err(&device->dev, "port %u: cannot register the MAD answerer: %d\n",
+			port_num, ret);
+		mad_port_close(port);
+		return ret;
+	}
 	return 0;
 
 err_port:
@@ -598,6 +612,8 @@ static void mad_port_close(struct mad_port *port)
 	list_del(&port->list);
 	up_write(&mad_ports_rwsem);
 
+	/* Our own agents first; the others' owners are gone already. */
+	mad_unclaimed_close(port);
 	if (atomic_read(&port->users))
 		dev_warn(&port->device->dev,
 			 "port %u: waiting for %d MAD agents to unregister\n",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The MAD layer of ib_core (include/rdma/ib_mad.h): structures shared by
- * its three files.
+ * its files.
  *
  *	mad.c		per port: the PD, CQ, special QPs (QP1 always, QP0
  *			only where the port has an SMI) and their receive
@@ -14,6 +14,7 @@
  *			its overflow list, send completions, matching of
  *			responses to requests, timeouts, retries and
  *			cancellation
+ *	mad_unclaimed.c	the answer to a Get or Set that no agent takes
  *
  * Lifetimes.  A port lives from the client's add() to its remove(); the
  * clients that use it (ib_cm, ib_umad, rdma_cm) register later and are
@@ -66,6 +67,7 @@ struct mad_ring {
 };
 
 struct mad_port;
+struct mad_agent_priv;
 
 /* A special QP of a port. */
 struct mad_qp {
@@ -75,6 +77,12 @@ struct mad_qp {
 	/* Sends waiting for room in the send ring, under send.lock. */
 	struct list_head overflow;
 	struct mad_ring recv;
+	/*
+	 * The send-only agent that answers unclaimed requests
+	 * (mad_unclaimed.c).  Set and cleared by the "mad" client's add()
+	 * and remove() only; read under RCU.
+	 */
+	struct mad_agent_priv __rcu *answerer;
 };
 
 /*
@@ -98,7 +106,7 @@ struct mad_port {
 	/* Agents registered: closing waits for them to go. */
 	atomic_t users;
 
-	/* Received MADs dropped: malformed, or nobody's. */
+	/* Received MADs dropped: malformed, or nobody's and unanswered. */
 	atomic_long_t dropped;
 };
 
@@ -224,5 +232,11 @@ void mad_send_complete(struct mad_send *send, enum ib_wc_status status,
 		       u32 vendor_err);
 void mad_send_cancel_all(struct mad_agent_priv *priv);
 void mad_timeout_work(struct work_struct *work);
+
+/* mad_unclaimed.c */
+bool mad_unclaimed_answer(struct mad_qp *mqp,
+			  const struct ib_mad_recv_wc *recv_wc);
+int mad_unclaimed_open(struct mad_port *port);
+void mad_unclaimed_close(struct mad_port *port);
 
 #endif /* OOT_RDMA_MAD_PRIV_H */

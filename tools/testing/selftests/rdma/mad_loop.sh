@@ -75,8 +75,8 @@ qp1() {
 }
 ktap_test_result "QP1 of rxe0 in rdma res: GSI, RTS, owned by ib_core" qp1
 
-# TODO(measure on stock): one PD, one CQ and one QP per RoCE port, all
-# the MAD layer's, before anybody else uses the device.
+# One PD, one CQ and one QP per RoCE port, all the MAD layer's, before
+# anybody else uses the device (as measured on stock).
 res_counts() {
 	local line
 	line=$(rdma res show | grep '^[0-9]*: rxe0:')

@@ -65,6 +65,7 @@ struct mt_req {
 	struct completion answered;	/* recv_handler got the response */
 	enum ib_wc_status status;
 	int retries;
+	bool got_response;		/* recv_handler ran, before answered */
 	bool answered_first;		/* the response came before sent */
 	struct task_struct *handler_task;
 	u8 resp_method;
@@ -89,7 +90,6 @@ static struct {
 	int seen_wc_flags;
 	union ib_gid seen_sgid;
 	atomic_t responder_sends;
-	bool have_create_ah_from_wc;
 } mt;
 
 static int mt_n;
@@ -151,7 +151,13 @@ static void mt_requester_send(struct ib_mad_agent *agent,
 	req->status = wc->status;
 	req->retries = wc->send_buf->retries;
 	req->handler_task = current;
-	req->answered_first = completion_done(&req->answered);
+	/*
+	 * Not completion_done(&req->answered): the case may have consumed
+	 * that completion already when the send completes after the
+	 * response, which it may (its WR can complete after the response
+	 * arrived).
+	 */
+	req->answered_first = READ_ONCE(req->got_response);
 	/* Freed here, as ULPs do: unregistration waits for every buffer. */
 	ib_free_send_mad(wc->send_buf);
 	req->buf = NULL;
@@ -169,6 +175,7 @@ static void mt_requester_recv(struct ib_mad_agent *agent,
 		req->resp_method = hdr->method;
 		req->resp_status = hdr->status;
 		req->resp_tid = hdr->tid;
+		WRITE_ONCE(req->got_response, true);
 		complete(&req->answered);
 	} else {
 		mt_diag("requester: unexpected MAD method 0x%x", hdr->method);
@@ -190,32 +197,6 @@ static void mt_recv_sgid(const struct ib_mad_recv_wc *recv_wc,
 	} else {
 		*sgid = recv_wc->recv_buf.grh->sgid;
 	}
-}
-
-/*
- * The AH back to where a MAD came from: ib_create_ah_from_wc() when the
- * ib_core built against exports it (Kbuild defines
- * MT_HAVE_CREATE_AH_FROM_WC then; symbol_get() cannot be used, it is not
- * a GPL-only export).  TODO: without it, built here from the GRH, for a
- * sender on this very device only (its MAC is ours).
- */
-static struct ib_ah *mt_ah_to_sender(struct ib_mad_agent *agent,
-				     const struct ib_mad_recv_wc *recv_wc)
-{
-#ifdef MT_HAVE_CREATE_AH_FROM_WC
-	mt.have_create_ah_from_wc = true;
-	return ib_create_ah_from_wc(agent->qp->pd, recv_wc->wc,
-				    recv_wc->recv_buf.grh, agent->port_num);
-#else
-	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
-	union ib_gid sgid;
-
-	mt_recv_sgid(recv_wc, &sgid);
-	rdma_ah_set_port_num(&attr, agent->port_num);
-	rdma_ah_set_grh(&attr, &sgid, 0, MT_GID_INDEX, 64, 0);
-	memcpy(attr.roce.dmac, mt.mac, ETH_ALEN);
-	return rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-#endif
 }
 
 static void mt_responder_send(struct ib_mad_agent *agent,
@@ -243,7 +224,8 @@ static void mt_responder_recv(struct ib_mad_agent *agent,
 	mt.seen_wc_flags = wc->wc_flags;
 	mt_recv_sgid(recv_wc, &mt.seen_sgid);
 
-	ah = mt_ah_to_sender(agent, recv_wc);
+	ah = ib_create_ah_from_wc(agent->qp->pd, wc, recv_wc->recv_buf.grh,
+				  agent->port_num);
 	if (IS_ERR(ah)) {
 		mt_diag("responder: no AH to the sender: %ld", PTR_ERR(ah));
 		goto out;
@@ -517,10 +499,8 @@ static int mt_request_seen(void)
 {
 	if (mt_wait(&mt.responder_got, "request at the responder"))
 		return -ETIMEDOUT;
-	mt_diag("src_qp %u wc_flags 0x%x sgid %pI6 (AH %s)", mt.seen_src_qp,
-		mt.seen_wc_flags, mt.seen_sgid.raw,
-		mt.have_create_ah_from_wc ? "ib_create_ah_from_wc" :
-		"TODO: built by hand");
+	mt_diag("src_qp %u wc_flags 0x%x sgid %pI6", mt.seen_src_qp,
+		mt.seen_wc_flags, mt.seen_sgid.raw);
 	if (MT_BAD(mt.seen_src_qp == 1, "%u", mt.seen_src_qp) ||
 	    MT_BAD(mt.seen_wc_flags & IB_WC_GRH, "0x%x", mt.seen_wc_flags) ||
 	    MT_BAD(!memcmp(mt.seen_sgid.raw, mt.gid.raw, 16), "%pI6",
