@@ -179,6 +179,7 @@ static inline void rxe_xmit_wait_sent(struct rxe_xmit_wait *wait)
 {
 	wait->backoff = 0;
 }
+
 /* Forgets a pause (the QP starts over); the timer may still run the task. */
 static inline void rxe_xmit_wait_reset(struct rxe_xmit_wait *wait)
 {
