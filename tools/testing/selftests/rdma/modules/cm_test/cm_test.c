@@ -160,6 +160,8 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 		      const struct ib_cm_event *e)
 {
 	struct ct_ev ev = { .type = e->event, .id = id };
+	/* Only a received message has data: stock leaves it unset else. */
+	bool pdata = true;
 
 	switch (e->event) {
 	case IB_CM_REQ_RECEIVED:
@@ -181,8 +183,14 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REP_ERROR:
 	case IB_CM_DREQ_ERROR:
+	case IB_CM_LAP_ERROR:
 	case IB_CM_SIDR_REQ_ERROR:
 		ev.status = e->param.send_status;
+		pdata = false;
+		break;
+	case IB_CM_USER_ESTABLISHED:
+	case IB_CM_TIMEWAIT_EXIT:
+		pdata = false;
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		ev.listen_id = e->param.sidr_req_rcvd.listen_id;
@@ -196,7 +204,7 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 	default:
 		break;
 	}
-	if (e->private_data)
+	if (pdata && e->private_data)
 		memcpy(ev.pdata, e->private_data, sizeof(ev.pdata));
 
 	spin_lock(&ep->lock);
