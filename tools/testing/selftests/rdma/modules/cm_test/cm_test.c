@@ -71,15 +71,20 @@ struct ct_ep {
 	atomic_t count[CT_EVENTS];
 	/* The id of its latest REQ/SIDR_REQ (passive side), or ours. */
 	struct ib_cm_id *id;
+	/*
+	 * Every id a listener handed to it, so that none outlives its case
+	 * (a repeated REQ may bring a new one): ct_destroy() takes one out,
+	 * ct_ep_release() destroys the rest.
+	 */
+	struct ib_cm_id *ids[CT_MANY];
+	atomic_t nr_ids;
 	/* Listener: whose context a request's new id gets (else its own). */
 	struct ct_ep *child;
 	/* The handler returns non-zero (destroy) for this event type. */
 	int destroy_on;
-	/* Many connections: answer from the handler, keep every id. */
+	/* Many connections: answer from the handler. */
 	bool automatic;
 	u32 auto_qpn;
-	struct ib_cm_id *ids[CT_MANY];
-	atomic_t nr_ids;
 };
 
 static struct {
@@ -254,12 +259,16 @@ static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
 		if (ep->child)
 			ep = ep->child;
 		id->context = ep;
-		if (ep->automatic) {
+		if (e->event == ep->destroy_on) {
+			ep->id = NULL;
+		} else {
 			n = atomic_inc_return(&ep->nr_ids) - 1;
 			if (n < CT_MANY)
-				ep->ids[n] = id;
-		} else {
-			ep->id = e->event == ep->destroy_on ? NULL : id;
+				WRITE_ONCE(ep->ids[n], id);
+			else
+				ct_diag("%s: more than %d ids", ep->name,
+					CT_MANY);
+			ep->id = id;
 		}
 	}
 	if (ep->automatic)
@@ -326,11 +335,35 @@ static struct ib_cm_id *ct_create(struct ct_ep *ep)
 	return id;
 }
 
-static void ct_destroy(struct ib_cm_id **id)
+static void ct_destroy(struct ib_cm_id **idp)
 {
-	if (*id && !IS_ERR(*id))
-		ib_destroy_cm_id(*id);
-	*id = NULL;
+	struct ib_cm_id *id = *idp;
+	struct ct_ep *ep;
+	int i, n;
+
+	*idp = NULL;
+	if (IS_ERR_OR_NULL(id))
+		return;
+	ep = id->context;
+	n = min(atomic_read(&ep->nr_ids), CT_MANY);
+	for (i = 0; i < n; i++)
+		cmpxchg(&ep->ids[i], id, NULL);
+	ib_destroy_cm_id(id);
+}
+
+/* Destroys the ids a listener handed to @ep: call with the listener gone. */
+static void ct_ep_release(struct ct_ep *ep)
+{
+	struct ib_cm_id *id;
+	int i, n;
+
+	n = min(atomic_read(&ep->nr_ids), CT_MANY);
+	for (i = 0; i < n; i++) {
+		id = xchg(&ep->ids[i], NULL);
+		if (id)
+			ib_destroy_cm_id(id);
+	}
+	ep->id = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -966,10 +999,10 @@ static int ct_timeout(void)
 		goto out;
 	ret = 0;
 out:
-	/* Its REJ finds an active id that gave up: nothing happens. */
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
+	/* The passive id's REJ finds no active id: nothing happens. */
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1034,9 +1067,9 @@ static int ct_mra_and_comm_est(void)
 fail:
 	ret = -EINVAL;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1109,9 +1142,9 @@ static int ct_sidr(void)
 fail:
 	ret = -EINVAL;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1202,9 +1235,9 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 		     (aid->state == IB_CM_TIMEWAIT || aid->state == IB_CM_IDLE),
 		     "states %d %d", aid->state, p->id->state) ? -EINVAL : 0;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1251,8 +1284,9 @@ static int ct_handler_destroys(void)
 	ret = CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED, "reason %d",
 		     ev.status) ? -EINVAL : 0;
 out:
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1296,9 +1330,8 @@ static int ct_many(void)
 out:
 	for (i = 0; i < CT_MANY; i++)
 		ct_destroy(&aids[i]);
-	for (i = 0; i < min(atomic_read(&p->nr_ids), CT_MANY); i++)
-		ct_destroy(&p->ids[i]);
 	ct_destroy(&lid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1344,9 +1377,9 @@ static void ct_run_all(void)
 	       ct_reuse_and_reject, est, "no timewait exit");
 	ct_run("REQ to a service nobody listens on: REJ invalid service ID",
 	       ct_no_listener, conn, "no active id");
-	ct_destroy(&ct_aid);
-	ct_destroy(&ct_p.id);
 	ct_destroy(&ct_lid);
+	ct_destroy(&ct_aid);
+	ct_ep_release(&ct_p);
 	ct_qps_destroy();
 	ct_run("REQ unanswered, listener gone: retries, then REQ_ERROR",
 	       ct_timeout, gid, "no GID");
