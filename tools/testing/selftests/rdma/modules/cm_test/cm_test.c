@@ -907,7 +907,14 @@ static int ct_disconnect(void)
 	return 0;
 }
 
-/* After timewait the active id connects again; this time it is refused. */
+/*
+ * After timewait the active id sends a REQ again, and the passive side
+ * sees it.  As on stock, the id keeps the remote ID of its first
+ * connection, so the REJ or REP answering this REQ (which name no remote
+ * ID yet) would not find it: it gives up instead, and its REJ (timeout)
+ * reaches the passive side.  A new id is then refused, with a reason and
+ * data.
+ */
 static int ct_reuse_and_reject(void)
 {
 	static const u8 why[8] = "go away";
@@ -917,7 +924,33 @@ static int ct_reuse_and_reject(void)
 
 	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1000, 0x42);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret, "REQ on a reused id: %d", ret))
+	if (CT_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT,
+		   "REQ on a reused id: %d", ret))
+		return -EINVAL;
+	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, &ev);
+	if (ret)
+		return ret;
+	if (CT_BAD(ev.qpn == ct.qa->qp_num + 1000 && ev.psn == 0x42 &&
+		   ct_p.id->remote_id == ct_aid->local_id &&
+		   ct_p.id->state == IB_CM_REQ_RCVD, "qpn %#x psn %#x state %d",
+		   ev.qpn, ev.psn, ct_p.id->state))
+		return -EINVAL;
+	ct_destroy(&ct_aid);
+	ret = ct_expect(&ct_p, IB_CM_REJ_RECEIVED, &ev);
+	if (ret)
+		return ret;
+	if (CT_BAD(ev.status == IB_CM_REJ_TIMEOUT &&
+		   ct_p.id->state == IB_CM_IDLE, "reason %d state %d",
+		   ev.status, ct_p.id->state))
+		return -EINVAL;
+	ct_destroy(&ct_p.id);
+
+	ct_aid = ct_create(&ct_a);
+	if (!ct_aid)
+		return -ENOMEM;
+	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1001, 0x43);
+	ret = ib_send_cm_req(ct_aid, &r.p);
+	if (CT_BAD(!ret, "REQ on a new id: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, NULL);
 	if (ret)
@@ -944,6 +977,8 @@ static int ct_no_listener(void)
 	struct ct_ev ev;
 	int ret;
 
+	if (CT_BAD(ct_aid, "no active id"))
+		return -EINVAL;
 	ct_req_init(&r, CT_SID(11), 0x2001, 1);
 	ret = ib_send_cm_req(ct_aid, &r.p);
 	if (CT_BAD(!ret, "REQ: %d", ret))
@@ -1373,7 +1408,7 @@ static void ct_run_all(void)
 	       "not connected");
 	est = ct_run("DREQ/DREP, timewait, TIMEWAIT_EXIT", ct_disconnect, conn,
 		     "not connected");
-	ct_run("an id reused after timewait; REJ with reason and data",
+	ct_run("an id reused after timewait sends a REQ; REJ with reason and data",
 	       ct_reuse_and_reject, est, "no timewait exit");
 	ct_run("REQ to a service nobody listens on: REJ invalid service ID",
 	       ct_no_listener, conn, "no active id");
