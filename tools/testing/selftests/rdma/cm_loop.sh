@@ -129,6 +129,8 @@ load_rc=0
 modprobe cm_test dev=rxe0 || load_rc=$?
 out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*cm_test: //p')
 echo 0 > "$TRACEFS/events/ib_cma/enable" 2>/dev/null
+# (Unloading a module with trace events empties the buffer: read it now.)
+trace=$(cat "$TRACEFS/trace" 2>/dev/null)
 [ $load_rc = 0 ] || skip_all "modprobe cm_test: $load_rc"
 printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
 
@@ -146,17 +148,34 @@ for i in $(seq $MODULE_CASES); do
 		ktap_test_fail "$desc" ;;
 	esac
 done
-modprobe -r cm_test
+# rmmod: modprobe -r would take ib_cm, and its counters, with it.
+rmmod cm_test
 
-# delta DIR/FILE: how much a counter grew during the module's run.
+# A send is counted when it completes, which may be after its answer
+# arrived: read the counters once they stay still.
 after=$(counters)
+still() {
+	local now
+	now=$(counters)
+	[ "$now" = "$after" ] && return 0
+	after=$now
+	return 1
+}
+eventually 5 still
+# delta DIR/FILE: how much a counter grew during the module's run.
 delta() {
 	local b a
 	b=$(printf "%s\n" "$before" | awk -v k="$1" '$1 == k { print $2 }')
 	a=$(printf "%s\n" "$after" | awk -v k="$1" '$1 == k { print $2 }')
 	echo $((a - b))
 }
-printf "%s\n" "$after" | sed 's/^/# after: /'
+for d in $CM_DIRS; do
+	printf "# grew in %s:" "$d"
+	for f in $CM_FILES; do
+		printf " %s=%s" "$f" "$(delta "$d/$f")"
+	done
+	echo
+done
 # On a device talking to itself every message sent is received; the
 # unanswered REQ was retried twice and its repeats were duplicates.
 # TODO(measure on stock): whether rx equals tx for every type here.
@@ -180,7 +199,7 @@ fired() {
 	for e in icm_send_req icm_send_rep icm_send_rtu icm_send_dreq \
 		 icm_send_drep icm_send_rej icm_issue_rej icm_send_mra \
 		 icm_send_sidr_req icm_send_sidr_rep icm_mad_send_err; do
-		grep -q " $e: " "$TRACEFS/trace" ||
+		grep -q " $e: " <<<"$trace" ||
 			{ echo "# $e did not fire"; return 1; }
 	done
 }
