@@ -71,15 +71,20 @@ struct ct_ep {
 	atomic_t count[CT_EVENTS];
 	/* The id of its latest REQ/SIDR_REQ (passive side), or ours. */
 	struct ib_cm_id *id;
+	/*
+	 * Every id a listener handed to it, so that none outlives its case
+	 * (a repeated REQ may bring a new one): ct_destroy() takes one out,
+	 * ct_ep_release() destroys the rest.
+	 */
+	struct ib_cm_id *ids[CT_MANY];
+	atomic_t nr_ids;
 	/* Listener: whose context a request's new id gets (else its own). */
 	struct ct_ep *child;
 	/* The handler returns non-zero (destroy) for this event type. */
 	int destroy_on;
-	/* Many connections: answer from the handler, keep every id. */
+	/* Many connections: answer from the handler. */
 	bool automatic;
 	u32 auto_qpn;
-	struct ib_cm_id *ids[CT_MANY];
-	atomic_t nr_ids;
 };
 
 static struct {
@@ -160,6 +165,8 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 		      const struct ib_cm_event *e)
 {
 	struct ct_ev ev = { .type = e->event, .id = id };
+	/* Only a received message has data: stock leaves it unset else. */
+	bool pdata = true;
 
 	switch (e->event) {
 	case IB_CM_REQ_RECEIVED:
@@ -181,8 +188,14 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REP_ERROR:
 	case IB_CM_DREQ_ERROR:
+	case IB_CM_LAP_ERROR:
 	case IB_CM_SIDR_REQ_ERROR:
 		ev.status = e->param.send_status;
+		pdata = false;
+		break;
+	case IB_CM_USER_ESTABLISHED:
+	case IB_CM_TIMEWAIT_EXIT:
+		pdata = false;
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		ev.listen_id = e->param.sidr_req_rcvd.listen_id;
@@ -196,7 +209,7 @@ static void ct_record(struct ct_ep *ep, struct ib_cm_id *id,
 	default:
 		break;
 	}
-	if (e->private_data)
+	if (pdata && e->private_data)
 		memcpy(ev.pdata, e->private_data, sizeof(ev.pdata));
 
 	spin_lock(&ep->lock);
@@ -246,12 +259,16 @@ static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
 		if (ep->child)
 			ep = ep->child;
 		id->context = ep;
-		if (ep->automatic) {
+		if (e->event == ep->destroy_on) {
+			ep->id = NULL;
+		} else {
 			n = atomic_inc_return(&ep->nr_ids) - 1;
 			if (n < CT_MANY)
-				ep->ids[n] = id;
-		} else {
-			ep->id = e->event == ep->destroy_on ? NULL : id;
+				WRITE_ONCE(ep->ids[n], id);
+			else
+				ct_diag("%s: more than %d ids", ep->name,
+					CT_MANY);
+			ep->id = id;
 		}
 	}
 	if (ep->automatic)
@@ -318,11 +335,35 @@ static struct ib_cm_id *ct_create(struct ct_ep *ep)
 	return id;
 }
 
-static void ct_destroy(struct ib_cm_id **id)
+static void ct_destroy(struct ib_cm_id **idp)
 {
-	if (*id && !IS_ERR(*id))
-		ib_destroy_cm_id(*id);
-	*id = NULL;
+	struct ib_cm_id *id = *idp;
+	struct ct_ep *ep;
+	int i, n;
+
+	*idp = NULL;
+	if (IS_ERR_OR_NULL(id))
+		return;
+	ep = id->context;
+	n = min(atomic_read(&ep->nr_ids), CT_MANY);
+	for (i = 0; i < n; i++)
+		cmpxchg(&ep->ids[i], id, NULL);
+	ib_destroy_cm_id(id);
+}
+
+/* Destroys the ids a listener handed to @ep: call with the listener gone. */
+static void ct_ep_release(struct ct_ep *ep)
+{
+	struct ib_cm_id *id;
+	int i, n;
+
+	n = min(atomic_read(&ep->nr_ids), CT_MANY);
+	for (i = 0; i < n; i++) {
+		id = xchg(&ep->ids[i], NULL);
+		if (id)
+			ib_destroy_cm_id(id);
+	}
+	ep->id = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -818,9 +859,9 @@ static int ct_connect_qps(void)
 }
 
 /*
- * The PSN checks above are the stock ib_cm's semantics (read from its
- * source; TODO: confirmed by a run on --stock): each side's rq_psn is the
- * starting PSN it advertised, its sq_psn the one the peer advertised.
+ * The PSN checks above are the stock ib_cm's semantics (measured: this
+ * case passes on --stock): each side's rq_psn is the starting PSN it
+ * advertised, its sq_psn the one the peer advertised.
  */
 
 static int ct_data(void)
@@ -866,7 +907,14 @@ static int ct_disconnect(void)
 	return 0;
 }
 
-/* After timewait the active id connects again; this time it is refused. */
+/*
+ * After timewait the active id sends a REQ again, and the passive side
+ * sees it.  As on stock, the id keeps the remote ID of its first
+ * connection, so the REJ or REP answering this REQ (which name no remote
+ * ID yet) would not find it: it gives up instead, and its REJ (timeout)
+ * reaches the passive side.  A new id is then refused, with a reason and
+ * data.
+ */
 static int ct_reuse_and_reject(void)
 {
 	static const u8 why[8] = "go away";
@@ -876,7 +924,33 @@ static int ct_reuse_and_reject(void)
 
 	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1000, 0x42);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret, "REQ on a reused id: %d", ret))
+	if (CT_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT,
+		   "REQ on a reused id: %d", ret))
+		return -EINVAL;
+	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, &ev);
+	if (ret)
+		return ret;
+	if (CT_BAD(ev.qpn == ct.qa->qp_num + 1000 && ev.psn == 0x42 &&
+		   ct_p.id->remote_id == ct_aid->local_id &&
+		   ct_p.id->state == IB_CM_REQ_RCVD, "qpn %#x psn %#x state %d",
+		   ev.qpn, ev.psn, ct_p.id->state))
+		return -EINVAL;
+	ct_destroy(&ct_aid);
+	ret = ct_expect(&ct_p, IB_CM_REJ_RECEIVED, &ev);
+	if (ret)
+		return ret;
+	if (CT_BAD(ev.status == IB_CM_REJ_TIMEOUT &&
+		   ct_p.id->state == IB_CM_IDLE, "reason %d state %d",
+		   ev.status, ct_p.id->state))
+		return -EINVAL;
+	ct_destroy(&ct_p.id);
+
+	ct_aid = ct_create(&ct_a);
+	if (!ct_aid)
+		return -ENOMEM;
+	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1001, 0x43);
+	ret = ib_send_cm_req(ct_aid, &r.p);
+	if (CT_BAD(!ret, "REQ on a new id: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, NULL);
 	if (ret)
@@ -903,6 +977,8 @@ static int ct_no_listener(void)
 	struct ct_ev ev;
 	int ret;
 
+	if (CT_BAD(ct_aid, "no active id"))
+		return -EINVAL;
 	ct_req_init(&r, CT_SID(11), 0x2001, 1);
 	ret = ib_send_cm_req(ct_aid, &r.p);
 	if (CT_BAD(!ret, "REQ: %d", ret))
@@ -958,10 +1034,10 @@ static int ct_timeout(void)
 		goto out;
 	ret = 0;
 out:
-	/* Its REJ finds an active id that gave up: nothing happens. */
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
+	/* The passive id's REJ finds no active id: nothing happens. */
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1026,9 +1102,9 @@ static int ct_mra_and_comm_est(void)
 fail:
 	ret = -EINVAL;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1101,9 +1177,9 @@ static int ct_sidr(void)
 fail:
 	ret = -EINVAL;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1194,9 +1270,9 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 		     (aid->state == IB_CM_TIMEWAIT || aid->state == IB_CM_IDLE),
 		     "states %d %d", aid->state, p->id->state) ? -EINVAL : 0;
 out:
-	ct_destroy(&p->id);
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1243,8 +1319,9 @@ static int ct_handler_destroys(void)
 	ret = CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED, "reason %d",
 		     ev.status) ? -EINVAL : 0;
 out:
-	ct_destroy(&aid);
 	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1288,9 +1365,8 @@ static int ct_many(void)
 out:
 	for (i = 0; i < CT_MANY; i++)
 		ct_destroy(&aids[i]);
-	for (i = 0; i < min(atomic_read(&p->nr_ids), CT_MANY); i++)
-		ct_destroy(&p->ids[i]);
 	ct_destroy(&lid);
+	ct_ep_release(p);
 	return ret;
 }
 
@@ -1332,13 +1408,13 @@ static void ct_run_all(void)
 	       "not connected");
 	est = ct_run("DREQ/DREP, timewait, TIMEWAIT_EXIT", ct_disconnect, conn,
 		     "not connected");
-	ct_run("an id reused after timewait; REJ with reason and data",
+	ct_run("an id reused after timewait sends a REQ; REJ with reason and data",
 	       ct_reuse_and_reject, est, "no timewait exit");
 	ct_run("REQ to a service nobody listens on: REJ invalid service ID",
 	       ct_no_listener, conn, "no active id");
-	ct_destroy(&ct_aid);
-	ct_destroy(&ct_p.id);
 	ct_destroy(&ct_lid);
+	ct_destroy(&ct_aid);
+	ct_ep_release(&ct_p);
 	ct_qps_destroy();
 	ct_run("REQ unanswered, listener gone: retries, then REQ_ERROR",
 	       ct_timeout, gid, "no GID");
