@@ -715,25 +715,34 @@ static int ct_reject_msgs(void)
 
 static int ct_bad_calls(void)
 {
+	static const u8 big[IB_CM_REQ_PRIVATE_DATA_SIZE + 1];
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	/* Off the stack: a KASAN build's frame would pass 2 KiB. */
+	struct {
+		struct ct_req r;
+		struct ct_ep ep;
+	} *b;
 	struct ib_cm_id *id;
-	struct ct_req r;
-	struct ct_ep ep;
 	int mask, ret = 0;
-	u8 big[IB_CM_REQ_PRIVATE_DATA_SIZE + 1] = {};
 
-	ct_ep_init(&ep, "bad");
-	id = ct_create(&ep);
-	if (!id)
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
 		return -ENOMEM;
-	ct_req_init(&r, CT_SID(9), 0x1001, 1);
-	r.p.private_data = big;
-	r.p.private_data_len = sizeof(big);
-	if (CT_BAD(ib_send_cm_req(id, &r.p) == -EINVAL, "oversized REQ data"))
+	ct_ep_init(&b->ep, "bad");
+	id = ct_create(&b->ep);
+	if (!id) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	ct_req_init(&b->r, CT_SID(9), 0x1001, 1);
+	b->r.p.private_data = big;
+	b->r.p.private_data_len = sizeof(big);
+	if (CT_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL,
+		   "oversized REQ data"))
 		ret = -EINVAL;
-	ct_req_init(&r, CT_SID(9), 0x1001, 1);
-	r.p.qp_type = IB_QPT_UD;
-	if (CT_BAD(ib_send_cm_req(id, &r.p) == -EINVAL, "UD REQ"))
+	ct_req_init(&b->r, CT_SID(9), 0x1001, 1);
+	b->r.p.qp_type = IB_QPT_UD;
+	if (CT_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL, "UD REQ"))
 		ret = -EINVAL;
 	if (CT_BAD(ib_cm_init_qp_attr(id, &attr, &mask) == -EINVAL,
 		   "RTR attrs of an IDLE id"))
@@ -751,6 +760,7 @@ static int ct_bad_calls(void)
 	    CT_BAD(id->state == IB_CM_IDLE, "state %d", id->state))
 		ret = -EINVAL;
 	ct_destroy(&id);
+	kfree(b);
 	return ret;
 }
 
