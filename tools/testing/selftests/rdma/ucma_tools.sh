@@ -9,8 +9,9 @@
 #   udaddy              UD through SIDR
 #   mckey               a multicast receiver and a sender (-m)
 #   rdma_server/client  librdmacm's verbs helpers (rdma_getaddrinfo, ...)
-#   rstream, riostream  blocking, async (poll) and nonblocking, 64 B and
-#                       64 KiB transfers, verified
+#   rstream, riostream  rsockets: blocking, async (poll) and nonblocking,
+#                       64 B and 64 KiB transfers, verified (-T takes one
+#                       option letter a time: "-T b -T v", not "-T bv")
 #   cmtime              50 connections
 # After each, no cm_id is left (`rdma res show cm_id` empty); at the end
 # the stack unloads.
@@ -112,9 +113,9 @@ for tool in rstream riostream; do
 	for t in b a n; do
 		for s in 64 65536; do
 			port=$(topo_port)
-			ktap_test_result "$tool -T ${t}v -S $s" \
-				pair WAIT "$tool -b $IP4 -p $port -T ${t}v -S $s -C 100" \
-				"$tool -s $IP4 -p $port -T ${t}v -S $s -C 100"
+			ktap_test_result "$tool -T $t -T v -S $s" \
+				pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
+				"$tool -s $IP4 -p $port -T $t -T v -S $s -C 100"
 		done
 	done
 done
