@@ -104,25 +104,41 @@ unloaded() {
 }
 ktap_test_result "unloading the module leaves no cm_id" unloaded
 
-# configfs: the per-port defaults exist and take RoCE v1/v2 and a TOS.
-# rdma_cm registers its configfs subsystem while loaded, and "modprobe -r
-# cma_test" above unloaded it with its last user: load it again.
+# configfs: the per-port defaults exist; rxe's port has RoCE v2 GIDs only,
+# so it refuses "IB/RoCE v1" (EINVAL, as stock) and anything else that is
+# no GID type, and keeps a TOS.  rdma_cm registers its configfs subsystem
+# while loaded, and "modprobe -r cma_test" above unloaded it with its last
+# user: load it again.  The directory holds rdma_cm: always remove it.
+# einval VALUE FILE: writing VALUE into FILE fails with EINVAL.
+einval() {
+	local err
+	err=$({ echo "$1" > "$2"; } 2>&1) && { echo "$2 took '$1'"; return 1; }
+	case "$err" in
+	*"Invalid argument"*) ;;
+	*) echo "$2, '$1': $err"; return 1 ;;
+	esac
+}
+configfs_ports() {
+	local p=$1/ports/1
+	expect_eq "default mode" "$(cat $p/default_roce_mode)" "RoCE v2" &&
+	einval "IB/RoCE v1" $p/default_roce_mode &&
+	einval bogus $p/default_roce_mode &&
+	expect_eq "mode after refusals" "$(cat $p/default_roce_mode)" "RoCE v2" &&
+	echo "RoCE v2" > $p/default_roce_mode &&
+	expect_eq "default tos" "$(cat $p/default_roce_tos)" 0 &&
+	echo 32 > $p/default_roce_tos &&
+	expect_eq "tos" "$(cat $p/default_roce_tos)" 32 &&
+	echo 0 > $p/default_roce_tos
+}
 configfs_defaults() {
-	local d=/sys/kernel/config/rdma_cm/rxe0
+	local d=/sys/kernel/config/rdma_cm/rxe0 rc=0
 	modprobe rdma_cm || return 1
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || return 1
 	mkdir "$d" || return 1
-	expect_eq "default mode" "$(cat $d/ports/1/default_roce_mode)" "RoCE v2" &&
-	echo "IB/RoCE v1" > $d/ports/1/default_roce_mode &&
-	expect_eq "mode v1" "$(cat $d/ports/1/default_roce_mode)" "IB/RoCE v1" &&
-	echo "RoCE v2" > $d/ports/1/default_roce_mode &&
-	expect_eq "default tos" "$(cat $d/ports/1/default_roce_tos)" 0 &&
-	echo 32 > $d/ports/1/default_roce_tos &&
-	expect_eq "tos" "$(cat $d/ports/1/default_roce_tos)" 32 &&
-	! echo bogus > $d/ports/1/default_roce_mode 2>/dev/null &&
-	echo 0 > $d/ports/1/default_roce_tos &&
-	rmdir "$d"
+	configfs_ports "$d" || rc=1
+	rmdir "$d" || rc=1
+	return $rc
 }
 ktap_test_result "configfs shows rdma_cm/rxe0/ports/1 defaults" configfs_defaults
 
