@@ -14,10 +14,8 @@
 #                       option letter a time: "-T b -T v", not "-T bv")
 #   cmtime              50 connections
 # After each, no cm_id is left (`rdma res show cm_id` empty); at the end
-# the stack unloads.
-#
-# TODO (lead): measure on --stock; in particular whether mckey's sender
-# and receiver on one rxe device see each other's packets there.
+# the stack unloads.  Every case passes on --stock (measured), mckey's
+# receiver included: on one rxe device it sees the sender's packets.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
