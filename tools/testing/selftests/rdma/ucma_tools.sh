@@ -9,9 +9,9 @@
 #   udaddy              UD through SIDR
 #   mckey               a multicast receiver and a sender (-m)
 #   rdma_server/client  librdmacm's verbs helpers (rdma_getaddrinfo, ...)
-#   rstream, riostream  rsockets: blocking, async (poll) and nonblocking,
-#                       64 B and 64 KiB transfers, verified (-T takes one
-#                       option letter a time: "-T b -T v", not "-T bv")
+#   rstream, riostream  rsockets: blocking, async (poll, the server) and
+#                       nonblocking, 64 B and 64 KiB transfers, verified
+#                       (-T takes one option letter a time: "-T b -T v")
 #   cmtime              50 connections
 # After each, no cm_id is left (`rdma res show cm_id` empty); at the end
 # the stack unloads.  Every case passes on --stock (measured), mckey's
@@ -107,13 +107,20 @@ port=$(topo_port)
 ktap_test_result "rdma_server / rdma_client" \
 	pair WAIT "rdma_server -s $IP4 -p $port" "rdma_client -s $IP4 -p $port"
 
+# With -T a the server polls; its client blocks.  An async client races
+# with the server's close: rpoll() reports the last data with POLLHUP once
+# the server has shut down, and the tools' do_poll() takes any POLLHUP for
+# a failure, so the client exits 1 without a word after the server's
+# report (seen once on --stock).
 for tool in rstream riostream; do
 	for t in b a n; do
+		ct=$t
+		[ "$t" = a ] && ct=b
 		for s in 64 65536; do
 			port=$(topo_port)
 			ktap_test_result "$tool -T $t -T v -S $s" \
 				pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
-				"$tool -s $IP4 -p $port -T $t -T v -S $s -C 100"
+				"$tool -s $IP4 -p $port -T $ct -T v -S $s -C 100"
 		done
 	done
 done
