@@ -9,14 +9,13 @@
 #   udaddy              UD through SIDR
 #   mckey               a multicast receiver and a sender (-m)
 #   rdma_server/client  librdmacm's verbs helpers (rdma_getaddrinfo, ...)
-#   rstream, riostream  blocking, async (poll) and nonblocking, 64 B and
-#                       64 KiB transfers, verified
+#   rstream, riostream  rsockets: blocking, async (poll, the server) and
+#                       nonblocking, 64 B and 64 KiB transfers, verified
+#                       (-T takes one option letter a time: "-T b -T v")
 #   cmtime              50 connections
 # After each, no cm_id is left (`rdma res show cm_id` empty); at the end
-# the stack unloads.
-#
-# TODO (lead): measure on --stock; in particular whether mckey's sender
-# and receiver on one rxe device see each other's packets there.
+# the stack unloads.  Every case passes on --stock (measured), mckey's
+# receiver included: on one rxe device it sees the sender's packets.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
@@ -108,13 +107,20 @@ port=$(topo_port)
 ktap_test_result "rdma_server / rdma_client" \
 	pair WAIT "rdma_server -s $IP4 -p $port" "rdma_client -s $IP4 -p $port"
 
+# With -T a the server polls; its client blocks.  An async client races
+# with the server's close: rpoll() reports the last data with POLLHUP once
+# the server has shut down, and the tools' do_poll() takes any POLLHUP for
+# a failure, so the client exits 1 without a word after the server's
+# report (seen once on --stock).
 for tool in rstream riostream; do
 	for t in b a n; do
+		ct=$t
+		[ "$t" = a ] && ct=b
 		for s in 64 65536; do
 			port=$(topo_port)
-			ktap_test_result "$tool -T ${t}v -S $s" \
-				pair WAIT "$tool -b $IP4 -p $port -T ${t}v -S $s -C 100" \
-				"$tool -s $IP4 -p $port -T ${t}v -S $s -C 100"
+			ktap_test_result "$tool -T $t -T v -S $s" \
+				pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
+				"$tool -s $IP4 -p $port -T $ct -T v -S $s -C 100"
 		done
 	done
 done
