@@ -3,7 +3,8 @@
 #
 # What users script against while rping runs on rxe0 (rxe_topo.sh):
 #   - a kprobe on ucma_open fires once per open of /dev/infiniband/rdma_cm
-#     (rping's server and client: two opens);
+#     (TODO: measure on stock; ours fires 4 times for one rping server and
+#     client, the 2 asserted below is a guess and fails);
 #   - the rdma_cma and ib_cma tracepoints that fire on stock during one
 #     rping fire on ours (STOCK_FIRED, measured on --stock);
 #   - `rdma res show cm_id` shows the listening and connected ids with
