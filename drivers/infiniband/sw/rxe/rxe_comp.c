@@ -485,17 +485,23 @@ int rxe_comp_step(struct rxe_qp *qp)
 		}
 		return 0;
 	}
-	if (test_and_clear_bit(RXE_REQ_EV_TIMEOUT, &req->events)) {
-		if (!req->rnr_wait && req->comp_psn != req->psn)
-			rxe_comp_retry(qp);
-		return 0;
-	}
-
+	/*
+	 * Responses first: the timer may have fired while the ACKs that
+	 * make it stale were queued here, unread (a slow CPU, a long
+	 * burst to send).  Their progress clears the timeout; going back
+	 * N before reading them would resend a whole window for nothing,
+	 * and on a slow enough host every window again.
+	 */
 	skb = skb_dequeue(&qp->comp.pkts);
 	if (skb) {
 		rxe_comp_rcv(qp, rxe_skb_pkt(skb));
 		kfree_skb(skb);
 		rxe_qp_put(qp);
+		return 0;
+	}
+	if (test_and_clear_bit(RXE_REQ_EV_TIMEOUT, &req->events)) {
+		if (!req->rnr_wait && req->comp_psn != req->psn)
+			rxe_comp_retry(qp);
 		return 0;
 	}
 

@@ -174,11 +174,12 @@ topo_no_rxe() {
 }
 
 # wait_listen PORT NS PID: until a TCP socket listens on PORT in NS, at
-# most 20 s, while process PID lives (a server started in the background
-# must accept before its client connects: the tools' clients do not
-# retry).
+# most 20 s (times OOT_TIMEOUT_SCALE: ibv_srq_pingpong sets up its 16 QPs
+# before it listens, which took longer than 20 s on the debug kernel),
+# while process PID lives (a server started in the background must
+# accept before its client connects: the tools' clients do not retry).
 wait_listen() {
-	local end=$(($(date +%s) + 20))
+	local end=$(($(date +%s) + 20 * ${OOT_TIMEOUT_SCALE:-1}))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		in_ns "$2" ss -Hltn "sport = :$1" | grep -q . && return 0
 		kill -0 "$3" 2>/dev/null || return 1
