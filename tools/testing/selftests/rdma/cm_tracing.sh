@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What users script against while rping runs on rxe0 (rxe_topo.sh):
-#   - a kprobe on ucma_open fires once per open of /dev/infiniband/rdma_cm
-#     (TODO: measure on stock; ours fires 4 times for one rping server and
-#     client, the 2 asserted below is a guess and fails);
+#   - a kprobe on ucma_open fires once per open of /dev/infiniband/rdma_cm:
+#     as many times as rping's openat()s of it, counted by the same
+#     bpftrace (librdmacm opens it more than once per process: 4 opens
+#     for one rping server and client on both stacks);
 #   - the rdma_cma and ib_cma tracepoints that fire on stock during one
 #     rping fire on ours (STOCK_FIRED, measured on --stock);
 #   - `rdma res show cm_id` shows the listening and connected ids with
@@ -51,16 +52,20 @@ rping_once() {
 	wait "$sp" && return $rc
 }
 
-bt_start 'kprobe:ucma_open { @opens[comm] = count(); }'
+bt_start 'kprobe:ucma_open /comm == "rping"/ { @opens = count(); }
+	tracepoint:syscalls:sys_enter_openat /comm == "rping"/ {
+		@paths[str(args->filename)] = count(); }'
 rping_once
 rping_rc=$?
 bt_stop
-opens=$(sed -n 's/^@opens\[rping\]: //p' "$tmp/bt")
-if [ $rping_rc = 0 ] && [ "$opens" = 2 ]; then
-	ktap_test_pass "kprobe:ucma_open fires once per rdma_cm open of rping (2)"
+opens=$(sed -n 's/^@opens: //p' "$tmp/bt")
+paths=$(sed -n 's|^@paths\[/dev/infiniband/rdma_cm\]: ||p' "$tmp/bt")
+echo "# rping: $opens ucma_open, $paths openat of /dev/infiniband/rdma_cm"
+if [ $rping_rc = 0 ] && [ -n "$opens" ] && [ "$opens" = "$paths" ]; then
+	ktap_test_pass "kprobe:ucma_open fires once per rdma_cm open of rping"
 else
 	sed 's/^/# /' "$tmp/bt" "$tmp/srv" "$tmp/cli"
-	ktap_test_fail "kprobe:ucma_open fires once per rdma_cm open of rping (2)"
+	ktap_test_fail "kprobe:ucma_open fires once per rdma_cm open of rping"
 fi
 
 # The tracepoints that fired during one rping on stock (bpftrace, 6.1.0-56,

@@ -10,7 +10,7 @@
 
 mods=$(oot_module_names)
 ktap_print_header
-ktap_set_plan $(( $(echo "$mods" | wc -w) + 2 ))
+ktap_set_plan $(( $(echo "$mods" | wc -w) + 3 ))
 
 check_module() {
 	local m=$1 path
@@ -65,6 +65,32 @@ check_loaded() {
 	fi
 }
 ktap_test_result "the loaded ib_core is the expected one" check_loaded
+
+# `modprobe rdma_cm rdma_ucm` from nothing: every RDMA module it loads
+# (rdma_cm's and rdma_ucm's dependencies: ib_cm, iw_cm, ib_core,
+# ib_uverbs) is the expected one, ours out of tree (taint O) or stock's.
+check_cm_set() {
+	local m n=0
+	rdma_unload_all || return 1
+	modprobe rdma_cm rdma_ucm || return 1
+	for m in $RDMA_MODULES; do
+		module_loaded "$m" || continue
+		n=$((n + 1))
+		if ours; then
+			expect_eq "$m version" "$(cat "/sys/module/$m/version")" \
+				"$OOT_VERSION" &&
+			grep -q O "/sys/module/$m/taint" || return 1
+		elif grep -q O "/sys/module/$m/taint"; then
+			echo "$m: out of tree on the stock stack"
+			return 1
+		fi
+	done
+	module_loaded rdma_cm && module_loaded rdma_ucm &&
+	module_loaded ib_cm && module_loaded iw_cm || return 1
+	echo "# $n modules loaded"
+}
+ktap_test_result "modprobe rdma_cm rdma_ucm loads only the expected modules" \
+	check_cm_set
 
 rdma_unload_all
 ktap_finished
