@@ -44,10 +44,6 @@ facts() {
 }
 ktap_test_result "rdma_cm: mode 0666, abi_version 4, max_backlog 1024" facts
 
-no_cm_ids() {
-	expect_eq "rdma res show cm_id" "$(rdma res show cm_id)" ""
-}
-
 # run GROUP: the group's cases, then nothing left and nothing warned.
 run() {
 	local rc=0 warns
