@@ -835,7 +835,7 @@ def case_connreq():
 # through an Arena of its own: the module's arena is the main thread's.
 
 ROUNDS = int(os.environ.get("UCMA_ROUNDS", "50"))
-RACE_SECS = float(os.environ.get("UCMA_RACE_SECS", "20"))
+RACE_SECS = float(os.environ.get("UCMA_RACE_SECS", "15"))
 SCALE = int(os.environ.get("OOT_TIMEOUT_SCALE", "1"))
 SEED = int(os.environ.get("UCMA_SEED", "0")) or time.time_ns() % 1000000
 # The pause between a command and the destroy or close racing it: none
@@ -930,7 +930,7 @@ def settled_empty(fd, fails, secs):
     time.sleep(secs)
     e, ev = get_event(fd)
     if e != errno.EAGAIN:
-        fails.add(f"an event after the last destroy: {ename(e)} {ev}")
+        fails.add(f"an event left once every id or group was gone: {ename(e)} {ev}")
 
 
 def resolve_alone(dst):
