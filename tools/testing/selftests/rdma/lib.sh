@@ -70,6 +70,11 @@ eventually() {
 	"$@"
 }
 
+# No rdma_cm id left, `rdma res show cm_id` empty (for eventually).
+no_cm_ids() {
+	expect_eq "rdma res show cm_id" "$(rdma res show cm_id)" ""
+}
+
 # expect_eq WHAT: prints the mismatch, returns its truth.
 expect_eq() {
 	if [ "$2" != "$3" ]; then

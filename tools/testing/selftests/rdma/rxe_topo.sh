@@ -245,6 +245,46 @@ tool_pair() {
 	fi
 }
 
+# cm_pair WAIT|KILL "SERVER CMD" "CLIENT CMD": an rdmacm-utils server
+# in the background, once it listens (some rdma_cm id in state LISTEN;
+# mckey's receiver listens on nothing: after a second) its client.  Both
+# must succeed: the server ends by itself with WAIT, is stopped after
+# the client with KILL (cmtime's serves until stopped).  Each bounded by
+# TOOL_TIMEOUT; their output goes to $CM_OUT (the caller's directory),
+# shown on failure.  Afterwards no cm_id is left.
+cm_pair() {
+	local how=$1 srv=$2 cli=$3 sp rc=0
+	: "${CM_OUT:?cm_pair: CM_OUT must name a directory}"
+	# shellcheck disable=SC2086
+	timeout "$TOOL_TIMEOUT" $srv >"$CM_OUT/server" 2>&1 &
+	sp=$!
+	case "$srv" in
+	mckey*) sleep 1 ;;
+	*) eventually 10 cm_listening >/dev/null || { echo "server not listening"; rc=1; } ;;
+	esac
+	# shellcheck disable=SC2086
+	if [ $rc = 0 ] && ! timeout "$TOOL_TIMEOUT" $cli >"$CM_OUT/client" 2>&1; then
+		echo "client failed: $cli"
+		sed 's/^/client: /' "$CM_OUT/client" | tail -20
+		rc=1
+	fi
+	if [ "$how" = KILL ] || [ $rc != 0 ]; then
+		kill "$sp" 2>/dev/null
+		wait "$sp"
+		[ $rc = 0 ] || sed 's/^/server: /' "$CM_OUT/server" | tail -20
+	elif ! wait "$sp"; then
+		echo "server failed: $srv"
+		sed 's/^/server: /' "$CM_OUT/server" | tail -20
+		rc=1
+	fi
+	eventually 10 no_cm_ids || rc=1
+	return $rc
+}
+
+cm_listening() {
+	rdma res show cm_id | grep -q 'state LISTEN'
+}
+
 # rxe_traffic CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: rxe_traffic.py's
 # CASE (with its ARGs), DEV-A the requester and DEV-B the responder, each
 # on the GID of its address.

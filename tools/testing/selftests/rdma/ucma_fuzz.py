@@ -17,6 +17,21 @@ ucma_fuzz.sh, without librdmacm.
     ucma_fuzz.py connreq   (rxe0 on ADDR) connect requests left unread
                            when the listener is destroyed, closed or
                            migrated
+    ucma_fuzz.py resolve   (rxe0 on ADDR) RESOLVE_ADDR to ADDR, to an
+                           on-link address nobody answers (UNREACH) and
+                           to one without a route (NOROUTE), and
+                           RESOLVE_ROUTE, each destroyed or closed at
+                           once, many times; how UNREACH and NOROUTE end
+                           when left alone
+    ucma_fuzz.py listen_race   (rxe0) a thread connecting, another
+                           creating a listener and destroying or closing
+                           it at random points
+    ucma_fuzz.py migrate_race  (rxe0) MIGRATE_ID of resolving ids
+                           between two files in one thread while another
+                           closes either file
+    ucma_fuzz.py mcast     (rxe0) one group joined twice by one id, by
+                           two ids and two files; join then leave,
+                           destroy or close at once, many times
     ucma_fuzz.py ... --measure   print each case's errno instead of
                            checking it (to write the expectations from a
                            --stock run)
@@ -29,12 +44,16 @@ The expected errnos are stock's, measured on --stock.  Where ours is
 deliberately different, the case asserts ours and, with OOT_STOCK=1 in
 the environment, prints why it skips that check on stock.  Each case
 prints what went wrong, one line a problem; exit 1 on a problem.
+The race cases print how many rounds they ran (UCMA_ROUNDS, default 50,
+fewer once UCMA_RACE_SECS pass) and their random seed (UCMA_SEED).
 """
 import ctypes
 import errno
 import mmap
 import os
 import pwd
+import random
+import select
 import socket
 import struct
 import sys
@@ -62,6 +81,12 @@ AF_IB = 27
 # enum rdma_cm_event_type
 EV_ADDR_RESOLVED, EV_CONNECT_REQUEST, EV_MULTICAST_JOIN = 0, 4, 12
 EV_REJECTED, EV_UNREACHABLE, EV_CONNECT_ERROR = 8, 7, 6
+EV_ADDR_ERROR, EV_ROUTE_RESOLVED = 1, 2
+EV_NAMES = ("ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+            "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
+            "UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED",
+            "DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR",
+            "ADDR_CHANGE", "TIMEWAIT_EXIT")
 
 # sizeof()/offsetof() of include/uapi/rdma/rdma_user_cm.h (x86_64)
 SZ = {
@@ -143,10 +168,10 @@ GUARD = arena.guard
 RESP = arena.resp
 
 
-def write_raw(fd, data, beyond=0):
+def write_raw(fd, data, beyond=0, ar=arena):
     """errno of the write (0 on success); a success must return its
-    length."""
-    buf = arena.request(data, beyond)
+    length.  AR: the calling thread's Arena (each thread needs its own)."""
+    buf = ar.request(data, beyond)
     try:
         n = os.write(fd, buf)
     except OSError as e:
@@ -156,9 +181,9 @@ def write_raw(fd, data, beyond=0):
     return 0
 
 
-def cmd(fd, c, payload=b"", out=0, in_len=None):
+def cmd(fd, c, payload=b"", out=0, in_len=None, ar=arena):
     in_len = len(payload) if in_len is None else in_len
-    return write_raw(fd, struct.pack("<IHH", c, in_len, out) + payload)
+    return write_raw(fd, struct.pack("<IHH", c, in_len, out) + payload, ar=ar)
 
 
 def sin(addr=ADDR, port=0):
@@ -301,39 +326,43 @@ def opendev(nonblock=False):
     return os.open(DEV, os.O_RDWR | (os.O_NONBLOCK if nonblock else 0))
 
 
-def create(fd, ps=PS_TCP, uid=1):
-    arena.clear_resp()
-    e = cmd(fd, CREATE_ID, req_create(ps, uid), 4)
+def create(fd, ps=PS_TCP, uid=1, ar=arena):
+    ar.clear_resp()
+    e = cmd(fd, CREATE_ID, req_create(ps, uid, ar.resp), 4, ar=ar)
     if e:
         problem(f"CREATE_ID: {ename(e)}")
         return None
-    return u32(arena.read_resp(4))
+    return u32(ar.read_resp(4))
 
 
-def destroy(fd, i):
+def destroy(fd, i, ar=arena):
     """(errno, events_reported)"""
-    arena.clear_resp()
-    e = cmd(fd, DESTROY_ID, req_destroy(i), 4)
-    return e, (u32(arena.read_resp(4)) if not e else None)
+    ar.clear_resp()
+    e = cmd(fd, DESTROY_ID, req_destroy(i, ar.resp), 4, ar=ar)
+    return e, (u32(ar.read_resp(4)) if not e else None)
 
 
-def get_event(fd, out=EVENT_RESP, resp=RESP):
-    """(errno, (uid, id, event, status))"""
-    arena.clear_resp()
-    e = cmd(fd, GET_EVENT, req_get_event(resp), out)
+def get_event(fd, out=EVENT_RESP, resp=None, ar=arena):
+    """(errno, (uid, id, event, status)); the response goes to RESP, by
+    default AR's response page."""
+    ar.clear_resp()
+    e = cmd(fd, GET_EVENT, req_get_event(ar.resp if resp is None else resp),
+            out, ar=ar)
     if e:
         return e, None
-    return 0, struct.unpack_from("<QIII", arena.read_resp(20))
+    return 0, struct.unpack_from("<QIIi", ar.read_resp(20))
 
 
-def wait_event(fd, secs=10):
+def wait_event(fd, secs=10, ar=arena):
     """The next event of a non-blocking fd, waiting up to secs."""
     end = time.time() + secs
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
     while True:
-        e, ev = get_event(fd)
+        e, ev = get_event(fd, ar=ar)
         if e != errno.EAGAIN or time.time() > end:
             return e, ev
-        time.sleep(0.02)
+        poller.poll(20)
 
 
 # ---- cases ------------------------------------------------------------
@@ -798,10 +827,476 @@ def case_connreq():
         os.close(f)
 
 
+# ---- races ------------------------------------------------------------
+#
+# Each loop runs ROUNDS rounds, or fewer once its share of RACE_SECS has
+# passed (a TCG guest is some 20 times slower than the host: fewer rounds
+# there, the same checks), and prints how far it got.  A thread writes
+# through an Arena of its own: the module's arena is the main thread's.
+
+ROUNDS = int(os.environ.get("UCMA_ROUNDS", "50"))
+RACE_SECS = float(os.environ.get("UCMA_RACE_SECS", "15"))
+SCALE = int(os.environ.get("OOT_TIMEOUT_SCALE", "1"))
+SEED = int(os.environ.get("UCMA_SEED", "0")) or time.time_ns() % 1000000
+# The pause between a command and the destroy or close racing it: none
+# most often, else long enough for its work to start or its event to be
+# queued unread.
+DELAYS = (0, 0, 0.0002, 0.001, 0.005)
+RACE_PORT = 18950
+# An on-link address nobody owns (ARP goes unanswered), and one no route
+# leads to (TEST-NET-2; ucma_fuzz.sh makes sure, see NOROUTE_IS_UNREACHABLE).
+UNREACH = os.environ.get("UCMA_UNREACH", "10.200.0.99")
+NOROUTE = os.environ.get("UCMA_NOROUTE", "198.51.100.1")
+# Set by ucma_fuzz.sh when the machine had a route to NOROUTE (a default
+# route) and an "unreachable" route stands in: NOROUTE_END then differs.
+NOROUTE_IS_UNREACHABLE = os.environ.get("UCMA_NOROUTE_UNREACHABLE") == "1"
+# req_resolve_addr()'s timeout.
+RESOLVE_SECS = 2
+
+# How a command left alone ends: (the write's errno, the name of the
+# event read after it or None, that event's status), as "resolve" and
+# "mcast" print them, e.g. (0, "ADDR_ERROR", -errno.ETIMEDOUT).  None:
+# not measured yet, printed but not checked.
+# RESOLVE_ADDR to UNREACH:
+UNREACH_END = None  # measured on stock: TODO
+# RESOLVE_ADDR to NOROUTE:
+NOROUTE_END = None  # measured on stock: TODO
+# A second JOIN_MCAST of the group one id has joined already:
+MCAST_SECOND_JOIN = None  # measured on stock: TODO
+
+
+def rounds(what, secs):
+    """range(ROUNDS), cut short once secs have passed (one round at
+    least); says how far it got."""
+    end = time.monotonic() + secs
+    done = 0
+    for r in range(ROUNDS):
+        if done and time.monotonic() > end:
+            break
+        yield r
+        done += 1
+    print(f"{what}: {done} of {ROUNDS} rounds", flush=True)
+
+
+class Failures:
+    """A loop's failures: the first is reported, the rest counted."""
+
+    def __init__(self, what):
+        self.what = what
+        self.seen = []
+
+    def add(self, msg):
+        self.seen.append(msg)
+
+    def report(self):
+        if self.seen:
+            more = f" (and {len(self.seen) - 1} more)" if len(self.seen) > 1 else ""
+            problem(f"{self.what}: {self.seen[0]}{more}")
+
+
+def errno_expr(e):
+    """An errno (negative as event statuses carry it) as Python."""
+    if not e:
+        return "0"
+    name = errno.errorcode.get(abs(e))
+    if name is None:
+        return str(e)
+    return f"-errno.{name}" if e < 0 else f"errno.{name}"
+
+
+def ev_name(ev):
+    return EV_NAMES[ev] if ev < len(EV_NAMES) else str(ev)
+
+
+def end_expr(end):
+    w, ev, st = end
+    return (f"({errno_expr(w)}, {'None' if ev is None else repr(ev)}, "
+            f"{'None' if st is None else errno_expr(st)})")
+
+
+def check_end(what, got, want, note=""):
+    """got against a measured constant; printed either way, for the
+    measuring run."""
+    print(f"{what}: {end_expr(got)}", flush=True)
+    if want is None or note:
+        print(f"  ... not checked: {note or 'measured on stock: TODO'}", flush=True)
+    elif got != want and not MEASURE:
+        problem(f"{what}: got {end_expr(got)}, want {end_expr(want)}")
+
+
+def settled_empty(fd, fails, secs):
+    """After secs, fd has no event queued: every id or group it named is
+    gone, and with it what was queued or still to come for it."""
+    time.sleep(secs)
+    e, ev = get_event(fd)
+    if e != errno.EAGAIN:
+        fails.add(f"an event left once every id or group was gone: {ename(e)} {ev}")
+
+
+def resolve_alone(dst):
+    """(errno, event, status) of a RESOLVE_ADDR to dst left alone."""
+    fd = opendev(nonblock=True)
+    i = create(fd, uid=0x99)
+    w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(dst)))
+    end = (w, None, None)
+    if not w:
+        e, ev = wait_event(fd, (RESOLVE_SECS + 10) * SCALE)
+        if e:
+            problem(f"RESOLVE_ADDR to {dst}: no event {RESOLVE_SECS + 10} s after: {ename(e)}")
+        else:
+            if ev[0:2] != (0x99, i):
+                problem(f"RESOLVE_ADDR to {dst}: event (uid, id, event, status) {ev}")
+            end = (0, ev_name(ev[2]), ev[3])
+    e, n = destroy(fd, i)
+    expect(f"DESTROY_ID after RESOLVE_ADDR to {dst}", e, 0)
+    expect_val(f"its events_reported ({dst})", n, 0 if end[1] is None else 1)
+    os.close(fd)
+    return end
+
+
+def resolve_then(what, dst, want_w, how, secs):
+    """RESOLVE_ADDR to dst (its write answering want_w), then at once or
+    a moment later DESTROY_ID or close (how)."""
+    fails = Failures(f"RESOLVE_ADDR to {what}, then {how}")
+    fd = None
+    for r in rounds(fails.what, secs):
+        if fd is None:
+            fd = opendev(nonblock=True)
+        i = create(fd)
+        if i is None:
+            continue
+        w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(dst)))
+        if w != want_w:
+            fails.add(f"round {r}: the write: {ename(w)}, want {ename(want_w)}")
+        if DELAYS[r % len(DELAYS)]:
+            time.sleep(DELAYS[r % len(DELAYS)])
+        if how == "close":
+            os.close(fd)
+            fd = None
+            continue
+        e, n = destroy(fd, i)
+        if e or n:
+            fails.add(f"round {r}: DESTROY_ID {ename(e)}, events_reported {n}")
+    if fd is not None:
+        # A resolution left running would end by RESOLVE_SECS.
+        settled_empty(fd, fails, RESOLVE_SECS + 0.5 if dst == UNREACH else 0.2)
+        os.close(fd)
+    fails.report()
+
+
+def route_then(how, secs):
+    """RESOLVE_ROUTE once the address is resolved, then at once or a
+    moment later DESTROY_ID or close (how)."""
+    fails = Failures(f"RESOLVE_ROUTE, then {how}")
+    fd = None
+    for r in rounds(fails.what, secs):
+        if fd is None:
+            fd = opendev(nonblock=True)
+        i = create(fd)
+        if i is None:
+            continue
+        w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i))
+        e, ev = wait_event(fd, 10 * SCALE) if not w else (w, None)
+        if e or ev[1:4] != (i, EV_ADDR_RESOLVED, 0):
+            fails.add(f"round {r}: RESOLVE_ADDR {ename(w)}, then {ename(e)} {ev}")
+            destroy(fd, i)
+            continue
+        w = cmd(fd, RESOLVE_ROUTE, req_resolve_route(i))
+        if w:
+            fails.add(f"round {r}: RESOLVE_ROUTE: {ename(w)}")
+        if DELAYS[r % len(DELAYS)]:
+            time.sleep(DELAYS[r % len(DELAYS)])
+        if how == "close":
+            os.close(fd)
+            fd = None
+            continue
+        e, n = destroy(fd, i)
+        if e or n != 1:
+            fails.add(f"round {r}: DESTROY_ID {ename(e)}, events_reported {n} (want 1)")
+    if fd is not None:
+        settled_empty(fd, fails, 0.2)
+        os.close(fd)
+    fails.report()
+
+
+def case_resolve():
+    unreach = resolve_alone(UNREACH)
+    check_end(f"RESOLVE_ADDR to {UNREACH} (on-link, unanswered), left alone",
+              unreach, UNREACH_END)
+    noroute = resolve_alone(NOROUTE)
+    check_end(f"RESOLVE_ADDR to {NOROUTE} (no route), left alone", noroute,
+              NOROUTE_END,
+              "an unreachable route stands in for no route" if NOROUTE_IS_UNREACHABLE else "")
+    loops = [(f"{ADDR} (own, reachable)", ADDR, 0),
+             (f"{UNREACH} (on-link, unanswered)", UNREACH, unreach[0]),
+             (f"{NOROUTE} (no route)", NOROUTE, noroute[0])]
+    secs = RACE_SECS / (2 * len(loops) + 2)
+    for what, dst, want_w in loops:
+        for how in ("DESTROY_ID", "close"):
+            resolve_then(what, dst, want_w, how, secs)
+    for how in ("DESTROY_ID", "close"):
+        route_then(how, secs)
+
+
+def run_threads(what, targets, secs):
+    """Each target(arena, rng) in a thread of its own; one that raises,
+    or is not done after secs (a write that hangs), is a problem."""
+    def guarded(target, ar, rng):
+        try:
+            target(ar, rng)
+        except Exception as e:  # whatever it is, it is a problem
+            problem(f"{what}: {target.__name__}: {type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=guarded, daemon=True,
+                                args=(t, Arena(), random.Random(SEED + k)))
+               for k, t in enumerate(targets)]
+    for t in threads:
+        t.start()
+    end = time.monotonic() + secs
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    hung = [t for t in threads if t.is_alive()]
+    if hung:
+        problem(f"{what}: {len(hung)} thread(s) not done after {secs:.0f} s")
+    return not hung
+
+
+def connect_once(fd, ar, port, fails):
+    """An id on fd resolved to ADDR and connecting to port (no QP); its
+    number, or None when a step failed."""
+    c = create(fd, uid=0x77, ar=ar)
+    if c is None:
+        return None
+    steps = ((RESOLVE_ADDR, req_resolve_addr(c, sin(ADDR, port)), EV_ADDR_RESOLVED),
+             (RESOLVE_ROUTE, req_resolve_route(c), EV_ROUTE_RESOLVED))
+    for c_cmd, req, want in steps:
+        w = cmd(fd, c_cmd, req, ar=ar)
+        e, ev = wait_event(fd, 10 * SCALE, ar) if not w else (w, None)
+        if e or ev[1:4] != (c, want, 0):
+            fails.add(f"client: command {c_cmd}: {ename(w)}, then {ename(e)} {ev}")
+            return c
+    w = cmd(fd, CONNECT, req_connect(c), ar=ar)
+    if w:
+        fails.add(f"client: CONNECT: {ename(w)}")
+    return c
+
+
+def case_listen_race():
+    """A listener on RACE_PORT, created, listening, then destroyed or
+    closed at random points, while another thread keeps connecting to
+    the port."""
+    print(f"seed {SEED} (UCMA_SEED={SEED} repeats the choices)", flush=True)
+    fails = Failures("listener closed while requests arrive")
+    done = threading.Event()
+    seen = {"requests": 0, "connects": 0}
+
+    def listener(ar, rng):
+        try:
+            listen_rounds(ar, rng)
+        finally:
+            done.set()
+
+    def listen_rounds(ar, rng):
+        for r in rounds("listener created, listening, destroyed or closed", RACE_SECS):
+            fd = opendev(nonblock=True)
+            i = create(fd, uid=0x66, ar=ar)
+            if i is None:  # create() reported it
+                os.close(fd)
+                continue
+            e = cmd(fd, BIND_IP, req_bind_ip(i, sin(ADDR, RACE_PORT)), ar=ar)
+            if not e:
+                e = cmd(fd, LISTEN, req_listen(i, 4), ar=ar)
+            if e:
+                fails.add(f"listener round {r}: BIND_IP or LISTEN: {ename(e)}")
+                os.close(fd)
+                continue
+            how = rng.choice(("DESTROY_ID", "close", "DESTROY_ID after a request",
+                              "close after a request"))
+            if how.endswith("request"):
+                e, ev = wait_event(fd, 2 * SCALE, ar)
+                if not e:
+                    if ev[2] != EV_CONNECT_REQUEST:
+                        fails.add(f"listener round {r}: event {ev}")
+                    seen["requests"] += 1
+            else:
+                time.sleep(rng.choice(DELAYS + (0.02,)))
+            if how.startswith("DESTROY_ID"):
+                e, _ = destroy(fd, i, ar)
+                if e:
+                    fails.add(f"listener round {r}: DESTROY_ID: {ename(e)}")
+            os.close(fd)
+
+    def client(ar, rng):
+        while not done.is_set():
+            fd = opendev(nonblock=True)
+            c = connect_once(fd, ar, RACE_PORT, fails)
+            seen["connects"] += 1
+            time.sleep(rng.choice(DELAYS + (0.02,)))
+            if c is not None and rng.random() < 0.5:
+                e, _ = destroy(fd, c, ar)
+                if e:
+                    fails.add(f"client: DESTROY_ID: {ename(e)}")
+            os.close(fd)
+
+    run_threads("listener race", (listener, client), 2 * RACE_SECS + 30 * SCALE)
+    print(f"{seen['connects']} connects, {seen['requests']} requests read", flush=True)
+    if not seen["requests"]:
+        fails.add("no connect request ever reached a listener")
+    fails.report()
+
+
+def case_migrate_race():
+    """Ids resolving on file a; one thread migrates them a -> b -> a ...,
+    the other closes a, b or both at a random point.  Each MIGRATE_ID
+    answers, with 0 or an errno."""
+    print(f"seed {SEED} (UCMA_SEED={SEED} repeats the choices)", flush=True)
+    fails = Failures("MIGRATE_ID while a file closes")
+    rng = random.Random(SEED)
+    answers = {}
+    for r in rounds("MIGRATE_ID back and forth, a file closing", RACE_SECS):
+        files = [opendev(nonblock=True), opendev(nonblock=True)]
+        ids = [create(files[0], uid=0x100 + k) for k in range(4)]
+        for i in ids:
+            cmd(files[0], RESOLVE_ADDR, req_resolve_addr(i))
+        order = rng.choice(((0,), (1,), (0, 1), (1, 0)))
+        delay = rng.choice(DELAYS + (0.01,))
+        closed = []
+
+        def migrator(ar, _rng):
+            for k in range(6):
+                src, dst = (files[0], files[1]) if k % 2 == 0 else (files[1], files[0])
+                for i in ids:
+                    ar.clear_resp()
+                    e = cmd(dst, MIGRATE_ID, req_migrate(i, src, ar.resp), 4, ar=ar)
+                    answers[e] = answers.get(e, 0) + 1
+
+        def closer(_ar, _rng):
+            time.sleep(delay)
+            for f in order:
+                os.close(files[f])
+                closed.append(f)
+
+        if not run_threads(f"round {r}", (migrator, closer), 30 * SCALE):
+            return
+        # What stays open still answers for the ids it holds.
+        for f in (0, 1):
+            if f in closed:
+                continue
+            for i in ids:
+                e, _ = destroy(files[f], i)
+                if e not in (0, errno.ENOENT):
+                    fails.add(f"round {r}: DESTROY_ID after the race: {ename(e)}")
+            os.close(files[f])
+    print("MIGRATE_ID answers: " +
+          ", ".join(f"{ename(e)} {n}" for e, n in sorted(answers.items())), flush=True)
+    odd = set(answers) - {0, errno.ENOENT, errno.EINVAL, errno.EBADF}
+    if odd:
+        fails.add(f"MIGRATE_ID answered {', '.join(ename(e) for e in sorted(odd))}")
+    if not answers.get(0):
+        fails.add("no MIGRATE_ID succeeded")
+    fails.report()
+
+
+def join(fd, i, uid=3):
+    """JOIN_MCAST of MCAST: (errno, the group's handle)."""
+    arena.clear_resp()
+    e = cmd(fd, JOIN_MCAST, req_join(i, uid=uid), 4)
+    return e, (u32(arena.read_resp(4)) if not e else None)
+
+
+def leave(fd, mc):
+    """LEAVE_MCAST: (errno, events_reported)."""
+    arena.clear_resp()
+    e = cmd(fd, LEAVE_MCAST, req_leave(mc), 4)
+    return e, (u32(arena.read_resp(4)) if not e else None)
+
+
+def joined(what, fd, mc):
+    """The join event of group handle mc arrives, status 0."""
+    e, ev = wait_event(fd, 10 * SCALE)
+    if expect(f"{what}: its event", e, 0) and ev[1:4] != (mc, EV_MULTICAST_JOIN, 0):
+        problem(f"{what}: event (uid, id, event, status) {ev}, "
+                f"want id {mc}, MULTICAST_JOIN, 0")
+    return not e
+
+
+def case_mcast():
+    fd = opendev(nonblock=True)
+    # One id, the same group twice.
+    i = bound_id(fd, PS_UDP, uid=0x88)
+    e, mc1 = join(fd, i)
+    if expect(f"JOIN_MCAST {MCAST}", e, 0):
+        joined("JOIN_MCAST", fd, mc1)
+    e, mc2 = join(fd, i, uid=4)
+    second = (e, None, None)
+    if not e:
+        if mc2 == mc1:
+            problem(f"the second join's handle is the first's ({mc1})")
+        e, ev = wait_event(fd, 10 * SCALE)
+        if not e:
+            if ev[1] != mc2:
+                problem(f"second join: event (uid, id, event, status) {ev}, want id {mc2}")
+            second = (0, ev_name(ev[2]), ev[3])
+    check_end(f"a second JOIN_MCAST of {MCAST} on one id", second, MCAST_SECOND_JOIN)
+    for mc in (mc1, mc2):
+        if mc is not None:
+            expect(f"LEAVE_MCAST of handle {mc}", leave(fd, mc)[0], 0)
+    expect("DESTROY_ID", destroy(fd, i)[0], 0)
+
+    # Two ids of one file, and of two files, in one group (as mckey -c 2).
+    other = opendev(nonblock=True)
+    for what, fds in (("two ids of one file", (fd, fd)), ("two files", (fd, other))):
+        ids = [bound_id(f, PS_UDP) for f in fds]
+        for f, i in zip(fds, ids):
+            e, mc = join(f, i)
+            if expect(f"JOIN_MCAST by {what}", e, 0):
+                joined(f"JOIN_MCAST by {what}", f, mc)
+        for f, i in zip(fds, ids):
+            expect(f"DESTROY_ID of one of {what}", destroy(f, i)[0], 0)
+    os.close(other)
+    os.close(fd)
+
+    # Join, then at once (or a moment later) leave, destroy or close.
+    secs = RACE_SECS / 3
+    for how in ("LEAVE_MCAST", "DESTROY_ID", "close"):
+        fails = Failures(f"JOIN_MCAST, then {how}")
+        fd = i = None
+        for r in rounds(fails.what, secs):
+            if fd is None:
+                fd = opendev(nonblock=True)
+            if i is None:
+                i = bound_id(fd, PS_UDP)
+            e, mc = join(fd, i)
+            if e:
+                fails.add(f"round {r}: JOIN_MCAST: {ename(e)}")
+                continue
+            if DELAYS[r % len(DELAYS)]:
+                time.sleep(DELAYS[r % len(DELAYS)])
+            if how == "LEAVE_MCAST":
+                e, n = leave(fd, mc)
+            elif how == "DESTROY_ID":
+                e, n = destroy(fd, i)
+                i = None
+            else:
+                os.close(fd)
+                fd = i = None
+                continue
+            if e or n:
+                fails.add(f"round {r}: {how}: {ename(e)}, events_reported {n}")
+        if fd is not None:
+            settled_empty(fd, fails, 0.2)
+            if i is not None:
+                destroy(fd, i)
+            os.close(fd)
+        fails.report()
+
+
 CASES = {
     "write": case_write, "ids": case_ids, "sizes": case_sizes,
     "pointers": case_pointers, "creds": case_creds, "state": case_state,
-    "connreq": case_connreq,
+    "connreq": case_connreq, "resolve": case_resolve,
+    "listen_race": case_listen_race, "migrate_race": case_migrate_race,
+    "mcast": case_mcast,
 }
 
 if __name__ == "__main__":

@@ -23,9 +23,8 @@
 IP4=$ONE_IP
 IP6=fd00:200::1
 MCAST=239.1.2.3
-TMO=$((60 * ${OOT_TIMEOUT_SCALE:-1}))
-LOG=$(mktemp -d)
-trap 'rm -rf "$LOG"' EXIT
+CM_OUT=$(mktemp -d)
+trap 'rm -rf "$CM_OUT"' EXIT
 
 ktap_print_header
 ktap_set_plan 24
@@ -36,76 +35,36 @@ modprobe rdma_ucm
 topo_one_up || exit "$KSFT_FAIL"
 ip addr add "$IP6/64" dev "$VETH" nodad
 
-no_cm_ids() {
-	expect_eq "rdma res show cm_id" "$(rdma res show cm_id)" ""
-}
-
-listening() {
-	rdma res show cm_id | grep -q 'state LISTEN'
-}
-
-# pair WAIT|KILL "SERVER CMD" "CLIENT CMD": the server in the background,
-# once it listens (or, for a server that does not listen, such as mckey's
-# receiver, after a second) the client; both must succeed, the server
-# exit by itself with WAIT, be stopped after the client with KILL.
-pair() {
-	local how=$1 srv=$2 cli=$3 sp rc=0
-	# shellcheck disable=SC2086
-	timeout "$TMO" $srv >"$LOG/server" 2>&1 &
-	sp=$!
-	case "$srv" in
-	mckey*) sleep 1 ;;
-	*) eventually 10 listening >/dev/null || { echo "server not listening"; rc=1; } ;;
-	esac
-	# shellcheck disable=SC2086
-	if [ $rc = 0 ] && ! timeout "$TMO" $cli >"$LOG/client" 2>&1; then
-		echo "client failed: $cli"
-		sed 's/^/client: /' "$LOG/client" | tail -20
-		rc=1
-	fi
-	if [ "$how" = KILL ] || [ $rc != 0 ]; then
-		kill "$sp" 2>/dev/null
-		wait "$sp"
-		[ $rc = 0 ] || sed 's/^/server: /' "$LOG/server" | tail -20
-	elif ! wait "$sp"; then
-		echo "server failed: $srv"
-		sed 's/^/server: /' "$LOG/server" | tail -20
-		rc=1
-	fi
-	eventually 10 no_cm_ids || rc=1
-	return $rc
-}
-
 port=$(topo_port)
 for a in "$IP4" "$IP6"; do
 	for s in 4096 32768; do
 		port=$(topo_port)
 		ktap_test_result "rping -S $s -C 10 -V on $a" \
-			pair WAIT "rping -s -a $a -p $port -S $s -C 10 -V" \
+			cm_pair WAIT "rping -s -a $a -p $port -S $s -C 10 -V" \
 			"rping -c -a $a -p $port -S $s -C 10 -V"
 	done
 done
 
 port=$(topo_port)
 ktap_test_result "ucmatose, one connection" \
-	pair WAIT "ucmatose -b $IP4 -p $port" "ucmatose -s $IP4 -p $port"
+	cm_pair WAIT "ucmatose -b $IP4 -p $port" "ucmatose -s $IP4 -p $port"
 port=$(topo_port)
 ktap_test_result "ucmatose, 4 connections × 10 messages" \
-	pair WAIT "ucmatose -b $IP4 -p $port -c 4 -C 10" \
+	cm_pair WAIT "ucmatose -b $IP4 -p $port -c 4 -C 10" \
 	"ucmatose -s $IP4 -p $port -c 4 -C 10"
 port=$(topo_port)
 ktap_test_result "ucmatose over IPv6" \
-	pair WAIT "ucmatose -b $IP6 -p $port -f ipv6" "ucmatose -s $IP6 -p $port -f ipv6"
+	cm_pair WAIT "ucmatose -b $IP6 -p $port -f ipv6" "ucmatose -s $IP6 -p $port -f ipv6"
 
 # udaddy's -p is the port space: it always uses port 7174.
-ktap_test_result "udaddy" pair WAIT "udaddy -b $IP4" "udaddy -s $IP4"
+ktap_test_result "udaddy" cm_pair WAIT "udaddy -b $IP4" "udaddy -s $IP4"
 
 ktap_test_result "mckey -m $MCAST, receiver and sender" \
-	pair WAIT "mckey -m $MCAST -b $IP4 -C 10" "mckey -m $MCAST -b $IP4 -s -C 10"
+	cm_pair WAIT "mckey -m $MCAST -b $IP4 -C 10" "mckey -m $MCAST -b $IP4 -s -C 10"
 
 port=$(topo_port)
 ktap_test_result "rdma_server / rdma_client" \
-	pair WAIT "rdma_server -s $IP4 -p $port" "rdma_client -s $IP4 -p $port"
+	cm_pair WAIT "rdma_server -s $IP4 -p $port" "rdma_client -s $IP4 -p $port"
 
 # With -T a the server polls; its client blocks.  An async client races
 # with the server's close: rpoll() reports the last data with POLLHUP once
@@ -119,7 +78,7 @@ for tool in rstream riostream; do
 		for s in 64 65536; do
 			port=$(topo_port)
 			ktap_test_result "$tool -T $t -T v -S $s" \
-				pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
+				cm_pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
 				"$tool -s $IP4 -p $port -T $ct -T v -S $s -C 100"
 		done
 	done
@@ -128,7 +87,7 @@ done
 # cmtime's server serves until stopped.
 port=$(topo_port)
 ktap_test_result "cmtime -c 50" \
-	pair KILL "cmtime -b $IP4 -p $port -c 50" "cmtime -s $IP4 -p $port -c 50"
+	cm_pair KILL "cmtime -b $IP4 -p $port -c 50" "cmtime -s $IP4 -p $port -c 50"
 
 ip addr del "$IP6/64" dev "$VETH" 2>/dev/null
 topo_down
