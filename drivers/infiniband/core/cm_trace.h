@@ -136,7 +136,32 @@ TRACE_DEFINE_ENUM(IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED);
 	{ IB_CM_REJ_INVALID_ALT_FLOW_LABEL, "REJ_INVALID_ALT_FLOW_LABEL" }, \
 	{ IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED, "REJ_VENDOR_OPTION_NOT_SUPPORTED" })
 
-/* An id, as it is when the event happens. */
+#ifndef OOT_RDMA_CM_TRACE_HELPERS
+#define OOT_RDMA_CM_TRACE_HELPERS
+/* An id as the events on it record it, as it is when they happen. */
+static inline void cm_trace_id(const void **id, u32 *local_id, u32 *remote_id,
+			       unsigned long *state,
+			       const struct ib_cm_id *cm_id)
+{
+	*id = cm_id;
+	*local_id = be32_to_cpu(cm_id->local_id);
+	*remote_id = be32_to_cpu(cm_id->remote_id);
+	*state = cm_id->state;
+}
+#endif
+
+#define CM_TR_ID_ASSIGN(id)						\
+	cm_trace_id(&__entry->cm_id, &__entry->local_id,		\
+		    &__entry->remote_id, &__entry->state, id)
+
+/*
+ * The output of every event that records both communication IDs starts
+ * with them, then has the event's own @fmt and @args.
+ */
+#define CM_TR_COMM_ID_PRINTK(fmt, args...)				\
+	TP_printk("local_id=%u remote_id=%u" fmt, __entry->local_id,	\
+		  __entry->remote_id, ##args)
+
 DECLARE_EVENT_CLASS(icm_id_class,
 		    TP_PROTO(const struct ib_cm_id *cm_id),
 		    TP_ARGS(cm_id),
@@ -145,15 +170,11 @@ DECLARE_EVENT_CLASS(icm_id_class,
 				     __field(unsigned int, remote_id)
 				     __field(unsigned long, state)
 				     __field(unsigned long, lap_state)),
-		    TP_fast_assign(__entry->cm_id = cm_id;
-				   __entry->local_id = be32_to_cpu(cm_id->local_id);
-				   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
-				   __entry->state = cm_id->state;
+		    TP_fast_assign(CM_TR_ID_ASSIGN(cm_id);
 				   __entry->lap_state = cm_id->lap_state;),
-		    TP_printk("local_id=%u remote_id=%u state=%s lap_state=%s",
-			      __entry->local_id, __entry->remote_id,
-			      cm_tr_state(__entry->state),
-			      cm_tr_lap_state(__entry->lap_state))
+		    CM_TR_COMM_ID_PRINTK(" state=%s lap_state=%s",
+					 cm_tr_state(__entry->state),
+					 cm_tr_lap_state(__entry->lap_state))
 );
 
 #define CM_TR_ID_EVENT(name)						\
@@ -197,15 +218,11 @@ TRACE_EVENT(icm_send_rej,
 			     __field(u32, remote_id)
 			     __field(unsigned long, state)
 			     __field(unsigned long, reason)),
-	    TP_fast_assign(__entry->cm_id = cm_id;
-			   __entry->local_id = be32_to_cpu(cm_id->local_id);
-			   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
-			   __entry->state = cm_id->state;
+	    TP_fast_assign(CM_TR_ID_ASSIGN(cm_id);
 			   __entry->reason = reason;),
-	    TP_printk("local_id=%u remote_id=%u state=%s reason=%s",
-		      __entry->local_id, __entry->remote_id,
-		      cm_tr_state(__entry->state),
-		      cm_tr_rej_reason(__entry->reason))
+	    CM_TR_COMM_ID_PRINTK(" state=%s reason=%s",
+				 cm_tr_state(__entry->state),
+				 cm_tr_rej_reason(__entry->reason))
 );
 
 /* Answers sent without an id, by the comm IDs of what they answer. */
@@ -216,8 +233,7 @@ DECLARE_EVENT_CLASS(icm_local_class,
 				     __field(unsigned int, remote_id)),
 		    TP_fast_assign(__entry->local_id = local_id;
 				   __entry->remote_id = remote_id;),
-		    TP_printk("local_id=%u remote_id=%u", __entry->local_id,
-			      __entry->remote_id)
+		    CM_TR_COMM_ID_PRINTK("")
 );
 
 #define CM_TR_LOCAL_EVENT(name)						\
@@ -267,8 +283,7 @@ TRACE_EVENT(icm_rep_unknown_err,
 	    TP_fast_assign(__entry->local_id = local_id;
 			   __entry->remote_id = remote_id;
 			   __entry->state = state;),
-	    TP_printk("local_id=%u remote_id=%u state=%s", __entry->local_id,
-		      __entry->remote_id, cm_tr_state(__entry->state))
+	    CM_TR_COMM_ID_PRINTK(" state=%s", cm_tr_state(__entry->state))
 );
 
 TRACE_EVENT(icm_handler_err,

@@ -24,24 +24,45 @@ static inline void cma_trace_addrs(unsigned char *src, unsigned char *dst,
 	memcpy(dst, &id_priv->id.route.addr.dst_addr,
 	       sizeof(struct sockaddr_in6));
 }
+
+/* The id as most events record it: restrack id, ToS and addresses. */
+static inline void cma_trace_id(u32 *cm_id, u32 *tos, unsigned char *src,
+				unsigned char *dst,
+				const struct rdma_id_private *id_priv)
+{
+	*cm_id = id_priv->res.id;
+	*tos = id_priv->tos;
+	cma_trace_addrs(src, dst, id_priv);
+}
 #endif
+
+/*
+ * What most events record of the id: its restrack id and ToS first in
+ * the record, then the event's own @fields, its addresses last; in the
+ * output all four first, then the event's own @fmt and @args.
+ */
+#define CMA_ID_ENTRY(fields...)						\
+	TP_STRUCT__entry(__field(u32, cm_id)				\
+			 __field(u32, tos)				\
+			 fields						\
+			 __array(unsigned char, srcaddr,		\
+				 sizeof(struct sockaddr_in6))		\
+			 __array(unsigned char, dstaddr,		\
+				 sizeof(struct sockaddr_in6)))
+#define CMA_ID_ASSIGN(id_priv)						\
+	cma_trace_id(&__entry->cm_id, &__entry->tos, __entry->srcaddr,	\
+		     __entry->dstaddr, id_priv)
+#define CMA_ID_PRINTK(fmt, args...)					\
+	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u" fmt,		\
+		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,	\
+		  __entry->tos, ##args)
 
 DECLARE_EVENT_CLASS(cma_fsm_class,
 		    TP_PROTO(const struct rdma_id_private *id_priv),
 		    TP_ARGS(id_priv),
-		    TP_STRUCT__entry(__field(u32, cm_id)
-				     __field(u32, tos)
-				     __array(unsigned char, srcaddr,
-					     sizeof(struct sockaddr_in6))
-				     __array(unsigned char, dstaddr,
-					     sizeof(struct sockaddr_in6))),
-		    TP_fast_assign(__entry->cm_id = id_priv->res.id;
-				   __entry->tos = id_priv->tos;
-				   cma_trace_addrs(__entry->srcaddr,
-						   __entry->dstaddr, id_priv)),
-		    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u",
-			      __entry->cm_id, __entry->srcaddr,
-			      __entry->dstaddr, __entry->tos)
+		    CMA_ID_ENTRY(),
+		    TP_fast_assign(CMA_ID_ASSIGN(id_priv)),
+		    CMA_ID_PRINTK("")
 );
 
 #define CMA_FSM_EVENT(name)						\
@@ -59,6 +80,7 @@ CMA_FSM_EVENT(sent_drep);
 CMA_FSM_EVENT(sent_dreq);
 CMA_FSM_EVENT(id_destroy);
 
+/* No ToS in this one's record, as on stock. */
 TRACE_EVENT(cm_id_attach,
 	    TP_PROTO(const struct rdma_id_private *id_priv,
 		     const struct ib_device *device),
@@ -81,21 +103,10 @@ TRACE_EVENT(cm_id_attach,
 DECLARE_EVENT_CLASS(cma_qp_class,
 		    TP_PROTO(const struct rdma_id_private *id_priv),
 		    TP_ARGS(id_priv),
-		    TP_STRUCT__entry(__field(u32, cm_id)
-				     __field(u32, tos)
-				     __field(u32, qp_num)
-				     __array(unsigned char, srcaddr,
-					     sizeof(struct sockaddr_in6))
-				     __array(unsigned char, dstaddr,
-					     sizeof(struct sockaddr_in6))),
-		    TP_fast_assign(__entry->cm_id = id_priv->res.id;
-				   __entry->tos = id_priv->tos;
-				   __entry->qp_num = id_priv->qp_num;
-				   cma_trace_addrs(__entry->srcaddr,
-						   __entry->dstaddr, id_priv)),
-		    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u qp_num=%u",
-			      __entry->cm_id, __entry->srcaddr,
-			      __entry->dstaddr, __entry->tos, __entry->qp_num)
+		    CMA_ID_ENTRY(__field(u32, qp_num)),
+		    TP_fast_assign(CMA_ID_ASSIGN(id_priv);
+				   __entry->qp_num = id_priv->qp_num),
+		    CMA_ID_PRINTK(" qp_num=%u", __entry->qp_num)
 );
 
 #define CMA_QP_EVENT(name)						\
@@ -129,6 +140,7 @@ TRACE_DEFINE_ENUM(IB_QPT_XRC_TGT);
 			 { IB_QPT_XRC_INI, "XRC_INI" },			\
 			 { IB_QPT_XRC_TGT, "XRC_TGT" })
 
+/* The PD sits between the id and its ToS in the record, as on stock. */
 TRACE_EVENT(cm_qp_create,
 	    TP_PROTO(const struct rdma_id_private *id_priv,
 		     const struct ib_pd *pd,
@@ -146,90 +158,53 @@ TRACE_EVENT(cm_qp_create,
 				     sizeof(struct sockaddr_in6))
 			     __array(unsigned char, dstaddr,
 				     sizeof(struct sockaddr_in6))),
-	    TP_fast_assign(__entry->cm_id = id_priv->res.id;
+	    TP_fast_assign(CMA_ID_ASSIGN(id_priv);
 			   __entry->pd_id = pd->res.id;
-			   __entry->tos = id_priv->tos;
 			   __entry->send_wr = qp_init_attr->cap.max_send_wr;
 			   __entry->recv_wr = qp_init_attr->cap.max_recv_wr;
 			   __entry->rc = rc;
 			   __entry->qp_num = rc ? 0 : id_priv->qp_num;
-			   __entry->qp_type = rc ? 0 : id_priv->id.qp_type;
-			   cma_trace_addrs(__entry->srcaddr, __entry->dstaddr,
-					   id_priv)),
-	    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u pd.id=%u qp_type=%s send_wr=%u recv_wr=%u qp_num=%u rc=%d",
-		      __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		      __entry->tos, __entry->pd_id,
-		      cma_show_qp_type(__entry->qp_type), __entry->send_wr,
-		      __entry->recv_wr, __entry->qp_num, __entry->rc)
+			   __entry->qp_type = rc ? 0 : id_priv->id.qp_type),
+	    CMA_ID_PRINTK(" pd.id=%u qp_type=%s send_wr=%u recv_wr=%u qp_num=%u rc=%d",
+			  __entry->pd_id, cma_show_qp_type(__entry->qp_type),
+			  __entry->send_wr, __entry->recv_wr, __entry->qp_num,
+			  __entry->rc)
 );
 
 TRACE_EVENT(cm_req_handler,
 	    TP_PROTO(const struct rdma_id_private *id_priv, int event),
 	    TP_ARGS(id_priv, event),
-	    TP_STRUCT__entry(__field(u32, cm_id)
-			     __field(u32, tos)
-			     __field(unsigned long, event)
-			     __array(unsigned char, srcaddr,
-				     sizeof(struct sockaddr_in6))
-			     __array(unsigned char, dstaddr,
-				     sizeof(struct sockaddr_in6))),
-	    TP_fast_assign(__entry->cm_id = id_priv->res.id;
-			   __entry->tos = id_priv->tos;
-			   __entry->event = event;
-			   cma_trace_addrs(__entry->srcaddr, __entry->dstaddr,
-					   id_priv)),
-	    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s (%lu)",
-		      __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		      __entry->tos, rdma_show_ib_cm_event(__entry->event),
-		      __entry->event)
+	    CMA_ID_ENTRY(__field(unsigned long, event)),
+	    TP_fast_assign(CMA_ID_ASSIGN(id_priv);
+			   __entry->event = event),
+	    CMA_ID_PRINTK(" %s (%lu)", rdma_show_ib_cm_event(__entry->event),
+			  __entry->event)
 );
 
 TRACE_EVENT(cm_event_handler,
 	    TP_PROTO(const struct rdma_id_private *id_priv,
 		     const struct rdma_cm_event *event),
 	    TP_ARGS(id_priv, event),
-	    TP_STRUCT__entry(__field(u32, cm_id)
-			     __field(u32, tos)
-			     __field(unsigned long, event)
-			     __field(int, status)
-			     __array(unsigned char, srcaddr,
-				     sizeof(struct sockaddr_in6))
-			     __array(unsigned char, dstaddr,
-				     sizeof(struct sockaddr_in6))),
-	    TP_fast_assign(__entry->cm_id = id_priv->res.id;
-			   __entry->tos = id_priv->tos;
+	    CMA_ID_ENTRY(__field(unsigned long, event)
+			 __field(int, status)),
+	    TP_fast_assign(CMA_ID_ASSIGN(id_priv);
 			   __entry->event = event->event;
-			   __entry->status = event->status;
-			   cma_trace_addrs(__entry->srcaddr, __entry->dstaddr,
-					   id_priv)),
-	    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s (%lu/%d)",
-		      __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		      __entry->tos, rdma_show_cm_event(__entry->event),
-		      __entry->event, __entry->status)
+			   __entry->status = event->status),
+	    CMA_ID_PRINTK(" %s (%lu/%d)", rdma_show_cm_event(__entry->event),
+			  __entry->event, __entry->status)
 );
 
 TRACE_EVENT(cm_event_done,
 	    TP_PROTO(const struct rdma_id_private *id_priv,
 		     const struct rdma_cm_event *event, int result),
 	    TP_ARGS(id_priv, event, result),
-	    TP_STRUCT__entry(__field(u32, cm_id)
-			     __field(u32, tos)
-			     __field(unsigned long, event)
-			     __field(int, result)
-			     __array(unsigned char, srcaddr,
-				     sizeof(struct sockaddr_in6))
-			     __array(unsigned char, dstaddr,
-				     sizeof(struct sockaddr_in6))),
-	    TP_fast_assign(__entry->cm_id = id_priv->res.id;
-			   __entry->tos = id_priv->tos;
+	    CMA_ID_ENTRY(__field(unsigned long, event)
+			 __field(int, result)),
+	    TP_fast_assign(CMA_ID_ASSIGN(id_priv);
 			   __entry->event = event->event;
-			   __entry->result = result;
-			   cma_trace_addrs(__entry->srcaddr, __entry->dstaddr,
-					   id_priv)),
-	    TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s consumer returns %d",
-		      __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		      __entry->tos, rdma_show_cm_event(__entry->event),
-		      __entry->result)
+			   __entry->result = result),
+	    CMA_ID_PRINTK(" %s consumer returns %d",
+			  rdma_show_cm_event(__entry->event), __entry->result)
 );
 
 DECLARE_EVENT_CLASS(cma_client_class,

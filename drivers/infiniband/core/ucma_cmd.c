@@ -112,17 +112,13 @@ int ucma_cmd_destroy_id(struct ucma_file *file, const void __user *in,
 static int ucma_bind_to(struct ucma_file *file, u32 handle,
 			struct sockaddr *addr)
 {
-	struct ucma_ctx *ctx;
+	struct ucma_ctx *ctx = ucma_ctx_lock(file, handle);
 	int ret;
 
-	ctx = ucma_ctx_get(file, handle);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_bind_addr(ctx->cm_id, addr);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -157,17 +153,13 @@ static int ucma_resolve_to(struct ucma_file *file, u32 handle,
 			   struct sockaddr *src, struct sockaddr *dst,
 			   u32 timeout_ms)
 {
-	struct ucma_ctx *ctx;
+	struct ucma_ctx *ctx = ucma_ctx_lock(file, handle);
 	int ret;
 
-	ctx = ucma_ctx_get(file, handle);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_resolve_addr(ctx->cm_id, src, dst, timeout_ms);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -212,17 +204,11 @@ int ucma_cmd_resolve_route(struct ucma_file *file, const void __user *in,
 	struct ucma_ctx *ctx;
 	int ret;
 
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, true);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_resolve_route(ctx->cm_id, cmd.timeout_ms);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -245,18 +231,26 @@ static void ucma_conn_param_from_user(struct rdma_cm_id *cm_id,
 }
 
 /*
- * CONNECT and ACCEPT grew an ECE at their end: a request ending at the
- * reserved field before it is an older librdmacm's, and means no ECE.
+ * CONNECT and ACCEPT grew an ECE at their end: a request that stops
+ * before it is an older librdmacm's and reads as one with a zero ECE; one
+ * that stops earlier is invalid.
  */
-static int ucma_copy_ece_request(void *cmd, size_t cmd_size,
-				 size_t min_size, const void __user *in,
-				 u16 in_len, size_t *got)
+static_assert(offsetofend(struct rdma_ucm_connect, ece) ==
+	      sizeof(struct rdma_ucm_connect));
+static_assert(offsetofend(struct rdma_ucm_accept, ece) ==
+	      sizeof(struct rdma_ucm_accept));
+
+static int ucma_copy_ece_request(void *cmd, size_t size,
+				 const void __user *in, u16 in_len)
 {
-	if (in_len < min_size)
+	struct rdma_ucm_ece *ece = cmd + size - sizeof(*ece);
+
+	if (in_len < size - sizeof(*ece))
 		return -EINVAL;
-	*got = min_t(size_t, in_len, cmd_size);
-	if (copy_from_user(cmd, in, *got))
+	if (copy_from_user(cmd, in, min_t(size_t, in_len, size)))
 		return -EFAULT;
+	if (in_len < size)
+		memset(ece, 0, sizeof(*ece));
 	return 0;
 }
 
@@ -264,32 +258,22 @@ int ucma_cmd_connect(struct ucma_file *file, const void __user *in,
 		     u16 in_len, u16 out_len)
 {
 	struct rdma_conn_param conn_param = {};
-	struct rdma_ucm_connect cmd = {};
-	struct rdma_ucm_ece ece = {};
+	struct rdma_ucm_connect cmd;
 	struct ucma_ctx *ctx;
-	size_t got;
 	int ret;
 
-	ret = ucma_copy_ece_request(&cmd, sizeof(cmd),
-				    offsetofend(typeof(cmd), reserved),
-				    in, in_len, &got);
+	ret = ucma_copy_ece_request(&cmd, sizeof(cmd), in, in_len);
 	if (ret)
 		return ret;
 	if (!cmd.conn_param.valid)
 		return -EINVAL;
 
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_bound(file, cmd.id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
 	ucma_conn_param_from_user(ctx->cm_id, &conn_param, &cmd.conn_param);
-	if (got >= offsetofend(typeof(cmd), ece))
-		ece = cmd.ece;
-
-	mutex_lock(&ctx->cmd_lock);
-	ret = rdma_connect_ece(ctx->cm_id, &conn_param, &ece);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ret = rdma_connect_ece(ctx->cm_id, &conn_param, &cmd.ece);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -301,22 +285,15 @@ int ucma_cmd_listen(struct ucma_file *file, const void __user *in,
 	struct ucma_ctx *ctx;
 	int ret;
 
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
-	ctx = ucma_ctx_get(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, false);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
 	/* 0 or too much means "as much as allowed", as stock. */
 	if (!cmd.backlog || cmd.backlog > max_backlog)
 		cmd.backlog = max_backlog;
 	atomic_set(&ctx->backlog, cmd.backlog);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_listen(ctx->cm_id, cmd.backlog);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -324,41 +301,32 @@ int ucma_cmd_accept(struct ucma_file *file, const void __user *in,
 		    u16 in_len, u16 out_len)
 {
 	struct rdma_conn_param conn_param = {};
-	struct rdma_ucm_accept cmd = {};
-	struct rdma_ucm_ece ece = {};
+	struct rdma_ucm_accept cmd;
 	struct ucma_ctx *ctx;
-	size_t got;
 	int ret;
 
-	ret = ucma_copy_ece_request(&cmd, sizeof(cmd),
-				    offsetofend(typeof(cmd), reserved),
-				    in, in_len, &got);
+	ret = ucma_copy_ece_request(&cmd, sizeof(cmd), in, in_len);
 	if (ret)
 		return ret;
 
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_bound(file, cmd.id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	if (got >= offsetofend(typeof(cmd), ece))
-		ece = cmd.ece;
 	if (cmd.conn_param.valid)
 		ucma_conn_param_from_user(ctx->cm_id, &conn_param,
 					  &cmd.conn_param);
-
-	mutex_lock(&ctx->cmd_lock);
 	/*
 	 * Under the handler lock, so that the events after the accept see
 	 * the uid that makes them reported.
 	 */
 	rdma_lock_handler(ctx->cm_id);
 	ret = rdma_accept_ece(ctx->cm_id,
-			      cmd.conn_param.valid ? &conn_param : NULL, &ece);
+			      cmd.conn_param.valid ? &conn_param : NULL,
+			      &cmd.ece);
 	if (!ret && cmd.conn_param.valid)
 		ctx->uid = cmd.uid;
 	rdma_unlock_handler(ctx->cm_id);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -379,15 +347,12 @@ int ucma_cmd_reject(struct ucma_file *file, const void __user *in,
 	    cmd.reason != IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED)
 		return -EINVAL;
 
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_bound(file, cmd.id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_reject(ctx->cm_id, cmd.private_data, cmd.private_data_len,
 			  cmd.reason);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -398,17 +363,11 @@ int ucma_cmd_disconnect(struct ucma_file *file, const void __user *in,
 	struct ucma_ctx *ctx;
 	int ret;
 
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, true);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_disconnect(ctx->cm_id);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -428,25 +387,22 @@ int ucma_cmd_init_qp_attr(struct ucma_file *file, const void __user *in,
 		return -EFAULT;
 	if (cmd.qp_state > IB_QPS_ERR)
 		return -EINVAL;
+	qp_attr.qp_state = cmd.qp_state;
 
-	ctx = ucma_ctx_get_bound(file, cmd.id);
+	ctx = ucma_ctx_lock_bound(file, cmd.id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	qp_attr.qp_state = cmd.qp_state;
-	mutex_lock(&ctx->cmd_lock);
 	ret = rdma_init_qp_attr(ctx->cm_id, &qp_attr, &mask);
-	mutex_unlock(&ctx->cmd_lock);
+	if (!ret)
+		ib_copy_qp_attr_to_user(ctx->cm_id->device, &resp, &qp_attr);
+	ucma_ctx_unlock(ctx);
 	if (ret)
-		goto out;
+		return ret;
 
-	ib_copy_qp_attr_to_user(ctx->cm_id->device, &resp, &qp_attr);
 	resp.qp_attr_mask = mask;
 	if (copy_to_user(u64_to_user_ptr(cmd.response), &resp, sizeof(resp)))
-		ret = -EFAULT;
-out:
-	ucma_ctx_put(ctx);
-	return ret;
+		return -EFAULT;
+	return 0;
 }
 
 /* RDMA_OPTION_ID: under ctx->cmd_lock. */
@@ -578,18 +534,12 @@ int ucma_cmd_notify(struct ucma_file *file, const void __user *in,
 	struct ucma_ctx *ctx;
 	int ret = -EINVAL;
 
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
-	ctx = ucma_ctx_get(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, false);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
 	if (ctx->cm_id->device)
 		ret = rdma_notify(ctx->cm_id, (enum ib_event_type)cmd.event);
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }
 

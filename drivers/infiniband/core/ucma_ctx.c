@@ -17,6 +17,7 @@
  */
 
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "ucma_priv.h"
 
@@ -139,6 +140,57 @@ void ucma_ctx_put(struct ucma_ctx *ctx)
 {
 	if (refcount_dec_and_test(&ctx->users))
 		complete(&ctx->idle);
+}
+
+/*
+ * What most commands do before they call rdma_cm on an id: look its
+ * context up (with the errnos of ucma_ctx_get()) and take its cmd_lock.
+ * ucma_ctx_unlock() undoes either.
+ */
+static struct ucma_ctx *ucma_ctx_lock_got(struct ucma_ctx *ctx)
+{
+	if (!IS_ERR(ctx))
+		mutex_lock(&ctx->cmd_lock);
+	return ctx;
+}
+
+/* ucma_ctx_get() with ctx->cmd_lock held. */
+struct ucma_ctx *ucma_ctx_lock(struct ucma_file *file, u32 handle)
+{
+	return ucma_ctx_lock_got(ucma_ctx_get(file, handle));
+}
+
+/* ucma_ctx_get_bound() with ctx->cmd_lock held. */
+struct ucma_ctx *ucma_ctx_lock_bound(struct ucma_file *file, u32 handle)
+{
+	return ucma_ctx_lock_got(ucma_ctx_get_bound(file, handle));
+}
+
+void ucma_ctx_unlock(struct ucma_ctx *ctx)
+{
+	mutex_unlock(&ctx->cmd_lock);
+	ucma_ctx_put(ctx);
+}
+
+/**
+ * ucma_ctx_lock_cmd - read a command's request, lock the id it names
+ * @file: the file the command came on
+ * @in: the request in userspace
+ * @cmd: where to read it
+ * @size: its size
+ * @id: the field of @cmd that names the context
+ * @bound: whether the context must be bound, as for ucma_ctx_lock_bound()
+ *
+ * For the commands with nothing to check in their request before the
+ * lookup: -EFAULT comes first, then the lookup's errnos, as stock.
+ */
+struct ucma_ctx *ucma_ctx_lock_cmd(struct ucma_file *file,
+				   const void __user *in, void *cmd, size_t size,
+				   const u32 *id, bool bound)
+{
+	if (copy_from_user(cmd, in, size))
+		return ERR_PTR(-EFAULT);
+	return bound ? ucma_ctx_lock_bound(file, *id) : ucma_ctx_lock(file, *id);
 }
 
 static void ucma_ctx_unpublish(struct ucma_ctx *ctx)

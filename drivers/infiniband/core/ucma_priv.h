@@ -160,6 +160,12 @@ void ucma_ctx_publish(struct ucma_ctx *ctx);
 struct ucma_ctx *ucma_ctx_get(struct ucma_file *file, u32 handle);
 struct ucma_ctx *ucma_ctx_get_bound(struct ucma_file *file, u32 handle);
 void ucma_ctx_put(struct ucma_ctx *ctx);
+struct ucma_ctx *ucma_ctx_lock(struct ucma_file *file, u32 handle);
+struct ucma_ctx *ucma_ctx_lock_bound(struct ucma_file *file, u32 handle);
+void ucma_ctx_unlock(struct ucma_ctx *ctx);
+struct ucma_ctx *ucma_ctx_lock_cmd(struct ucma_file *file,
+				   const void __user *in, void *cmd, size_t size,
+				   const u32 *id, bool bound);
 struct ucma_ctx *ucma_ctx_claim(struct ucma_file *file, u32 handle);
 bool ucma_ctx_claim_this(struct ucma_ctx *ctx);
 int ucma_ctx_destroy(struct ucma_ctx *ctx);

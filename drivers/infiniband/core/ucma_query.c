@@ -77,20 +77,15 @@ int ucma_cmd_query_route(struct ucma_file *file, const void __user *in,
 	struct rdma_ucm_query cmd;
 	struct rdma_cm_id *cm_id;
 	struct ucma_ctx *ctx;
-	int ret = 0;
 
 	if (out_len < offsetof(typeof(resp), ibdev_index))
 		return -ENOSPC;
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
-	ctx = ucma_ctx_get(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, false);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	cm_id = ctx->cm_id;
 
 	memset(&resp, 0, sizeof(resp));
-	mutex_lock(&ctx->cmd_lock);
 	ucma_copy_in6_slot(&resp.src_addr, &cm_id->route.addr.src_addr);
 	ucma_copy_in6_slot(&resp.dst_addr, &cm_id->route.addr.dst_addr);
 	if (cm_id->device) {
@@ -99,13 +94,12 @@ int ucma_cmd_query_route(struct ucma_file *file, const void __user *in,
 		resp.port_num = cm_id->port_num;
 		ucma_route_paths(&resp, cm_id);
 	}
-	mutex_unlock(&ctx->cmd_lock);
+	ucma_ctx_unlock(ctx);
 
 	if (copy_to_user(u64_to_user_ptr(cmd.response), &resp,
 			 min_t(size_t, out_len, sizeof(resp))))
-		ret = -EFAULT;
-	ucma_ctx_put(ctx);
-	return ret;
+		return -EFAULT;
+	return 0;
 }
 
 static void ucma_addr_resp_device(struct rdma_ucm_query_addr_resp *resp,
@@ -232,15 +226,10 @@ int ucma_cmd_query(struct ucma_file *file, const void __user *in,
 	void __user *out;
 	int ret;
 
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-	out = u64_to_user_ptr(cmd.response);
-
-	ctx = ucma_ctx_get(file, cmd.id);
+	ctx = ucma_ctx_lock_cmd(file, in, &cmd, sizeof(cmd), &cmd.id, false);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-
-	mutex_lock(&ctx->cmd_lock);
+	out = u64_to_user_ptr(cmd.response);
 	switch (cmd.option) {
 	case RDMA_USER_CM_QUERY_ADDR:
 		ret = ucma_query_addr(ctx, out, out_len);
@@ -255,7 +244,6 @@ int ucma_cmd_query(struct ucma_file *file, const void __user *in,
 		ret = -UCMA_ENOTIMPL;
 		break;
 	}
-	mutex_unlock(&ctx->cmd_lock);
-	ucma_ctx_put(ctx);
+	ucma_ctx_unlock(ctx);
 	return ret;
 }

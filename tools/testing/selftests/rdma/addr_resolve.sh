@@ -55,10 +55,7 @@ cleanup() {
 }
 
 skip_all() {
-	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "addr_test case $i" "$1"
-	done
+	test_module_skip addr_test $MODULE_CASES "$1"
 	ktap_test_skip "the module made nothing that stays" "$1"
 	ktap_test_skip "the neighbour the module resolved is in the ARP table" "$1"
 	ktap_test_skip "the stack unloads afterwards" "$1"
@@ -106,29 +103,11 @@ res_summary() {
 }
 before=$(res_summary)
 
-# The module's KTAP, from the kernel log lines it adds while loading.
-log_lines=$(dmesg | wc -l)
 load_rc=0
 # shellcheck disable=SC2086 # one word per parameter
-modprobe addr_test $params || load_rc=$?
-out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*addr_test: //p')
+out=$(test_module_load addr_test $params) || load_rc=$?
 [ $load_rc = 0 ] || skip_all "modprobe addr_test: $load_rc"
-printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-
-for i in $(seq $MODULE_CASES); do
-	line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-	desc=$(printf "%s\n" "$line" | sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-	case "$line" in
-	"")
-		ktap_test_fail "addr_test case $i: not reported" ;;
-	*" # SKIP "*)
-		ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-	"ok "*)
-		ktap_test_pass "$desc" ;;
-	*)
-		ktap_test_fail "$desc" ;;
-	esac
-done
+test_module_relay addr_test $MODULE_CASES "$out"
 
 nothing_left() {
 	modprobe -r addr_test &&

@@ -32,9 +32,7 @@ ktap_set_plan $((MODULE_CASES + OWN_CASES))
 
 skip_all() {
 	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "cm_test case $i" "$1"
-	done
+	test_module_skip cm_test $MODULE_CASES "$1"
 	for i in $(seq $OWN_CASES); do
 		ktap_test_skip "cm_loop case $i" "$1"
 	done
@@ -45,12 +43,7 @@ skip_all() {
 rdma_unload_all
 modinfo cm_test >/dev/null 2>&1 ||
 	skip_all "cm_test.ko not installed (scripts/vm --ko, see the head of this test)"
-veth_setup
-ip addr add 10.200.0.1/24 dev "$VETH"
-rdma link add rxe0 type rxe netdev "$VETH"
-eventually 10 grep -qx '0000:0000:0000:0000:0000:ffff:0ac8:0001' \
-	/sys/class/infiniband/rxe0/ports/1/gids/* ||
-	echo "# no IPv4 GID on rxe0"
+rxe0_up_ipv4
 modprobe ib_cm || skip_all "modprobe ib_cm failed"
 
 PORT=/sys/class/infiniband/rxe0/ports/1
@@ -123,31 +116,13 @@ before=$(counters)
 echo 1 > "$TRACEFS/events/ib_cma/enable" 2>/dev/null
 echo > "$TRACEFS/trace" 2>/dev/null
 
-# The module's KTAP, from the kernel log lines it adds while loading.
-log_lines=$(dmesg | wc -l)
 load_rc=0
-modprobe cm_test dev=rxe0 || load_rc=$?
-out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*cm_test: //p')
+out=$(test_module_load cm_test dev=rxe0) || load_rc=$?
 echo 0 > "$TRACEFS/events/ib_cma/enable" 2>/dev/null
 # (Unloading a module with trace events empties the buffer: read it now.)
 trace=$(cat "$TRACEFS/trace" 2>/dev/null)
 [ $load_rc = 0 ] || skip_all "modprobe cm_test: $load_rc"
-printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-
-for i in $(seq $MODULE_CASES); do
-	line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-	desc=$(printf "%s\n" "$line" | sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-	case "$line" in
-	"")
-		ktap_test_fail "cm_test case $i: not reported" ;;
-	*" # SKIP "*)
-		ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-	"ok "*)
-		ktap_test_pass "$desc" ;;
-	*)
-		ktap_test_fail "$desc" ;;
-	esac
-done
+test_module_relay cm_test $MODULE_CASES "$out"
 # rmmod: modprobe -r would take ib_cm, and its counters, with it.
 rmmod cm_test
 

@@ -29,10 +29,7 @@ ktap_print_header
 ktap_set_plan $((MODULE_CASES + 4))
 
 skip_all() {
-	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "cma_test case $i" "$1"
-	done
+	test_module_skip cma_test $MODULE_CASES "$1"
 	ktap_test_skip "rdma res show cm_id lists the held ids as stock" "$1"
 	ktap_test_skip "unloading the module leaves no cm_id" "$1"
 	ktap_test_skip "configfs shows rdma_cm/rxe0/ports/1 defaults" "$1"
@@ -44,35 +41,13 @@ skip_all() {
 rdma_unload_all
 modinfo cma_test >/dev/null 2>&1 ||
 	skip_all "cma_test.ko not installed (scripts/vm --ko, see the head of this test)"
-veth_setup
-ip addr add 10.200.0.1/24 dev "$VETH"
-rdma link add rxe0 type rxe netdev "$VETH"
-eventually 10 grep -qx '0000:0000:0000:0000:0000:ffff:0ac8:0001' \
-	/sys/class/infiniband/rxe0/ports/1/gids/* ||
-	echo "# no IPv4 GID on rxe0"
+rxe0_up_ipv4
 modprobe rdma_cm || skip_all "modprobe rdma_cm failed"
 
-log_lines=$(dmesg | wc -l)
 load_rc=0
-modprobe cma_test addr=10.200.0.1 || load_rc=$?
-out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*cma_test: //p')
+out=$(test_module_load cma_test addr=10.200.0.1) || load_rc=$?
 [ $load_rc = 0 ] || skip_all "modprobe cma_test: $load_rc"
-printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-
-for i in $(seq $MODULE_CASES); do
-	line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-	desc=$(printf "%s\n" "$line" | sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-	case "$line" in
-	"")
-		ktap_test_fail "cma_test case $i: not reported" ;;
-	*" # SKIP "*)
-		ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-	"ok "*)
-		ktap_test_pass "$desc" ;;
-	*)
-		ktap_test_fail "$desc" ;;
-	esac
-done
+test_module_relay cma_test $MODULE_CASES "$out"
 modprobe -r cma_test
 
 # The held ids: the listener (bound to the address), the client and the

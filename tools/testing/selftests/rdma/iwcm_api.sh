@@ -74,15 +74,8 @@ autoload() {
 ktap_test_result "an iwpmd message loads iw_cm" autoload
 
 # The API cases.
-skip_module() {
-	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "iwcm_test case $i" "$1"
-	done
-}
-
 run_module() {
-	local log_lines load_rc=0 out line desc i args=()
+	local load_rc=0 out args=()
 
 	# A device without iWARP verbs: rxe0 on a veth.
 	veth_setup && rdma link add rxe0 type rxe netdev "$VETH" &&
@@ -90,37 +83,19 @@ run_module() {
 	# The stock iw_cm calls the missing verbs of such a device.
 	ours && args+=(noiw_ops=1)
 
-	log_lines=$(dmesg | wc -l)
-	modprobe iwcm_test "${args[@]}" || load_rc=$?
-	out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*iwcm_test: //p')
+	out=$(test_module_load iwcm_test "${args[@]}") || load_rc=$?
 	if [ $load_rc != 0 ]; then
-		skip_module "modprobe iwcm_test: $load_rc"
+		test_module_skip iwcm_test $MODULE_CASES "modprobe iwcm_test: $load_rc"
 		return
 	fi
-	printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-
-	for i in $(seq $MODULE_CASES); do
-		line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-		desc=$(printf "%s\n" "$line" |
-			sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-		case "$line" in
-		"")
-			ktap_test_fail "iwcm_test case $i: not reported" ;;
-		*" # SKIP "*)
-			ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-		"ok "*)
-			ktap_test_pass "$desc" ;;
-		*)
-			ktap_test_fail "$desc" ;;
-		esac
-	done
+	test_module_relay iwcm_test $MODULE_CASES "$out"
 	modprobe -r iwcm_test
 }
 
 if modinfo iwcm_test >/dev/null 2>&1; then
 	run_module
 else
-	skip_module "iwcm_test.ko not installed (scripts/vm --ko, see the head of this test)"
+	test_module_skip iwcm_test $MODULE_CASES "iwcm_test.ko not installed (scripts/vm --ko, see the head of this test)"
 fi
 
 # Every id the module made is gone: nothing pins iw_cm.

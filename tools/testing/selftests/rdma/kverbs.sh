@@ -31,10 +31,7 @@ ktap_print_header
 ktap_set_plan $((MODULE_CASES + 3))
 
 skip_all() {
-	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "kverbs_test case $i" "$1"
-	done
+	test_module_skip kverbs_test $MODULE_CASES "$1"
 	ktap_test_skip "the module's objects show in rdma res as kernel-owned" "$1"
 	ktap_test_skip "unloading the module leaves rdma res as before" "$1"
 	ktap_test_skip "the stack unloads afterwards" "$1"
@@ -45,41 +42,17 @@ skip_all() {
 rdma_unload_all
 modinfo kverbs_test >/dev/null 2>&1 ||
 	skip_all "kverbs_test.ko not installed (scripts/vm --ko, see the head of this test)"
-veth_setup
-ip addr add 10.200.0.1/24 dev "$VETH"
-rdma link add rxe0 type rxe netdev "$VETH"
-# The RoCEv2 GID of the IPv4 address: the one the module connects through.
-eventually 10 grep -qx '0000:0000:0000:0000:0000:ffff:0ac8:0001' \
-	/sys/class/infiniband/rxe0/ports/1/gids/* ||
-	echo "# no IPv4 GID on rxe0"
+rxe0_up_ipv4
 
 res_summary() {
 	rdma res show | grep '^[0-9]*: rxe0:' | rdma_norm
 }
 before=$(res_summary)
 
-# The module's KTAP, from the kernel log lines it adds while loading.
-log_lines=$(dmesg | wc -l)
 load_rc=0
-modprobe kverbs_test dev=rxe0 || load_rc=$?
-out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*kverbs_test: //p')
+out=$(test_module_load kverbs_test dev=rxe0) || load_rc=$?
 [ $load_rc = 0 ] || skip_all "modprobe kverbs_test: $load_rc"
-printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-
-for i in $(seq $MODULE_CASES); do
-	line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-	desc=$(printf "%s\n" "$line" | sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-	case "$line" in
-	"")
-		ktap_test_fail "kverbs_test case $i: not reported" ;;
-	*" # SKIP "*)
-		ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-	"ok "*)
-		ktap_test_pass "$desc" ;;
-	*)
-		ktap_test_fail "$desc" ;;
-	esac
-done
+test_module_relay kverbs_test $MODULE_CASES "$out"
 modprobe -r kverbs_test
 
 # The held objects (a PD, a CQ of IB_POLL_WORKQUEUE serving both queues

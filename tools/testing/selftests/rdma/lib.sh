@@ -32,6 +32,51 @@ module_loaded() {
 	[ -d "/sys/module/$1" ] && [ -e "/sys/module/$1/initstate" ]
 }
 
+# The test-only modules (modules/*_test) run their cases when loaded and
+# print KTAP into the kernel log, each line prefixed "MODULE: ".
+
+# test_module_load MODULE [PARAM...]: loads MODULE with PARAMs and prints
+# the KTAP it logged meanwhile, without the prefix; fails as modprobe did.
+test_module_load() {
+	local module=$1 log_lines rc=0
+	shift
+	log_lines=$(dmesg | wc -l)
+	modprobe "$module" "$@" || rc=$?
+	dmesg | tail -n +$((log_lines + 1)) | sed -n "s/^.*$module: //p"
+	return $rc
+}
+
+# test_module_skip MODULE CASES WHY: cases 1 to CASES of MODULE skipped.
+test_module_skip() {
+	local i
+	for i in $(seq "$2"); do
+		ktap_test_skip "$1 case $i" "$3"
+	done
+}
+
+# test_module_relay MODULE CASES KTAP: the results of cases 1 to CASES in
+# KTAP (what test_module_load printed for MODULE) as cases of this test,
+# a case not reported as failed; the other lines as diagnostics.
+test_module_relay() {
+	local module=$1 cases=$2 ktap=$3 i line desc
+	printf "%s\n" "$ktap" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
+	for i in $(seq "$cases"); do
+		line=$(printf "%s\n" "$ktap" | grep -E "^(not )?ok $i " | head -n 1)
+		desc=$(printf "%s\n" "$line" |
+			sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
+		case "$line" in
+		"")
+			ktap_test_fail "$module case $i: not reported" ;;
+		*" # SKIP "*)
+			ktap_test_skip "$desc" "${line#* # SKIP }" ;;
+		"ok "*)
+			ktap_test_pass "$desc" ;;
+		*)
+			ktap_test_fail "$desc" ;;
+		esac
+	done
+}
+
 # Unload the whole RDMA stack, whatever is loaded of it.
 rdma_unload_all() {
 	local m
@@ -186,6 +231,18 @@ removal_under_holder() {
 	[ $rc = 0 ] || { echo "rdma link del failed ($rc)"; return 1; }
 	[ $((t1 - t0)) -lt 5 ] || { echo "rdma link del took $((t1 - t0))s"; return 1; }
 	cat "$dir/out"
+}
+
+# rxe0_up_ipv4: veth_setup with 10.200.0.1/24 and rxe0 on it, waiting
+# for the RoCEv2 GID of that address (the one the test modules connect
+# through); without it, says so and goes on: the cases that need it fail.
+rxe0_up_ipv4() {
+	veth_setup
+	ip addr add 10.200.0.1/24 dev "$VETH"
+	rdma link add rxe0 type rxe netdev "$VETH"
+	eventually 10 grep -qx '0000:0000:0000:0000:0000:ffff:0ac8:0001' \
+		/sys/class/infiniband/rxe0/ports/1/gids/* ||
+		echo "# no IPv4 GID on rxe0"
 }
 
 # rxe0_up: veth_setup and rxe0 on it, once its GID 0 (the default GID,

@@ -29,15 +29,8 @@ OUR_CASES=5
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + OUR_CASES))
 
-skip_module() {
-	local i
-	for i in $(seq $MODULE_CASES); do
-		ktap_test_skip "mad_test case $i" "$1"
-	done
-}
-
 skip_all() {
-	skip_module "$1"
+	test_module_skip mad_test $MODULE_CASES "$1"
 	ktap_test_skip "QP1 of rxe0 in rdma res: GSI, RTS, owned by ib_core" "$1"
 	ktap_test_skip "rdma res counts the MAD layer's PD, CQ and QP" "$1"
 	ktap_test_skip "send_queue_size and recv_queue_size as stock" "$1"
@@ -96,38 +89,20 @@ params() {
 }
 ktap_test_result "send_queue_size and recv_queue_size as stock" params
 
-# The module's KTAP, from the kernel log lines it adds while loading.
 run_module() {
-	local log_lines load_rc=0 out line desc i
+	local load_rc=0 out
 
 	modinfo mad_test >/dev/null 2>&1 || {
-		skip_module "mad_test.ko not installed (scripts/vm --ko, see the head of this test)"
+		test_module_skip mad_test $MODULE_CASES "mad_test.ko not installed (scripts/vm --ko, see the head of this test)"
 		return
 	}
-	log_lines=$(dmesg | wc -l)
-	modprobe mad_test dev=rxe0 || load_rc=$?
-	out=$(dmesg | tail -n +$((log_lines + 1)) | sed -n 's/^.*mad_test: //p')
+	out=$(test_module_load mad_test dev=rxe0) || load_rc=$?
 	if [ $load_rc != 0 ]; then
-		skip_module "modprobe mad_test: $load_rc"
+		test_module_skip mad_test $MODULE_CASES "modprobe mad_test: $load_rc"
 		return
 	fi
 	modprobe -r mad_test
-	printf "%s\n" "$out" | grep -v -E '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-	for i in $(seq $MODULE_CASES); do
-		line=$(printf "%s\n" "$out" | grep -E "^(not )?ok $i " | head -n 1)
-		desc=$(printf "%s\n" "$line" |
-			sed -E 's/^(not )?ok [0-9]+ //; s/ # SKIP.*//')
-		case "$line" in
-		"")
-			ktap_test_fail "mad_test case $i: not reported" ;;
-		*" # SKIP "*)
-			ktap_test_skip "$desc" "${line#* # SKIP }" ;;
-		"ok "*)
-			ktap_test_pass "$desc" ;;
-		*)
-			ktap_test_fail "$desc" ;;
-		esac
-	done
+	test_module_relay mad_test $MODULE_CASES "$out"
 }
 run_module
 

@@ -34,6 +34,8 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 
+#include "ktap_module.h"
+
 #include "core_exports.h"
 
 static char *at_dev_name = "rxe0";
@@ -60,10 +62,6 @@ MODULE_PARM_DESC(unreach4, "an IPv4 address of an unreachable route");
 static char *at_noroute4 = "";
 module_param_named(noroute4, at_noroute4, charp, 0444);
 MODULE_PARM_DESC(noroute4, "an IPv4 address without any route");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 #define AT_PORT		1
 /* A resolution's callback comes within this, even in a slow guest. */
@@ -84,34 +82,11 @@ static struct {
 	bool have_noroute4;
 } at;
 
-static int at_n;
-
-#define at_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
-
-static void at_result(int ret, const char *name)
-{
-	at_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", at_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", at_n, name);
-	}
-}
-
-static void at_skip(const char *name, const char *why)
-{
-	at_n++;
-	passed++;
-	pr_info("ok %d %s # SKIP %s\n", at_n, name, why);
-}
-
 /* Expectation helpers: a diagnostic and -EINVAL when not met. */
 #define AT_EQ(what, got, want) ({					\
 	long long __g = (got), __w = (want);				\
 	if (__g != __w)							\
-		at_diag("%s: %lld, expected %lld", what, __g, __w);	\
+		ktap_diag("%s: %lld, expected %lld", what, __g, __w);	\
 	__g == __w ? 0 : -EINVAL;					\
 })
 
@@ -119,7 +94,7 @@ static int at_mac_eq(const char *what, const u8 *got, const u8 *want)
 {
 	if (ether_addr_equal(got, want))
 		return 0;
-	at_diag("%s: %pM, expected %pM", what, got, want);
+	ktap_diag("%s: %pM, expected %pM", what, got, want);
 	return -EINVAL;
 }
 
@@ -181,7 +156,7 @@ static int at_resolve(struct at_res *r, struct sockaddr *src,
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&r->done, AT_WAIT)) {
-		at_diag("no callback within %d s", AT_WAIT / HZ);
+		ktap_diag("no callback within %d s", AT_WAIT / HZ);
 		rdma_addr_cancel(&r->da);
 		return -EIO;
 	}
@@ -214,8 +189,8 @@ static int at_resolve_own4(void)
 	src = (struct sockaddr_in *)&r.src;
 	if (src->sin_family != AF_INET ||
 	    src->sin_addr.s_addr != at.local4.sin_addr.s_addr) {
-		at_diag("source %pISc, expected %pI4", &r.src,
-			&at.local4.sin_addr);
+		ktap_diag("source %pISc, expected %pI4", &r.src,
+			  &at.local4.sin_addr);
 		return -EINVAL;
 	}
 	return at_check_source(&r, RDMA_NETWORK_IB) ?:
@@ -268,7 +243,7 @@ static int at_resolve_peer6(void)
 	if (r.src.ss_family != AF_INET6 ||
 	    !ipv6_addr_equal(&((struct sockaddr_in6 *)&r.src)->sin6_addr,
 			     &own)) {
-		at_diag("source %pISc, expected %pI6c", &r.src, &own);
+		ktap_diag("source %pISc, expected %pI6c", &r.src, &own);
 		return -EINVAL;
 	}
 	return at_check_source(&r, RDMA_NETWORK_IB) ?:
@@ -287,7 +262,7 @@ static int at_resolve_silent(void)
 	ret = at_resolve(&r, NULL, (struct sockaddr *)&at.silent4,
 			 AT_TIMEOUT_MS);
 	ms = jiffies_to_msecs(jiffies - start);
-	at_diag("-ETIMEDOUT after %u ms (timeout %u ms)", ms, AT_TIMEOUT_MS);
+	ktap_diag("-ETIMEDOUT after %u ms (timeout %u ms)", ms, AT_TIMEOUT_MS);
 	return AT_EQ("status", ret, -ETIMEDOUT) ?:
 	       AT_EQ("no callback before the timeout", ms >= AT_TIMEOUT_MS - 20,
 		     1) ?:
@@ -355,8 +330,8 @@ static int at_cancel(struct sockaddr_in *dst)
 		if (calls[i] < 0)
 			continue;
 		if (atomic_read(&r[i].calls) != calls[i] || calls[i] > 1) {
-			at_diag("resolution %d: %d callbacks at cancel, %d later",
-				i, calls[i], atomic_read(&r[i].calls));
+			ktap_diag("resolution %d: %d callbacks at cancel, %d later",
+				  i, calls[i], atomic_read(&r[i].calls));
 			ret = -EINVAL;
 		}
 	}
@@ -471,7 +446,7 @@ static int at_check_reply(struct rdma_ah_attr *attr, const union ib_gid *dgid,
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 
 	if (memcmp(&grh->dgid, dgid, sizeof(*dgid))) {
-		at_diag("dgid %pI6, expected %pI6", &grh->dgid, dgid);
+		ktap_diag("dgid %pI6, expected %pI6", &grh->dgid, dgid);
 		return -EINVAL;
 	}
 	return AT_EQ("type", attr->type, RDMA_AH_ATTR_TYPE_ROCE) ?:
@@ -638,16 +613,16 @@ static int at_path_pack(void)
 	memset(wire, 0xa5, sizeof(wire));
 	ib_sa_pack_path(&rec, wire);
 	if (memcmp(wire, at_path_wire, sizeof(wire))) {
-		at_diag("packed: %64phN", wire);
-		at_diag("wanted: %64phN", at_path_wire);
+		ktap_diag("packed: %64phN", wire);
+		ktap_diag("wanted: %64phN", at_path_wire);
 		return -EINVAL;
 	}
 	memset(&back, 0, sizeof(back));
 	back.rec_type = SA_PATH_REC_TYPE_IB;
 	ib_sa_unpack_path(wire, &back);
 	if (memcmp(&back, &rec, sizeof(rec))) {
-		at_diag("unpacked: %*phN", (int)sizeof(back), &back);
-		at_diag("original: %*phN", (int)sizeof(rec), &rec);
+		ktap_diag("unpacked: %*phN", (int)sizeof(back), &back);
+		ktap_diag("original: %*phN", (int)sizeof(rec), &rec);
 		return -EINVAL;
 	}
 	return 0;
@@ -743,14 +718,14 @@ static int at_ah_from_mcmember(void)
 
 static int at_sa_mcast_cb(int status, struct ib_sa_multicast *mc)
 {
-	at_diag("unexpected join callback %d", status);
+	ktap_diag("unexpected join callback %d", status);
 	return 0;
 }
 
 static void at_sa_path_cb(int status, struct sa_path_rec *resp, int n,
 			  void *context)
 {
-	at_diag("unexpected path callback %d", status);
+	ktap_diag("unexpected path callback %d", status);
 }
 
 static int at_sa_roce(void)
@@ -838,8 +813,8 @@ static int at_marshall(void)
 	rec.service_id = 0;
 	rec.qos_class = 0;
 	if (memcmp(&back, &rec, sizeof(rec))) {
-		at_diag("from user: %*phN", (int)sizeof(back), &back);
-		at_diag("expected:  %*phN", (int)sizeof(rec), &rec);
+		ktap_diag("from user: %*phN", (int)sizeof(back), &back);
+		ktap_diag("expected:  %*phN", (int)sizeof(rec), &rec);
 		return -EINVAL;
 	}
 
@@ -976,15 +951,14 @@ static void at_run_all(void)
 	if (at.have_noroute4)
 		have |= AT_NEED_NOROUTE4;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%zu\n", ARRAY_SIZE(at_cases));
+	ktap_plan(ARRAY_SIZE(at_cases));
 	for (i = 0; i < ARRAY_SIZE(at_cases); i++) {
 		const struct at_case *c = &at_cases[i];
 
 		if ((c->needs & have) == c->needs)
-			at_result(c->run(), c->name);
+			ktap_result(c->run(), c->name);
 		else
-			at_skip(c->name, "parameter not given");
+			ktap_skip(c->name, "parameter not given");
 	}
 }
 

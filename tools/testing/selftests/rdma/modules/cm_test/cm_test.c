@@ -29,13 +29,11 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
+#include "ktap_module.h"
+
 static char *ct_dev_name = "rxe0";
 module_param_named(dev, ct_dev_name, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device to test on");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 #define CT_PORT		1
 /* How long an expected event may take in a slow (TCG) guest. */
@@ -99,50 +97,8 @@ static struct {
 	u64 dma_a, dma_b;
 } ct;
 
-static int ct_n;
-
 /* The endpoints of the cases after the first connection (one at a time). */
 static struct ct_ep ct_eps[3];
-
-static void ct_result(int ret, const char *name)
-{
-	ct_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", ct_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", ct_n, name);
-	}
-}
-
-static void ct_skip(const char *name, const char *why)
-{
-	ct_n++;
-	passed++;
-	pr_info("ok %d %s # SKIP %s\n", ct_n, name, why);
-}
-
-#define ct_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
-
-static __printf(3, 4) bool ct_bad(bool bad, const char *cond,
-				  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (!bad)
-		return false;
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_info("# %s: %pV\n", cond, &vaf);
-	va_end(args);
-	return true;
-}
-
-/* if (CT_BAD(cond, fmt, ...)) return -EINVAL; */
-#define CT_BAD(cond, fmt, ...) ct_bad(!(cond), #cond, fmt, ##__VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* Endpoints and the handler                                           */
@@ -266,8 +222,8 @@ static int ct_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
 			if (n < CT_MANY)
 				WRITE_ONCE(ep->ids[n], id);
 			else
-				ct_diag("%s: more than %d ids", ep->name,
-					CT_MANY);
+				ktap_diag("%s: more than %d ids", ep->name,
+					  CT_MANY);
 			ep->id = id;
 		}
 	}
@@ -287,8 +243,8 @@ static int ct_expect(struct ct_ep *ep, enum ib_cm_event_type type,
 	left = wait_event_timeout(ep->wq, READ_ONCE(ep->head) != ep->tail,
 				  CT_WAIT);
 	if (!left) {
-		ct_diag("%s: no event in %d s (wanted %d)", ep->name,
-			CT_WAIT / HZ, type);
+		ktap_diag("%s: no event in %d s (wanted %d)", ep->name,
+			  CT_WAIT / HZ, type);
 		return -ETIMEDOUT;
 	}
 	spin_lock(&ep->lock);
@@ -296,8 +252,8 @@ static int ct_expect(struct ct_ep *ep, enum ib_cm_event_type type,
 	spin_unlock(&ep->lock);
 	if (out)
 		*out = ev;
-	if (CT_BAD(ev.type == type, "%s: event %d, wanted %d (status %d)",
-		   ep->name, ev.type, type, ev.status))
+	if (KTAP_BAD(ev.type == type, "%s: event %d, wanted %d (status %d)",
+		     ep->name, ev.type, type, ev.status))
 		return -EINVAL;
 	return 0;
 }
@@ -306,8 +262,8 @@ static int ct_expect(struct ct_ep *ep, enum ib_cm_event_type type,
 static int ct_quiet(struct ct_ep *ep)
 {
 	wait_event_timeout(ep->wq, READ_ONCE(ep->head) != ep->tail, CT_QUIET);
-	if (CT_BAD(ep->head == ep->tail, "%s: unexpected event %d", ep->name,
-		   ep->ring[ep->tail % CT_RING].type))
+	if (KTAP_BAD(ep->head == ep->tail, "%s: unexpected event %d", ep->name,
+		     ep->ring[ep->tail % CT_RING].type))
 		return -EINVAL;
 	return 0;
 }
@@ -316,8 +272,8 @@ static int ct_wait_count(struct ct_ep *ep, enum ib_cm_event_type type, int n)
 {
 	if (!wait_event_timeout(ep->wq, atomic_read(&ep->count[type]) >= n,
 				CT_WAIT)) {
-		ct_diag("%s: %d of %d events %d", ep->name,
-			atomic_read(&ep->count[type]), n, type);
+		ktap_diag("%s: %d of %d events %d", ep->name,
+			  atomic_read(&ep->count[type]), n, type);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -328,7 +284,7 @@ static struct ib_cm_id *ct_create(struct ct_ep *ep)
 	struct ib_cm_id *id = ib_create_cm_id(ct.dev, ct_handler, ep);
 
 	if (IS_ERR(id)) {
-		ct_diag("ib_create_cm_id: %ld", PTR_ERR(id));
+		ktap_diag("ib_create_cm_id: %ld", PTR_ERR(id));
 		return NULL;
 	}
 	ep->id = id;
@@ -547,13 +503,13 @@ static int ct_modify(struct ib_cm_id *id, struct ib_qp *qp,
 	attr->qp_state = state;
 	ret = ib_cm_init_qp_attr(id, attr, &mask);
 	if (ret) {
-		ct_diag("ib_cm_init_qp_attr(%d): %d", state, ret);
+		ktap_diag("ib_cm_init_qp_attr(%d): %d", state, ret);
 		return ret;
 	}
 	ret = ib_modify_qp(qp, attr, mask);
 	if (ret)
-		ct_diag("ib_modify_qp(QP %u, %d, mask %#x): %d", qp->qp_num,
-			state, mask, ret);
+		ktap_diag("ib_modify_qp(QP %u, %d, mask %#x): %d", qp->qp_num,
+			  state, mask, ret);
 	return ret;
 }
 
@@ -588,14 +544,14 @@ static int ct_poll(struct ib_cq *cq, int n)
 
 	while (n > 0) {
 		if (ib_poll_cq(cq, 1, &wc) == 1) {
-			if (CT_BAD(wc.status == IB_WC_SUCCESS, "wc status %d (%s)",
-				   wc.status, ib_wc_status_msg(wc.status)))
+			if (KTAP_BAD(wc.status == IB_WC_SUCCESS, "wc status %d (%s)",
+				     wc.status, ib_wc_status_msg(wc.status)))
 				return -EIO;
 			n--;
 			continue;
 		}
 		if (time_after(jiffies, end)) {
-			ct_diag("%d completions missing", n);
+			ktap_diag("%d completions missing", n);
 			return -ETIMEDOUT;
 		}
 		usleep_range(1000, 2000);
@@ -615,14 +571,14 @@ static int ct_transfer(struct ib_qp *from, u64 from_dma, void *from_buf,
 	ib_dma_sync_single_for_device(ct.dev, from_dma, 64, DMA_BIDIRECTIONAL);
 	ret = ct_post_recv(to, to_dma) ?: ct_post_send(from, from_dma);
 	if (ret) {
-		ct_diag("post: %d", ret);
+		ktap_diag("post: %d", ret);
 		return ret;
 	}
 	ret = ct_poll(from_cq, 1) ?: ct_poll(to_cq, 1);
 	if (ret)
 		return ret;
 	ib_dma_sync_single_for_cpu(ct.dev, to_dma, 64, DMA_BIDIRECTIONAL);
-	if (CT_BAD(!memchr_inv(to_buf, pattern, 64), "data differs"))
+	if (KTAP_BAD(!memchr_inv(to_buf, pattern, 64), "data differs"))
 		return -EINVAL;
 	return 0;
 }
@@ -641,51 +597,51 @@ static int ct_ids_and_listen(void)
 	b = ct_create(&ep);
 	if (!a || !b)
 		goto out;
-	if (CT_BAD(a->state == IB_CM_IDLE && a->local_id != b->local_id &&
-		   a->remote_cm_qpn == 1 && a->device == ct.dev,
-		   "state %d ids %#x %#x", a->state, be32_to_cpu(a->local_id),
-		   be32_to_cpu(b->local_id)))
+	if (KTAP_BAD(a->state == IB_CM_IDLE && a->local_id != b->local_id &&
+		     a->remote_cm_qpn == 1 && a->device == ct.dev,
+		     "state %d ids %#x %#x", a->state, be32_to_cpu(a->local_id),
+		     be32_to_cpu(b->local_id)))
 		goto out;
 	ret = ib_cm_listen(a, CT_SID(1));
-	if (CT_BAD(!ret && a->state == IB_CM_LISTEN, "listen: %d", ret))
+	if (KTAP_BAD(!ret && a->state == IB_CM_LISTEN, "listen: %d", ret))
 		goto out;
 	ret = ib_cm_listen(b, CT_SID(1));
-	if (CT_BAD(ret == -EBUSY, "second listen: %d", ret))
+	if (KTAP_BAD(ret == -EBUSY, "second listen: %d", ret))
 		goto fail;
 	ret = ib_cm_listen(a, CT_SID(2));
-	if (CT_BAD(ret == -EINVAL, "listen twice: %d", ret))
+	if (KTAP_BAD(ret == -EINVAL, "listen twice: %d", ret))
 		goto fail;
 	/* IB_CM_ASSIGN_SERVICE_ID hands out IDs in its own range. */
 	ret = ib_cm_listen(b, IB_CM_ASSIGN_SERVICE_ID);
-	if (CT_BAD(!ret && (b->service_id & IB_SERVICE_ID_AGN_MASK) ==
+	if (KTAP_BAD(!ret && (b->service_id & IB_SERVICE_ID_AGN_MASK) ==
 			   IB_CM_ASSIGN_SERVICE_ID, "assign: %d %#llx", ret,
-		   be64_to_cpu(b->service_id)))
+		     be64_to_cpu(b->service_id)))
 		goto fail;
 	ct_destroy(&b);
 	b = ct_create(&ep);
 	if (!b)
 		goto out;
 	ret = ib_cm_listen(b, IB_CM_ASSIGN_SERVICE_ID | cpu_to_be64(5));
-	if (CT_BAD(ret == -EINVAL, "reserved service ID: %d", ret))
+	if (KTAP_BAD(ret == -EINVAL, "reserved service ID: %d", ret))
 		goto fail;
 
 	/* insert_listen: one id per handler and service ID, shared. */
 	s1 = ib_cm_insert_listen(ct.dev, ct_handler, CT_SID(3));
-	if (CT_BAD(!IS_ERR(s1), "insert_listen: %ld", PTR_ERR(s1)))
+	if (KTAP_BAD(!IS_ERR(s1), "insert_listen: %ld", PTR_ERR(s1)))
 		goto fail;
 	s2 = ib_cm_insert_listen(ct.dev, ct_handler, CT_SID(3));
 	s3 = ib_cm_insert_listen(ct.dev, ct_handler, CT_SID(1));
 	ret = 0;
-	if (CT_BAD(s2 == s1, "not shared: %p %p", s1, s2) ||
-	    CT_BAD(IS_ERR(s3) && PTR_ERR(s3) == -EINVAL,
-		   "shared a consumer's listener: %ld", PTR_ERR(s3)))
+	if (KTAP_BAD(s2 == s1, "not shared: %p %p", s1, s2) ||
+	    KTAP_BAD(IS_ERR(s3) && PTR_ERR(s3) == -EINVAL,
+		     "shared a consumer's listener: %ld", PTR_ERR(s3)))
 		ret = -EINVAL;
 	if (!IS_ERR(s2))
 		ib_destroy_cm_id(s2);
 	if (!IS_ERR(s3))
 		ib_destroy_cm_id(s3);
 	/* Still listening after one of the two shares went. */
-	if (CT_BAD(s1->state == IB_CM_LISTEN, "state %d", s1->state))
+	if (KTAP_BAD(s1->state == IB_CM_LISTEN, "state %d", s1->state))
 		ret = -EINVAL;
 	ib_destroy_cm_id(s1);
 	goto out;
@@ -699,16 +655,16 @@ out:
 
 static int ct_reject_msgs(void)
 {
-	if (CT_BAD(!strcmp(ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED),
-			   "consumer defined"), "%s",
-		   ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED)) ||
-	    CT_BAD(!strcmp(ibcm_reject_msg(IB_CM_REJ_INVALID_SERVICE_ID),
-			   "invalid service ID"), "%s",
-		   ibcm_reject_msg(IB_CM_REJ_INVALID_SERVICE_ID)) ||
-	    CT_BAD(!strcmp(ibcm_reject_msg(34), "unrecognized reason"), "%s",
-		   ibcm_reject_msg(34)) ||
-	    CT_BAD(!strcmp(ibcm_reject_msg(-1), "unrecognized reason"), "%s",
-		   ibcm_reject_msg(-1)))
+	if (KTAP_BAD(!strcmp(ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED),
+			     "consumer defined"), "%s",
+		     ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED)) ||
+	    KTAP_BAD(!strcmp(ibcm_reject_msg(IB_CM_REJ_INVALID_SERVICE_ID),
+			     "invalid service ID"), "%s",
+		     ibcm_reject_msg(IB_CM_REJ_INVALID_SERVICE_ID)) ||
+	    KTAP_BAD(!strcmp(ibcm_reject_msg(34), "unrecognized reason"), "%s",
+		     ibcm_reject_msg(34)) ||
+	    KTAP_BAD(!strcmp(ibcm_reject_msg(-1), "unrecognized reason"), "%s",
+		     ibcm_reject_msg(-1)))
 		return -EINVAL;
 	return 0;
 }
@@ -737,27 +693,27 @@ static int ct_bad_calls(void)
 	ct_req_init(&b->r, CT_SID(9), 0x1001, 1);
 	b->r.p.private_data = big;
 	b->r.p.private_data_len = sizeof(big);
-	if (CT_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL,
-		   "oversized REQ data"))
+	if (KTAP_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL,
+		     "oversized REQ data"))
 		ret = -EINVAL;
 	ct_req_init(&b->r, CT_SID(9), 0x1001, 1);
 	b->r.p.qp_type = IB_QPT_UD;
-	if (CT_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL, "UD REQ"))
+	if (KTAP_BAD(ib_send_cm_req(id, &b->r.p) == -EINVAL, "UD REQ"))
 		ret = -EINVAL;
-	if (CT_BAD(ib_cm_init_qp_attr(id, &attr, &mask) == -EINVAL,
-		   "RTR attrs of an IDLE id"))
+	if (KTAP_BAD(ib_cm_init_qp_attr(id, &attr, &mask) == -EINVAL,
+		     "RTR attrs of an IDLE id"))
 		ret = -EINVAL;
-	if (CT_BAD(ib_send_cm_rtu(id, NULL, 0) == -EINVAL, "RTU in IDLE") ||
-	    CT_BAD(ib_send_cm_dreq(id, NULL, 0) == -EINVAL, "DREQ in IDLE") ||
-	    CT_BAD(ib_send_cm_drep(id, NULL, 0) == -EINVAL, "DREP in IDLE") ||
-	    CT_BAD(ib_send_cm_mra(id, 10, NULL, 0) == -EINVAL, "MRA in IDLE") ||
-	    CT_BAD(ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-				  NULL, 0) == -EINVAL, "REJ in IDLE") ||
-	    CT_BAD(ib_cm_notify(id, IB_EVENT_COMM_EST) == -EINVAL,
-		   "COMM_EST in IDLE") ||
-	    CT_BAD(ib_cm_notify(id, IB_EVENT_QP_FATAL) == -EINVAL,
-		   "notify QP_FATAL") ||
-	    CT_BAD(id->state == IB_CM_IDLE, "state %d", id->state))
+	if (KTAP_BAD(ib_send_cm_rtu(id, NULL, 0) == -EINVAL, "RTU in IDLE") ||
+	    KTAP_BAD(ib_send_cm_dreq(id, NULL, 0) == -EINVAL, "DREQ in IDLE") ||
+	    KTAP_BAD(ib_send_cm_drep(id, NULL, 0) == -EINVAL, "DREP in IDLE") ||
+	    KTAP_BAD(ib_send_cm_mra(id, 10, NULL, 0) == -EINVAL, "MRA in IDLE") ||
+	    KTAP_BAD(ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+				    NULL, 0) == -EINVAL, "REJ in IDLE") ||
+	    KTAP_BAD(ib_cm_notify(id, IB_EVENT_COMM_EST) == -EINVAL,
+		     "COMM_EST in IDLE") ||
+	    KTAP_BAD(ib_cm_notify(id, IB_EVENT_QP_FATAL) == -EINVAL,
+		     "notify QP_FATAL") ||
+	    KTAP_BAD(id->state == IB_CM_IDLE, "state %d", id->state))
 		ret = -EINVAL;
 	ct_destroy(&id);
 	kfree(b);
@@ -790,7 +746,7 @@ static int ct_connect_qps(void)
 
 	ct_req_init(&r, CT_SID(10), ct.qa->qp_num, 0x1234);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT, "REQ: %d", ret))
+	if (KTAP_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT, "REQ: %d", ret))
 		return -EINVAL;
 	/* The active QP may go to INIT once the REQ is out. */
 	ret = ct_modify(ct_aid, ct.qa, IB_QPS_INIT, &attr);
@@ -800,14 +756,14 @@ static int ct_connect_qps(void)
 	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.listen_id == ct_lid && ev.qpn == ct.qa->qp_num &&
-		   ev.psn == 0x1234 && ev.service_id == CT_SID(10) &&
-		   !memcmp(ev.pdata, ct_req_pdata, sizeof(ev.pdata)),
-		   "listen %p/%p qpn %#x psn %#x", ev.listen_id, ct_lid,
-		   ev.qpn, ev.psn) ||
-	    CT_BAD(ct_p.id && ct_p.id->state == IB_CM_REQ_RCVD &&
-		   ct_p.id->remote_id == ct_aid->local_id,
-		   "passive id state %d", ct_p.id ? ct_p.id->state : -1))
+	if (KTAP_BAD(ev.listen_id == ct_lid && ev.qpn == ct.qa->qp_num &&
+		     ev.psn == 0x1234 && ev.service_id == CT_SID(10) &&
+		     !memcmp(ev.pdata, ct_req_pdata, sizeof(ev.pdata)),
+		     "listen %p/%p qpn %#x psn %#x", ev.listen_id, ct_lid,
+		     ev.qpn, ev.psn) ||
+	    KTAP_BAD(ct_p.id && ct_p.id->state == IB_CM_REQ_RCVD &&
+		     ct_p.id->remote_id == ct_aid->local_id,
+		     "passive id state %d", ct_p.id ? ct_p.id->state : -1))
 		return -EINVAL;
 
 	/*
@@ -819,51 +775,51 @@ static int ct_connect_qps(void)
 		return ret;
 	ct_rep_init(&rep, ct.qb->qp_num, 0x5678);
 	ret = ib_send_cm_rep(ct_p.id, &rep);
-	if (CT_BAD(!ret && ct_p.id->state == IB_CM_REP_SENT, "REP: %d", ret))
+	if (KTAP_BAD(!ret && ct_p.id->state == IB_CM_REP_SENT, "REP: %d", ret))
 		return -EINVAL;
 	ret = ct_modify(ct_p.id, ct.qb, IB_QPS_RTR, &attr);
 	if (ret)
 		return ret;
-	if (CT_BAD(attr.rq_psn == 0x5678 && attr.dest_qp_num == ct.qa->qp_num,
-		   "passive rq_psn %#x dest %#x", attr.rq_psn,
-		   attr.dest_qp_num))
+	if (KTAP_BAD(attr.rq_psn == 0x5678 && attr.dest_qp_num == ct.qa->qp_num,
+		     "passive rq_psn %#x dest %#x", attr.rq_psn,
+		     attr.dest_qp_num))
 		return -EINVAL;
 	ret = ct_modify(ct_p.id, ct.qb, IB_QPS_RTS, &attr);
 	if (ret)
 		return ret;
-	if (CT_BAD(attr.sq_psn == 0x1234, "passive sq_psn %#x", attr.sq_psn))
+	if (KTAP_BAD(attr.sq_psn == 0x1234, "passive sq_psn %#x", attr.sq_psn))
 		return -EINVAL;
 
 	ret = ct_expect(&ct_a, IB_CM_REP_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.qpn == ct.qb->qp_num && ev.psn == 0x5678 &&
-		   !memcmp(ev.pdata, ct_rep_pdata, sizeof(ev.pdata)) &&
-		   ct_aid->state == IB_CM_REP_RCVD &&
-		   ct_aid->remote_id == ct_p.id->local_id,
-		   "qpn %#x psn %#x state %d", ev.qpn, ev.psn, ct_aid->state))
+	if (KTAP_BAD(ev.qpn == ct.qb->qp_num && ev.psn == 0x5678 &&
+		     !memcmp(ev.pdata, ct_rep_pdata, sizeof(ev.pdata)) &&
+		     ct_aid->state == IB_CM_REP_RCVD &&
+		     ct_aid->remote_id == ct_p.id->local_id,
+		     "qpn %#x psn %#x state %d", ev.qpn, ev.psn, ct_aid->state))
 		return -EINVAL;
 	ret = ct_modify(ct_aid, ct.qa, IB_QPS_RTR, &attr);
 	if (ret)
 		return ret;
 	/* Our receive queue starts at what our REQ advertised. */
-	if (CT_BAD(attr.rq_psn == 0x1234 && attr.dest_qp_num == ct.qb->qp_num,
-		   "active rq_psn %#x dest %#x", attr.rq_psn,
-		   attr.dest_qp_num))
+	if (KTAP_BAD(attr.rq_psn == 0x1234 && attr.dest_qp_num == ct.qb->qp_num,
+		     "active rq_psn %#x dest %#x", attr.rq_psn,
+		     attr.dest_qp_num))
 		return -EINVAL;
 	ret = ct_modify(ct_aid, ct.qa, IB_QPS_RTS, &attr);
 	if (ret)
 		return ret;
-	if (CT_BAD(attr.sq_psn == 0x5678, "active sq_psn %#x", attr.sq_psn))
+	if (KTAP_BAD(attr.sq_psn == 0x5678, "active sq_psn %#x", attr.sq_psn))
 		return -EINVAL;
 	ret = ib_send_cm_rtu(ct_aid, NULL, 0);
-	if (CT_BAD(!ret && ct_aid->state == IB_CM_ESTABLISHED, "RTU: %d", ret))
+	if (KTAP_BAD(!ret && ct_aid->state == IB_CM_ESTABLISHED, "RTU: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_RTU_RECEIVED, NULL);
 	if (ret)
 		return ret;
-	if (CT_BAD(ct_p.id->state == IB_CM_ESTABLISHED, "passive state %d",
-		   ct_p.id->state))
+	if (KTAP_BAD(ct_p.id->state == IB_CM_ESTABLISHED, "passive state %d",
+		     ct_p.id->state))
 		return -EINVAL;
 	return 0;
 }
@@ -887,31 +843,31 @@ static int ct_disconnect(void)
 	int ret;
 
 	ret = ib_send_cm_dreq(ct_aid, NULL, 0);
-	if (CT_BAD(!ret && ct_aid->state == IB_CM_DREQ_SENT, "DREQ: %d", ret))
+	if (KTAP_BAD(!ret && ct_aid->state == IB_CM_DREQ_SENT, "DREQ: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_DREQ_RECEIVED, NULL);
 	if (ret)
 		return ret;
-	if (CT_BAD(ct_p.id->state == IB_CM_DREQ_RCVD, "state %d",
-		   ct_p.id->state))
+	if (KTAP_BAD(ct_p.id->state == IB_CM_DREQ_RCVD, "state %d",
+		     ct_p.id->state))
 		return -EINVAL;
 	ret = ib_send_cm_drep(ct_p.id, NULL, 0);
-	if (CT_BAD(!ret && ct_p.id->state == IB_CM_TIMEWAIT, "DREP: %d", ret))
+	if (KTAP_BAD(!ret && ct_p.id->state == IB_CM_TIMEWAIT, "DREP: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_a, IB_CM_DREP_RECEIVED, NULL);
 	if (ret)
 		return ret;
 	/* (Or already out of it: a timewait lasts only ~128 ms here.) */
-	if (CT_BAD(ct_aid->state == IB_CM_TIMEWAIT ||
-		   ct_aid->state == IB_CM_IDLE, "state %d", ct_aid->state))
+	if (KTAP_BAD(ct_aid->state == IB_CM_TIMEWAIT ||
+		     ct_aid->state == IB_CM_IDLE, "state %d", ct_aid->state))
 		return -EINVAL;
 	/* Both leave timewait on their own, back to IDLE. */
 	ret = ct_expect(&ct_a, IB_CM_TIMEWAIT_EXIT, NULL) ?:
 	      ct_expect(&ct_p, IB_CM_TIMEWAIT_EXIT, NULL);
 	if (ret)
 		return ret;
-	if (CT_BAD(ct_aid->state == IB_CM_IDLE && ct_p.id->state == IB_CM_IDLE,
-		   "states %d %d", ct_aid->state, ct_p.id->state))
+	if (KTAP_BAD(ct_aid->state == IB_CM_IDLE && ct_p.id->state == IB_CM_IDLE,
+		     "states %d %d", ct_aid->state, ct_p.id->state))
 		return -EINVAL;
 	ct_destroy(&ct_p.id);
 	return 0;
@@ -934,24 +890,24 @@ static int ct_reuse_and_reject(void)
 
 	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1000, 0x42);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT,
-		   "REQ on a reused id: %d", ret))
+	if (KTAP_BAD(!ret && ct_aid->state == IB_CM_REQ_SENT,
+		     "REQ on a reused id: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.qpn == ct.qa->qp_num + 1000 && ev.psn == 0x42 &&
-		   ct_p.id->remote_id == ct_aid->local_id &&
-		   ct_p.id->state == IB_CM_REQ_RCVD, "qpn %#x psn %#x state %d",
-		   ev.qpn, ev.psn, ct_p.id->state))
+	if (KTAP_BAD(ev.qpn == ct.qa->qp_num + 1000 && ev.psn == 0x42 &&
+		     ct_p.id->remote_id == ct_aid->local_id &&
+		     ct_p.id->state == IB_CM_REQ_RCVD, "qpn %#x psn %#x state %d",
+		     ev.qpn, ev.psn, ct_p.id->state))
 		return -EINVAL;
 	ct_destroy(&ct_aid);
 	ret = ct_expect(&ct_p, IB_CM_REJ_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.status == IB_CM_REJ_TIMEOUT &&
-		   ct_p.id->state == IB_CM_IDLE, "reason %d state %d",
-		   ev.status, ct_p.id->state))
+	if (KTAP_BAD(ev.status == IB_CM_REJ_TIMEOUT &&
+		     ct_p.id->state == IB_CM_IDLE, "reason %d state %d",
+		     ev.status, ct_p.id->state))
 		return -EINVAL;
 	ct_destroy(&ct_p.id);
 
@@ -960,22 +916,22 @@ static int ct_reuse_and_reject(void)
 		return -ENOMEM;
 	ct_req_init(&r, CT_SID(10), ct.qa->qp_num + 1001, 0x43);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret, "REQ on a new id: %d", ret))
+	if (KTAP_BAD(!ret, "REQ on a new id: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_p, IB_CM_REQ_RECEIVED, NULL);
 	if (ret)
 		return ret;
 	ret = ib_send_cm_rej(ct_p.id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 			     why, sizeof(why));
-	if (CT_BAD(!ret && ct_p.id->state == IB_CM_IDLE, "REJ: %d", ret))
+	if (KTAP_BAD(!ret && ct_p.id->state == IB_CM_IDLE, "REJ: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_a, IB_CM_REJ_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED &&
-		   !memcmp(ev.pdata, why, sizeof(why)) &&
-		   ct_aid->state == IB_CM_IDLE, "reason %d state %d",
-		   ev.status, ct_aid->state))
+	if (KTAP_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED &&
+		     !memcmp(ev.pdata, why, sizeof(why)) &&
+		     ct_aid->state == IB_CM_IDLE, "reason %d state %d",
+		     ev.status, ct_aid->state))
 		return -EINVAL;
 	ct_destroy(&ct_p.id);
 	return 0;
@@ -987,18 +943,18 @@ static int ct_no_listener(void)
 	struct ct_ev ev;
 	int ret;
 
-	if (CT_BAD(ct_aid, "no active id"))
+	if (KTAP_BAD(ct_aid, "no active id"))
 		return -EINVAL;
 	ct_req_init(&r, CT_SID(11), 0x2001, 1);
 	ret = ib_send_cm_req(ct_aid, &r.p);
-	if (CT_BAD(!ret, "REQ: %d", ret))
+	if (KTAP_BAD(!ret, "REQ: %d", ret))
 		return -EINVAL;
 	ret = ct_expect(&ct_a, IB_CM_REJ_RECEIVED, &ev);
 	if (ret)
 		return ret;
-	if (CT_BAD(ev.status == IB_CM_REJ_INVALID_SERVICE_ID &&
-		   ct_aid->state == IB_CM_IDLE, "reason %d state %d", ev.status,
-		   ct_aid->state))
+	if (KTAP_BAD(ev.status == IB_CM_REJ_INVALID_SERVICE_ID &&
+		     ct_aid->state == IB_CM_IDLE, "reason %d state %d", ev.status,
+		     ct_aid->state))
 		return -EINVAL;
 	return 0;
 }
@@ -1034,13 +990,13 @@ static int ct_timeout(void)
 	ct_destroy(&lid);
 	if (ct_expect(a, IB_CM_REQ_ERROR, &ev))
 		goto out;
-	if (CT_BAD(ev.status == IB_WC_RESP_TIMEOUT_ERR &&
-		   aid->state == IB_CM_IDLE, "status %d state %d", ev.status,
-		   aid->state))
+	if (KTAP_BAD(ev.status == IB_WC_RESP_TIMEOUT_ERR &&
+		     aid->state == IB_CM_IDLE, "status %d state %d", ev.status,
+		     aid->state))
 		goto out;
 	/* The repeats reached the passive id, which has no answer yet. */
-	if (CT_BAD(p->id && p->id->state == IB_CM_REQ_RCVD, "passive state %d",
-		   p->id ? p->id->state : -1) || ct_quiet(p))
+	if (KTAP_BAD(p->id && p->id->state == IB_CM_REQ_RCVD, "passive state %d",
+		     p->id ? p->id->state : -1) || ct_quiet(p))
 		goto out;
 	ret = 0;
 out:
@@ -1076,30 +1032,30 @@ static int ct_mra_and_comm_est(void)
 	if (ib_send_cm_req(aid, &r.p) || ct_expect(p, IB_CM_REQ_RECEIVED, NULL))
 		goto out;
 	ret = ib_send_cm_mra(p->id, 18, NULL, 0);
-	if (CT_BAD(!ret && p->id->state == IB_CM_MRA_REQ_SENT, "MRA: %d", ret))
+	if (KTAP_BAD(!ret && p->id->state == IB_CM_MRA_REQ_SENT, "MRA: %d", ret))
 		goto fail;
 	if (ct_expect(a, IB_CM_MRA_RECEIVED, &ev))
 		goto fail;
-	if (CT_BAD(ev.psn == 18 && aid->state == IB_CM_MRA_REQ_RCVD,
-		   "timeout %u state %d", ev.psn, aid->state))
+	if (KTAP_BAD(ev.psn == 18 && aid->state == IB_CM_MRA_REQ_RCVD,
+		     "timeout %u state %d", ev.psn, aid->state))
 		goto fail;
 	ct_rep_init(&rep, 0x4002, 2);
 	if (ib_send_cm_rep(p->id, &rep) || ct_expect(a, IB_CM_REP_RECEIVED, NULL))
 		goto fail;
 	ret = ib_cm_notify(p->id, IB_EVENT_COMM_EST);
-	if (CT_BAD(!ret && p->id->state == IB_CM_ESTABLISHED, "COMM_EST: %d",
-		   ret))
+	if (KTAP_BAD(!ret && p->id->state == IB_CM_ESTABLISHED, "COMM_EST: %d",
+		     ret))
 		goto fail;
 	if (ct_expect(p, IB_CM_USER_ESTABLISHED, NULL))
 		goto fail;
 	ret = ib_cm_notify(p->id, IB_EVENT_COMM_EST);
-	if (CT_BAD(ret == -EISCONN, "second COMM_EST: %d", ret))
+	if (KTAP_BAD(ret == -EISCONN, "second COMM_EST: %d", ret))
 		goto fail;
 	if (ib_send_cm_rtu(aid, NULL, 0) || ct_quiet(p))
 		goto fail;
 	/* This time the passive side disconnects. */
 	ret = ib_send_cm_dreq(p->id, NULL, 0);
-	if (CT_BAD(!ret, "passive DREQ: %d", ret))
+	if (KTAP_BAD(!ret, "passive DREQ: %d", ret))
 		goto fail;
 	if (ct_expect(a, IB_CM_DREQ_RECEIVED, NULL) ||
 	    ib_send_cm_drep(aid, NULL, 0) ||
@@ -1154,25 +1110,25 @@ static int ct_sidr(void)
 
 	req.service_id = CT_SID(14);
 	ret = ib_send_cm_sidr_req(aid, &req);
-	if (CT_BAD(!ret && aid->state == IB_CM_SIDR_REQ_SENT, "SIDR_REQ: %d",
-		   ret))
+	if (KTAP_BAD(!ret && aid->state == IB_CM_SIDR_REQ_SENT, "SIDR_REQ: %d",
+		     ret))
 		goto fail;
 	if (ct_expect(p, IB_CM_SIDR_REQ_RECEIVED, &ev))
 		goto fail;
-	if (CT_BAD(ev.listen_id == lid && ev.service_id == CT_SID(14) &&
-		   !memcmp(ev.pdata, ask, sizeof(ask)) &&
-		   p->id->state == IB_CM_SIDR_REQ_RCVD, "listen %p/%p state %d",
-		   ev.listen_id, lid, p->id->state))
+	if (KTAP_BAD(ev.listen_id == lid && ev.service_id == CT_SID(14) &&
+		     !memcmp(ev.pdata, ask, sizeof(ask)) &&
+		     p->id->state == IB_CM_SIDR_REQ_RCVD, "listen %p/%p state %d",
+		     ev.listen_id, lid, p->id->state))
 		goto fail;
 	ret = ib_send_cm_sidr_rep(p->id, &rep);
-	if (CT_BAD(!ret && p->id->state == IB_CM_IDLE, "SIDR_REP: %d", ret))
+	if (KTAP_BAD(!ret && p->id->state == IB_CM_IDLE, "SIDR_REP: %d", ret))
 		goto fail;
 	if (ct_expect(a, IB_CM_SIDR_REP_RECEIVED, &ev))
 		goto fail;
-	if (CT_BAD(ev.status == IB_SIDR_SUCCESS && ev.qpn == 0x123 &&
-		   ev.psn == 0x11111111 && !memcmp(ev.pdata, answer, sizeof(answer)) &&
-		   aid->state == IB_CM_IDLE, "status %d qpn %#x qkey %#x",
-		   ev.status, ev.qpn, ev.psn))
+	if (KTAP_BAD(ev.status == IB_SIDR_SUCCESS && ev.qpn == 0x123 &&
+		     ev.psn == 0x11111111 && !memcmp(ev.pdata, answer, sizeof(answer)) &&
+		     aid->state == IB_CM_IDLE, "status %d qpn %#x qkey %#x",
+		     ev.status, ev.qpn, ev.psn))
 		goto fail;
 
 	/* Nobody serves this one. */
@@ -1180,7 +1136,7 @@ static int ct_sidr(void)
 	if (ib_send_cm_sidr_req(aid, &req) ||
 	    ct_expect(a, IB_CM_SIDR_REP_RECEIVED, &ev))
 		goto fail;
-	if (CT_BAD(ev.status == IB_SIDR_UNSUPPORTED, "status %d", ev.status))
+	if (KTAP_BAD(ev.status == IB_SIDR_UNSUPPORTED, "status %d", ev.status))
 		goto fail;
 	ret = 0;
 	goto out;
@@ -1226,8 +1182,8 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 		if (ct_expect(p, IB_CM_REQ_RECEIVED, NULL) ||
 		    ct_expect(p, IB_CM_REJ_RECEIVED, &ev))
 			goto out;
-		ret = CT_BAD(ev.status == IB_CM_REJ_TIMEOUT, "reason %d",
-			     ev.status) ? -EINVAL : 0;
+		ret = KTAP_BAD(ev.status == IB_CM_REJ_TIMEOUT, "reason %d",
+			       ev.status) ? -EINVAL : 0;
 		goto out;
 	}
 	if (ct_expect(p, IB_CM_REQ_RECEIVED, NULL))
@@ -1236,8 +1192,8 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 		ct_destroy(&p->id);
 		if (ct_expect(a, IB_CM_REJ_RECEIVED, &ev))
 			goto out;
-		ret = CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED,
-			     "reason %d", ev.status) ? -EINVAL : 0;
+		ret = KTAP_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED,
+			       "reason %d", ev.status) ? -EINVAL : 0;
 		goto out;
 	}
 	ct_rep_init(&rep, qpn + 1, 2);
@@ -1247,10 +1203,10 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 		ct_destroy(&p->id);
 		if (ct_expect(a, IB_CM_REJ_RECEIVED, &ev))
 			goto out;
-		ret = CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED &&
-			     (aid->state == IB_CM_TIMEWAIT ||
-			      aid->state == IB_CM_IDLE), "reason %d state %d",
-			     ev.status, aid->state) ? -EINVAL : 0;
+		ret = KTAP_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED &&
+			       (aid->state == IB_CM_TIMEWAIT ||
+				aid->state == IB_CM_IDLE), "reason %d state %d",
+			       ev.status, aid->state) ? -EINVAL : 0;
 		goto out;
 	}
 	if (ib_send_cm_rtu(aid, NULL, 0) || ct_expect(p, IB_CM_RTU_RECEIVED, NULL))
@@ -1276,9 +1232,9 @@ static int ct_destroy_at(enum ct_stage stage, u32 qpn)
 	    ct_expect(a, IB_CM_DREP_RECEIVED, NULL))
 		goto out;
 	/* CT_AT_TIMEWAIT: destroyed there (the active side may be out). */
-	ret = CT_BAD(p->id->state == IB_CM_TIMEWAIT &&
-		     (aid->state == IB_CM_TIMEWAIT || aid->state == IB_CM_IDLE),
-		     "states %d %d", aid->state, p->id->state) ? -EINVAL : 0;
+	ret = KTAP_BAD(p->id->state == IB_CM_TIMEWAIT &&
+		       (aid->state == IB_CM_TIMEWAIT || aid->state == IB_CM_IDLE),
+		       "states %d %d", aid->state, p->id->state) ? -EINVAL : 0;
 out:
 	ct_destroy(&lid);
 	ct_destroy(&aid);
@@ -1297,7 +1253,7 @@ static int ct_destroy_each_state(void)
 	for (stage = CT_AT_REQ_SENT; stage <= CT_AT_TIMEWAIT; stage++) {
 		ret = ct_destroy_at(stage, 0x5000 + 0x10 * stage);
 		if (ret) {
-			ct_diag("destroy in %s: %d", names[stage], ret);
+			ktap_diag("destroy in %s: %d", names[stage], ret);
 			bad = ret;
 		}
 	}
@@ -1326,8 +1282,8 @@ static int ct_handler_destroys(void)
 	if (ib_send_cm_req(aid, &r.p) || ct_expect(p, IB_CM_REQ_RECEIVED, NULL) ||
 	    ct_expect(a, IB_CM_REJ_RECEIVED, &ev))
 		goto out;
-	ret = CT_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED, "reason %d",
-		     ev.status) ? -EINVAL : 0;
+	ret = KTAP_BAD(ev.status == IB_CM_REJ_CONSUMER_DEFINED, "reason %d",
+		       ev.status) ? -EINVAL : 0;
 out:
 	ct_destroy(&lid);
 	ct_destroy(&aid);
@@ -1357,15 +1313,15 @@ static int ct_many(void)
 		aids[i] = ct_create(a);
 		ct_req_init(&r, CT_SID(18), 0x7000 + i, i);
 		if (!aids[i] || ib_send_cm_req(aids[i], &r.p)) {
-			ct_diag("connection %d: no REQ", i);
+			ktap_diag("connection %d: no REQ", i);
 			goto out;
 		}
 	}
 	if (ct_wait_count(p, IB_CM_RTU_RECEIVED, CT_MANY))
 		goto out;
 	for (i = 0; i < CT_MANY; i++)
-		if (CT_BAD(aids[i]->state == IB_CM_ESTABLISHED, "%d: state %d",
-			   i, aids[i]->state))
+		if (KTAP_BAD(aids[i]->state == IB_CM_ESTABLISHED, "%d: state %d",
+			     i, aids[i]->state))
 			goto out;
 	for (i = 0; i < CT_MANY; i++)
 		ib_send_cm_dreq(aids[i], NULL, 0);
@@ -1382,64 +1338,48 @@ out:
 
 /* ------------------------------------------------------------------ */
 
-static bool ct_run(const char *name, int (*fn)(void), bool cond,
-		   const char *why)
-{
-	int ret;
-
-	if (!cond) {
-		ct_skip(name, why);
-		return false;
-	}
-	ret = fn();
-	ct_result(ret, name);
-	return !ret;
-}
-
 static void ct_run_all(void)
 {
 	bool gid, qps, conn, est;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", CT_NR_CASES);
+	ktap_plan(CT_NR_CASES);
 	gid = !ct_find_gid();
-	ct_result(gid ? 0 : -ENOENT, "the device has a RoCEv2 GID");
+	ktap_result(gid ? 0 : -ENOENT, "the device has a RoCEv2 GID");
 	if (gid)
-		ct_diag("GID %pI6 mac %pM", ct.gid.raw, ct.mac);
-	ct_run("ids, listen, assigned and shared service IDs",
-	       ct_ids_and_listen, true, "");
-	ct_run("ibcm_reject_msg", ct_reject_msgs, true, "");
-	ct_run("calls in the wrong state or with bad parameters fail",
-	       ct_bad_calls, gid, "no GID");
-	qps = ct_run("PD, CQs and two RC QPs", ct_qps_create, gid, "no GID");
-	conn = ct_run("REQ/REP/RTU, QPs to RTS with ib_cm_init_qp_attr",
-		      ct_connect_qps, qps, "no QPs");
-	ct_run("SEND both ways over the connection", ct_data, conn,
-	       "not connected");
-	est = ct_run("DREQ/DREP, timewait, TIMEWAIT_EXIT", ct_disconnect, conn,
-		     "not connected");
-	ct_run("an id reused after timewait sends a REQ; REJ with reason and data",
-	       ct_reuse_and_reject, est, "no timewait exit");
-	ct_run("REQ to a service nobody listens on: REJ invalid service ID",
-	       ct_no_listener, conn, "no active id");
+		ktap_diag("GID %pI6 mac %pM", ct.gid.raw, ct.mac);
+	ktap_run("ids, listen, assigned and shared service IDs",
+		 ct_ids_and_listen, true, "");
+	ktap_run("ibcm_reject_msg", ct_reject_msgs, true, "");
+	ktap_run("calls in the wrong state or with bad parameters fail",
+		 ct_bad_calls, gid, "no GID");
+	qps = ktap_run("PD, CQs and two RC QPs", ct_qps_create, gid, "no GID");
+	conn = ktap_run("REQ/REP/RTU, QPs to RTS with ib_cm_init_qp_attr",
+			ct_connect_qps, qps, "no QPs");
+	ktap_run("SEND both ways over the connection", ct_data, conn,
+		 "not connected");
+	est = ktap_run("DREQ/DREP, timewait, TIMEWAIT_EXIT", ct_disconnect, conn,
+		       "not connected");
+	ktap_run("an id reused after timewait sends a REQ; REJ with reason and data",
+		 ct_reuse_and_reject, est, "no timewait exit");
+	ktap_run("REQ to a service nobody listens on: REJ invalid service ID",
+		 ct_no_listener, conn, "no active id");
 	ct_destroy(&ct_lid);
 	ct_destroy(&ct_aid);
 	ct_ep_release(&ct_p);
 	ct_qps_destroy();
-	ct_run("REQ unanswered, listener gone: retries, then REQ_ERROR",
-	       ct_timeout, gid, "no GID");
-	ct_run("MRA, COMM_EST before RTU, DREQ from the passive side",
-	       ct_mra_and_comm_est, gid, "no GID");
-	ct_run("SIDR_REQ/SIDR_REP, and to an unserved service ID", ct_sidr,
-	       gid, "no GID");
-	ct_run("destroy in REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_RCVD, TIMEWAIT",
-	       ct_destroy_each_state, gid, "no GID");
-	ct_run("a handler's non-zero return destroys its id",
-	       ct_handler_destroys, gid, "no GID");
-	ct_run("many connections at once, answered from handlers", ct_many,
-	       gid, "no GID");
-	ct_result(ct_n == CT_NR_CASES - 1 ? 0 : -EINVAL, "all cases ran");
-	pr_info("# Totals: pass:%d fail:%d\n", passed, failed);
+	ktap_run("REQ unanswered, listener gone: retries, then REQ_ERROR",
+		 ct_timeout, gid, "no GID");
+	ktap_run("MRA, COMM_EST before RTU, DREQ from the passive side",
+		 ct_mra_and_comm_est, gid, "no GID");
+	ktap_run("SIDR_REQ/SIDR_REP, and to an unserved service ID", ct_sidr,
+		 gid, "no GID");
+	ktap_run("destroy in REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_RCVD, TIMEWAIT",
+		 ct_destroy_each_state, gid, "no GID");
+	ktap_run("a handler's non-zero return destroys its id",
+		 ct_handler_destroys, gid, "no GID");
+	ktap_run("many connections at once, answered from handlers", ct_many,
+		 gid, "no GID");
+	ktap_all_ran(CT_NR_CASES);
 }
 
 static int __init cm_test_init(void)

@@ -35,16 +35,14 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "ktap_module.h"
+
 static char *ct_addr = "10.200.0.1";
 module_param_named(addr, ct_addr, charp, 0444);
 MODULE_PARM_DESC(addr, "an IPv4 address of the RoCE device's netdev");
 static bool hold;
 module_param(hold, bool, 0444);
 MODULE_PARM_DESC(hold, "only make a listener and a connection, keep them");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 #define CT_WAIT		(10 * HZ)
 #define CT_PORT		18515
@@ -82,22 +80,6 @@ struct ct_id {
 	void *buf;
 	u64 dma;
 };
-
-static int ct_n;
-
-static void ct_result(int ret, const char *name)
-{
-	ct_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", ct_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", ct_n, name);
-	}
-}
-
-#define ct_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
 
 static struct ct_id *ct_alloc(void)
 {
@@ -185,14 +167,14 @@ static struct ct_event *ct_expect(struct ct_id *ct,
 
 	if (!wait_event_timeout(ct->wq, READ_ONCE(ct->nev) > ct->next,
 				CT_WAIT)) {
-		ct_diag("no event, waiting for %s", rdma_event_msg(type));
+		ktap_diag("no event, waiting for %s", rdma_event_msg(type));
 		return NULL;
 	}
 	ev = &ct->ev[ct->next++];
 	if (ev->type != type || (!any_status && ev->status)) {
-		ct_diag("event %s status %d, expected %s",
-			rdma_event_msg(ev->type), ev->status,
-			rdma_event_msg(type));
+		ktap_diag("event %s status %d, expected %s",
+			  rdma_event_msg(ev->type), ev->status,
+			  rdma_event_msg(type));
 		return NULL;
 	}
 	return ev;
@@ -207,7 +189,7 @@ static struct ct_id *ct_create(enum rdma_ucm_port_space ps,
 		return NULL;
 	ct->id = rdma_create_id(&init_net, ct_handler, ct, ps, qpt);
 	if (IS_ERR(ct->id)) {
-		ct_diag("rdma_create_id: %ld", PTR_ERR(ct->id));
+		ktap_diag("rdma_create_id: %ld", PTR_ERR(ct->id));
 		kfree(ct);
 		return NULL;
 	}
@@ -290,7 +272,7 @@ static int ct_make_qp(struct ct_id *ct)
 	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
 	ret = rdma_create_qp(ct->id, ct->pd, &attr);
 	if (ret)
-		ct_diag("rdma_create_qp: %d", ret);
+		ktap_diag("rdma_create_qp: %d", ret);
 	return ret;
 }
 
@@ -304,7 +286,7 @@ static int ct_poll(struct ct_id *ct, struct ib_wc *wc)
 			return wc->status == IB_WC_SUCCESS ? 0 : -EIO;
 		usleep_range(500, 1000);
 	}
-	ct_diag("no completion");
+	ktap_diag("no completion");
 	return -ETIMEDOUT;
 }
 
@@ -339,16 +321,16 @@ static int ct_listen(void)
 		return ret;
 	ret = rdma_bind_addr(ct.listener->id, (struct sockaddr *)&sin);
 	if (ret) {
-		ct_diag("rdma_bind_addr: %d", ret);
+		ktap_diag("rdma_bind_addr: %d", ret);
 		return ret;
 	}
 	if (!ct.listener->id->device) {
-		ct_diag("bound to an address, but no device");
+		ktap_diag("bound to an address, but no device");
 		return -ENODEV;
 	}
 	ret = rdma_listen(ct.listener->id, 8);
 	if (ret)
-		ct_diag("rdma_listen: %d", ret);
+		ktap_diag("rdma_listen: %d", ret);
 	return ret;
 }
 
@@ -365,14 +347,14 @@ static struct ct_id *ct_resolve(enum rdma_ucm_port_space ps,
 		goto err;
 	ret = rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&sin, 2000);
 	if (ret) {
-		ct_diag("rdma_resolve_addr: %d", ret);
+		ktap_diag("rdma_resolve_addr: %d", ret);
 		goto err;
 	}
 	if (!ct_expect(c, RDMA_CM_EVENT_ADDR_RESOLVED, false))
 		goto err;
 	ret = rdma_resolve_route(c->id, 2000);
 	if (ret) {
-		ct_diag("rdma_resolve_route: %d", ret);
+		ktap_diag("rdma_resolve_route: %d", ret);
 		goto err;
 	}
 	if (!ct_expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED, false))
@@ -389,7 +371,7 @@ static int ct_resolve_case(void)
 	if (!ct.client)
 		return -EINVAL;
 	if (ct.client->id->device != ct.listener->id->device) {
-		ct_diag("client and listener on different devices");
+		ktap_diag("client and listener on different devices");
 		return -EINVAL;
 	}
 	return 0;
@@ -402,7 +384,7 @@ static struct ct_id *ct_wait_child(struct ct_id *listener)
 
 	if (!wait_event_timeout(listener->wq, READ_ONCE(listener->child),
 				CT_WAIT)) {
-		ct_diag("no connect request");
+		ktap_diag("no connect request");
 		return NULL;
 	}
 	child = listener->child;
@@ -428,7 +410,7 @@ static int ct_connect(void)
 		return ret;
 	ret = rdma_connect(ct.client->id, &param);
 	if (ret) {
-		ct_diag("rdma_connect: %d", ret);
+		ktap_diag("rdma_connect: %d", ret);
 		return ret;
 	}
 
@@ -439,12 +421,12 @@ static int ct_connect(void)
 	if (!ev)
 		return -EINVAL;
 	if (ev->data_len < 14 || memcmp(ev->data, "hello, server", 14)) {
-		ct_diag("request private data: %*ph", ev->data_len, ev->data);
+		ktap_diag("request private data: %*ph", ev->data_len, ev->data);
 		return -EINVAL;
 	}
 	if (ev->qp_num != ct.client->id->qp->qp_num) {
-		ct_diag("request QP %u, client QP %u", ev->qp_num,
-			ct.client->id->qp->qp_num);
+		ktap_diag("request QP %u, client QP %u", ev->qp_num,
+			  ct.client->id->qp->qp_num);
 		return -EINVAL;
 	}
 
@@ -461,7 +443,7 @@ static int ct_connect(void)
 	ret = rdma_accept(ct.server->id, &param);
 	rdma_unlock_handler(ct.server->id);
 	if (ret) {
-		ct_diag("rdma_accept: %d", ret);
+		ktap_diag("rdma_accept: %d", ret);
 		return ret;
 	}
 
@@ -469,7 +451,7 @@ static int ct_connect(void)
 	if (!ev)
 		return -EINVAL;
 	if (ev->data_len < 8 || memcmp(ev->data, "welcome", 8)) {
-		ct_diag("reply private data: %*ph", ev->data_len, ev->data);
+		ktap_diag("reply private data: %*ph", ev->data_len, ev->data);
 		return -EINVAL;
 	}
 	if (!ct_expect(ct.server, RDMA_CM_EVENT_ESTABLISHED, false))
@@ -493,7 +475,7 @@ static int ct_send(void)
 	memset(ct.client->buf, 0x5a, CT_MSG);
 	ret = ib_post_send(ct.client->id->qp, &wr, NULL);
 	if (ret) {
-		ct_diag("ib_post_send: %d", ret);
+		ktap_diag("ib_post_send: %d", ret);
 		return ret;
 	}
 	ret = ct_poll(ct.client, &wc);
@@ -504,7 +486,7 @@ static int ct_send(void)
 		return ret;
 	if (wc.opcode != IB_WC_RECV || wc.byte_len != CT_MSG ||
 	    memchr_inv(ct.server->buf, 0x5a, CT_MSG)) {
-		ct_diag("received opcode %d, %u bytes", wc.opcode, wc.byte_len);
+		ktap_diag("received opcode %d, %u bytes", wc.opcode, wc.byte_len);
 		return -EINVAL;
 	}
 	return 0;
@@ -516,7 +498,7 @@ static int ct_disconnect(void)
 
 	ret = rdma_disconnect(ct.client->id);
 	if (ret) {
-		ct_diag("rdma_disconnect: %d", ret);
+		ktap_diag("rdma_disconnect: %d", ret);
 		return ret;
 	}
 	if (!ct_expect(ct.server, RDMA_CM_EVENT_DISCONNECTED, false))
@@ -542,7 +524,7 @@ static int ct_reject(void)
 	param.qp_num = 0x123;	/* no QP: the consumer names one */
 	ret = rdma_connect(c->id, &param);
 	if (ret) {
-		ct_diag("rdma_connect: %d", ret);
+		ktap_diag("rdma_connect: %d", ret);
 		goto out;
 	}
 	s = ct_wait_child(ct.listener);
@@ -551,11 +533,11 @@ static int ct_reject(void)
 	if (!ev)
 		goto out;
 	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED) {
-		ct_diag("reject status %d", ev->status);
+		ktap_diag("reject status %d", ev->status);
 		goto out;
 	}
 	if (ev->data_len < 8 || memcmp(ev->data, "go away", 8)) {
-		ct_diag("reject data: %*ph", ev->data_len, ev->data);
+		ktap_diag("reject data: %*ph", ev->data_len, ev->data);
 		goto out;
 	}
 	ret = 0;
@@ -586,7 +568,7 @@ static int ct_unlistened(void)
 		return -EINVAL;
 	ret = rdma_connect(c->id, &param);
 	if (ret) {
-		ct_diag("rdma_connect: %d", ret);
+		ktap_diag("rdma_connect: %d", ret);
 		goto out;
 	}
 	ev = ct_expect(c, CT_DEAD_PORT_EVENT, true);
@@ -594,8 +576,8 @@ static int ct_unlistened(void)
 	if (!ev)
 		goto out;
 	if (ev->status != CT_DEAD_PORT_STATUS)
-		ct_diag("status %d, expected %d", ev->status,
-			CT_DEAD_PORT_STATUS);
+		ktap_diag("status %d, expected %d", ev->status,
+			  CT_DEAD_PORT_STATUS);
 	else
 		ret = 0;
 out:
@@ -618,7 +600,7 @@ static int ct_ud_resolve(void)
 	ret = rdma_bind_addr(ct.ud_listener->id, (struct sockaddr *)&sin) ?:
 	      rdma_listen(ct.ud_listener->id, 8);
 	if (ret) {
-		ct_diag("UD bind/listen: %d", ret);
+		ktap_diag("UD bind/listen: %d", ret);
 		return ret;
 	}
 
@@ -630,7 +612,7 @@ static int ct_ud_resolve(void)
 		return ret;
 	ret = rdma_connect(ct.ud_client->id, &param);
 	if (ret) {
-		ct_diag("rdma_connect (SIDR): %d", ret);
+		ktap_diag("rdma_connect (SIDR): %d", ret);
 		return ret;
 	}
 
@@ -644,7 +626,7 @@ static int ct_ud_resolve(void)
 			return -ETIMEDOUT;
 		ev = ct_expect(s, RDMA_CM_EVENT_CONNECT_REQUEST, false);
 		if (!ev || ev->data_len < 9 || memcmp(ev->data, "ud hello", 9)) {
-			ct_diag("SIDR request data wrong or missing");
+			ktap_diag("SIDR request data wrong or missing");
 			ct_destroy(s);
 			return -EINVAL;
 		}
@@ -664,7 +646,7 @@ static int ct_ud_resolve(void)
 	ret = rdma_accept(ct.server->id, &param);
 	rdma_unlock_handler(ct.server->id);
 	if (ret) {
-		ct_diag("rdma_accept (SIDR): %d", ret);
+		ktap_diag("rdma_accept (SIDR): %d", ret);
 		return ret;
 	}
 
@@ -672,9 +654,9 @@ static int ct_ud_resolve(void)
 	if (!ev)
 		return -EINVAL;
 	if (ev->qp_num != ct.server->id->qp->qp_num || ev->qkey != RDMA_UDP_QKEY) {
-		ct_diag("SIDR reply: QP %u Q_Key %#x, expected %u %#x",
-			ev->qp_num, ev->qkey, ct.server->id->qp->qp_num,
-			RDMA_UDP_QKEY);
+		ktap_diag("SIDR reply: QP %u Q_Key %#x, expected %u %#x",
+			  ev->qp_num, ev->qkey, ct.server->id->qp->qp_num,
+			  RDMA_UDP_QKEY);
 		return -EINVAL;
 	}
 	return 0;
@@ -704,7 +686,7 @@ static int ct_ud_send(void)
 	ah = rdma_create_ah(ct.ud_client->pd, &ev->ah_attr,
 			    RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah)) {
-		ct_diag("rdma_create_ah: %ld", PTR_ERR(ah));
+		ktap_diag("rdma_create_ah: %ld", PTR_ERR(ah));
 		return PTR_ERR(ah);
 	}
 	wr.ah = ah;
@@ -717,7 +699,7 @@ static int ct_ud_send(void)
 	/* A UD receive starts with the 40 bytes of the GRH. */
 	if (!ret && (wc.byte_len != CT_MSG + 40 ||
 		     memchr_inv(ct.server->buf + 40, 0xa5, CT_MSG))) {
-		ct_diag("UD receive: %u bytes", wc.byte_len);
+		ktap_diag("UD receive: %u bytes", wc.byte_len);
 		ret = -EINVAL;
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
@@ -738,33 +720,32 @@ static void ct_run(void)
 {
 	bool up;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", CT_NR_CASES);
+	ktap_plan(CT_NR_CASES);
 
-	ct_result(ct_listen(), "rdma_bind_addr and rdma_listen on the address");
-	ct_result(ct_resolve_case(),
-		  "rdma_resolve_addr and rdma_resolve_route reach the listener's device");
+	ktap_result(ct_listen(), "rdma_bind_addr and rdma_listen on the address");
+	ktap_result(ct_resolve_case(),
+		    "rdma_resolve_addr and rdma_resolve_route reach the listener's device");
 	up = ct.client && !ct_connect();
-	ct_result(!up, "connect with private data, accept, ESTABLISHED on both sides");
-	ct_result(up ? ct_send() : -EINVAL, "an RC SEND over the connection");
-	ct_result(up ? ct_disconnect() : -EINVAL,
-		  "rdma_disconnect: DISCONNECTED on both sides");
+	ktap_result(!up, "connect with private data, accept, ESTABLISHED on both sides");
+	ktap_result(up ? ct_send() : -EINVAL, "an RC SEND over the connection");
+	ktap_result(up ? ct_disconnect() : -EINVAL,
+		    "rdma_disconnect: DISCONNECTED on both sides");
 	ct_destroy(ct.server);
 	ct.server = NULL;
-	ct_result(ct.listener ? ct_reject() : -EINVAL,
-		  "reject with private data: REJECTED, consumer reject data");
-	ct_result(ct_unlistened(), "connect to a port nobody listens on");
+	ktap_result(ct.listener ? ct_reject() : -EINVAL,
+		    "reject with private data: REJECTED, consumer reject data");
+	ktap_result(ct_unlistened(), "connect to a port nobody listens on");
 	up = !ct_ud_resolve();
-	ct_result(!up, "UD: SIDR gives the server's QP number and Q_Key");
-	ct_result(up ? ct_ud_send() : -EINVAL,
-		  "UD: a SEND with the address handle of the SIDR reply");
+	ktap_result(!up, "UD: SIDR gives the server's QP number and Q_Key");
+	ktap_result(up ? ct_ud_send() : -EINVAL,
+		    "UD: a SEND with the address handle of the SIDR reply");
 	ct_destroy(ct.server);
 	ct.server = NULL;
 
 	/* After teardown nothing of ours is left on the device. */
 	ct_teardown();
-	ct_result(0, "every id destroyed");
-	ct_result(passed == ct_n ? 0 : -EINVAL, "all cases passed");
+	ktap_result(0, "every id destroyed");
+	ktap_result(passed == ktap_n ? 0 : -EINVAL, "all cases passed");
 	pr_info("# passed %d failed %d\n", passed, failed);
 }
 

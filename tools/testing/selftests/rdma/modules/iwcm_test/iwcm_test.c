@@ -40,6 +40,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 
+#include "ktap_module.h"
+
 static char *it_dev_name = "";
 module_param_named(dev, it_dev_name, charp, 0444);
 MODULE_PARM_DESC(dev, "a device without iWARP verbs for the argument checks");
@@ -49,10 +51,6 @@ MODULE_PARM_DESC(noiw_ops, "listen/connect on a device without iw verbs");
 static int default_backlog = 256;
 module_param(default_backlog, int, 0444);
 MODULE_PARM_DESC(default_backlog, "/proc/sys/net/iw_cm/default_backlog");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 /* How long an event may take in a slow (TCG) guest. */
 #define IT_WAIT		(10 * HZ)
@@ -496,47 +494,6 @@ static struct it_event *it_wait(struct it_ctx *ctx, int n, int i)
 	return i < IT_MAX_EVENTS ? &ctx->ev[i] : NULL;
 }
 
-static int it_n;
-
-static void it_result(int ret, const char *name)
-{
-	it_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", it_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", it_n, name);
-	}
-}
-
-static void it_skip(const char *name, const char *why)
-{
-	it_n++;
-	passed++;
-	pr_info("ok %d %s # SKIP %s\n", it_n, name, why);
-}
-
-/* Whether @bad; if so, says what was wrong: "cond: details". */
-static __printf(3, 4) bool it_bad(bool bad, const char *cond,
-				  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (!bad)
-		return false;
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_info("# %s: %pV\n", cond, &vaf);
-	va_end(args);
-	return true;
-}
-
-/* if (IT_BAD(cond, fmt, ...)) return -EINVAL; */
-#define IT_BAD(cond, fmt, ...) it_bad(!(cond), #cond, fmt, ##__VA_ARGS__)
-
 static void it_addr(struct sockaddr_storage *ss, u8 host, u16 port)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
@@ -587,8 +544,8 @@ static int it_reject_msg(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *msg = iwcm_reject_msg(cases[i].reason);
 
-		if (IT_BAD(!strcmp(msg, cases[i].msg), "%d: \"%s\"",
-			   cases[i].reason, msg))
+		if (KTAP_BAD(!strcmp(msg, cases[i].msg), "%d: \"%s\"",
+			     cases[i].reason, msg))
 			return -EINVAL;
 	}
 	return 0;
@@ -601,38 +558,38 @@ static int it_create_destroy(void)
 	int mask = -1, ret;
 
 	id = iw_create_cm_id(it_noiw, it_handler, &ctx_a);
-	if (IT_BAD(!IS_ERR(id), "%ld", PTR_ERR(id)))
+	if (KTAP_BAD(!IS_ERR(id), "%ld", PTR_ERR(id)))
 		return -EINVAL;
 	ret = -EINVAL;
-	if (IT_BAD(id->device == it_noiw && id->context == &ctx_a &&
-		   id->cm_handler == it_handler, "fields not set") ||
-	    IT_BAD(id->event_handler && id->add_ref && id->rem_ref,
-		   "no driver callbacks"))
+	if (KTAP_BAD(id->device == it_noiw && id->context == &ctx_a &&
+		     id->cm_handler == it_handler, "fields not set") ||
+	    KTAP_BAD(id->event_handler && id->add_ref && id->rem_ref,
+		     "no driver callbacks"))
 		goto out;
 
 	attr.qp_state = IB_QPS_INIT;
-	if (IT_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) &&
-		   mask == (IB_QP_STATE | IB_QP_ACCESS_FLAGS) &&
-		   attr.qp_access_flags == (IB_ACCESS_REMOTE_WRITE |
-					    IB_ACCESS_REMOTE_READ),
-		   "INIT: mask %#x flags %#x", mask, attr.qp_access_flags))
+	if (KTAP_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) &&
+		     mask == (IB_QP_STATE | IB_QP_ACCESS_FLAGS) &&
+		     attr.qp_access_flags == (IB_ACCESS_REMOTE_WRITE |
+					      IB_ACCESS_REMOTE_READ),
+		     "INIT: mask %#x flags %#x", mask, attr.qp_access_flags))
 		goto out;
 	attr.qp_state = IB_QPS_RTR;
 	mask = -1;
-	if (IT_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) &&
-		   mask == (IB_QP_STATE | IB_QP_ACCESS_FLAGS),
-		   "RTR: mask %#x", mask))
+	if (KTAP_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) &&
+		     mask == (IB_QP_STATE | IB_QP_ACCESS_FLAGS),
+		     "RTR: mask %#x", mask))
 		goto out;
 	attr.qp_state = IB_QPS_RTS;
 	mask = -1;
-	if (IT_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) && mask == 0,
-		   "RTS: mask %#x", mask))
+	if (KTAP_BAD(!iw_cm_init_qp_attr(id, &attr, &mask) && mask == 0,
+		     "RTS: mask %#x", mask))
 		goto out;
 	attr.qp_state = IB_QPS_RESET;
-	if (IT_BAD(iw_cm_init_qp_attr(id, &attr, &mask) == -EINVAL, "RESET"))
+	if (KTAP_BAD(iw_cm_init_qp_attr(id, &attr, &mask) == -EINVAL, "RESET"))
 		goto out;
 	attr.qp_state = IB_QPS_ERR;
-	if (IT_BAD(iw_cm_init_qp_attr(id, &attr, &mask) == -EINVAL, "ERR"))
+	if (KTAP_BAD(iw_cm_init_qp_attr(id, &attr, &mask) == -EINVAL, "ERR"))
 		goto out;
 	ret = 0;
 out:
@@ -649,15 +606,15 @@ static int it_idle_calls(void)
 	id = iw_create_cm_id(it_noiw, it_handler, &ctx_a);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	if (IT_BAD(iw_cm_accept(id, &param) == -EINVAL, "accept") ||
-	    IT_BAD(iw_cm_reject(id, "x", 1) == -EINVAL, "reject") ||
-	    IT_BAD(iw_cm_disconnect(id, 0) == 0, "disconnect") ||
-	    IT_BAD(iw_cm_disconnect(id, 1) == 0, "abrupt disconnect"))
+	if (KTAP_BAD(iw_cm_accept(id, &param) == -EINVAL, "accept") ||
+	    KTAP_BAD(iw_cm_reject(id, "x", 1) == -EINVAL, "reject") ||
+	    KTAP_BAD(iw_cm_disconnect(id, 0) == 0, "disconnect") ||
+	    KTAP_BAD(iw_cm_disconnect(id, 1) == 0, "abrupt disconnect"))
 		goto out;
 	ret = 0;
 out:
 	iw_destroy_cm_id(id);
-	return IT_BAD(it_count(&ctx_a) == 0, "%d events", it_count(&ctx_a)) ?
+	return KTAP_BAD(it_count(&ctx_a) == 0, "%d events", it_count(&ctx_a)) ?
 	       -EINVAL : ret;
 }
 
@@ -673,15 +630,15 @@ static int it_noiw_listen_connect(void)
 		return PTR_ERR(id);
 	it_addr(&id->local_addr, 1, IT_LPORT);
 	r = iw_cm_listen(id, 4);
-	if (IT_BAD(r == -EOPNOTSUPP, "listen: %d", r))
+	if (KTAP_BAD(r == -EOPNOTSUPP, "listen: %d", r))
 		goto out;
 	it_addr(&id->remote_addr, 2, IT_LPORT);
 	r = iw_cm_connect(id, &param);
-	if (IT_BAD(r == -EOPNOTSUPP, "connect: %d", r))
+	if (KTAP_BAD(r == -EOPNOTSUPP, "connect: %d", r))
 		goto out;
 	/* Nothing changed: the id is still idle. */
 	r = iw_cm_disconnect(id, 0);
-	if (IT_BAD(r == 0, "disconnect: %d", r))
+	if (KTAP_BAD(r == 0, "disconnect: %d", r))
 		goto out;
 	ret = 0;
 out:
@@ -707,31 +664,31 @@ static int it_listen(void)
 	it_addr(&b->local_addr, 1, IT_LPORT + 2);
 
 	r = iw_cm_listen(a, 4);
-	if (IT_BAD(!r && fiw.last_backlog == 4, "listen: %d, backlog %d", r,
-		   fiw.last_backlog))
+	if (KTAP_BAD(!r && fiw.last_backlog == 4, "listen: %d, backlog %d", r,
+		     fiw.last_backlog))
 		goto out;
 	/* Without a port mapper, the mapped address is the address. */
-	if (IT_BAD(it_addr_eq(&a->m_local_addr, &a->local_addr),
-		   "m_local_addr %pISpc", &a->m_local_addr))
+	if (KTAP_BAD(it_addr_eq(&a->m_local_addr, &a->local_addr),
+		     "m_local_addr %pISpc", &a->m_local_addr))
 		goto out;
 	r = iw_cm_listen(a, 4);
-	if (IT_BAD(r == -EINVAL, "second listen: %d", r))
+	if (KTAP_BAD(r == -EINVAL, "second listen: %d", r))
 		goto out;
 	r = iw_cm_listen(b, 0);
-	if (IT_BAD(!r && fiw.last_backlog == default_backlog,
-		   "listen(0): %d, backlog %d", r, fiw.last_backlog))
+	if (KTAP_BAD(!r && fiw.last_backlog == default_backlog,
+		     "listen(0): %d, backlog %d", r, fiw.last_backlog))
 		goto out;
 	r = iw_cm_disconnect(a, 0);
-	if (IT_BAD(r == -EINVAL, "disconnect of a listener: %d", r))
+	if (KTAP_BAD(r == -EINVAL, "disconnect of a listener: %d", r))
 		goto out;
 	ret = 0;
 out:
 	iw_destroy_cm_id(a);
 	iw_destroy_cm_id(b);
-	if (IT_BAD(atomic_read(&fiw.destroy_listens) == destroyed + 2,
-		   "%d destroy_listen calls",
-		   atomic_read(&fiw.destroy_listens) - destroyed) ||
-	    IT_BAD(list_empty(&fiw.listeners), "listeners left"))
+	if (KTAP_BAD(atomic_read(&fiw.destroy_listens) == destroyed + 2,
+		     "%d destroy_listen calls",
+		     atomic_read(&fiw.destroy_listens) - destroyed) ||
+	    KTAP_BAD(list_empty(&fiw.listeners), "listeners left"))
 		return -EINVAL;
 	return ret;
 }
@@ -777,20 +734,20 @@ static int it_refused(void)
 		return -ENOMEM;
 	it_addr(&a->remote_addr, 1, IT_LPORT + 9);	/* nobody there */
 	r = it_connect(a, IT_QP_A, "hello");
-	if (IT_BAD(!r, "connect: %d", r))
+	if (KTAP_BAD(!r, "connect: %d", r))
 		goto out;
 	e = it_wait(&ctx_a, 1, 0);
-	if (IT_BAD(e, "no event") ||
-	    IT_BAD(e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
-		   e->status == -ECONNREFUSED, "event %d status %d", e->type,
-		   e->status) ||
-	    IT_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 0, "QP refs %d",
-		   atomic_read(&fiw.qps[IT_QP_A].refs)))
+	if (KTAP_BAD(e, "no event") ||
+	    KTAP_BAD(e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
+		     e->status == -ECONNREFUSED, "event %d status %d", e->type,
+		     e->status) ||
+	    KTAP_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 0, "QP refs %d",
+		     atomic_read(&fiw.qps[IT_QP_A].refs)))
 		goto out;
 	/* Back to idle: it may connect again. */
 	r = it_connect(a, IT_QP_A, NULL);
-	if (IT_BAD(!r, "second connect: %d", r) ||
-	    IT_BAD(it_wait(&ctx_a, 2, 1), "no second event"))
+	if (KTAP_BAD(!r, "second connect: %d", r) ||
+	    KTAP_BAD(it_wait(&ctx_a, 2, 1), "no second event"))
 		goto out;
 	ret = 0;
 out:
@@ -813,42 +770,42 @@ static struct iw_cm_id *it_establish(struct iw_cm_id *a, int *nl, int *na)
 	int r;
 
 	r = it_connect(a, IT_QP_A, "hello");
-	if (IT_BAD(!r, "connect: %d", r))
+	if (KTAP_BAD(!r, "connect: %d", r))
 		return NULL;
 	e = it_wait(&ctx_l, *nl + 1, *nl);
-	if (IT_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
+	if (KTAP_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
 		return NULL;
 	(*nl)++;
 	p = e->id;
-	if (IT_BAD(p != it_listener && p->device == fiw.iw &&
-		   p->context == &ctx_l, "the new id") ||
-	    IT_BAD(!e->status && e->pdata_len == 6 &&
-		   !memcmp(e->pdata, "hello", 6), "request: %d, %u bytes",
-		   e->status, e->pdata_len) ||
-	    IT_BAD(it_addr_eq(&e->local, &a->remote_addr) &&
-		   it_addr_eq(&e->remote, &a->local_addr),
-		   "request %pISpc -> %pISpc", &e->remote, &e->local) ||
-	    IT_BAD(it_addr_eq(&p->remote_addr, &a->local_addr) &&
-		   it_addr_eq(&p->local_addr, &it_listener->local_addr),
-		   "new id %pISpc -> %pISpc", &p->remote_addr, &p->local_addr))
+	if (KTAP_BAD(p != it_listener && p->device == fiw.iw &&
+		     p->context == &ctx_l, "the new id") ||
+	    KTAP_BAD(!e->status && e->pdata_len == 6 &&
+		     !memcmp(e->pdata, "hello", 6), "request: %d, %u bytes",
+		     e->status, e->pdata_len) ||
+	    KTAP_BAD(it_addr_eq(&e->local, &a->remote_addr) &&
+		     it_addr_eq(&e->remote, &a->local_addr),
+		     "request %pISpc -> %pISpc", &e->remote, &e->local) ||
+	    KTAP_BAD(it_addr_eq(&p->remote_addr, &a->local_addr) &&
+		     it_addr_eq(&p->local_addr, &it_listener->local_addr),
+		     "new id %pISpc -> %pISpc", &p->remote_addr, &p->local_addr))
 		return NULL;
 
 	r = iw_cm_accept(p, &param);
-	if (IT_BAD(!r, "accept: %d", r))
+	if (KTAP_BAD(!r, "accept: %d", r))
 		return NULL;
 	e = it_wait(&ctx_a, *na + 1, *na);
-	if (IT_BAD(e && e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
-		   !e->status, "reply") ||
-	    IT_BAD(e->pdata_len == 6 && !memcmp(e->pdata, "world", 6),
-		   "reply: %u bytes", e->pdata_len) ||
-	    IT_BAD(it_addr_eq(&e->local, &a->local_addr) &&
-		   it_addr_eq(&e->remote, &a->remote_addr),
-		   "reply %pISpc -> %pISpc", &e->local, &e->remote))
+	if (KTAP_BAD(e && e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
+		     !e->status, "reply") ||
+	    KTAP_BAD(e->pdata_len == 6 && !memcmp(e->pdata, "world", 6),
+		     "reply: %u bytes", e->pdata_len) ||
+	    KTAP_BAD(it_addr_eq(&e->local, &a->local_addr) &&
+		     it_addr_eq(&e->remote, &a->remote_addr),
+		     "reply %pISpc -> %pISpc", &e->local, &e->remote))
 		return NULL;
 	(*na)++;
 	e = it_wait(&ctx_l, *nl + 1, *nl);
-	if (IT_BAD(e && e->id == p && e->type == IW_CM_EVENT_ESTABLISHED &&
-		   !e->status, "no ESTABLISHED"))
+	if (KTAP_BAD(e && e->id == p && e->type == IW_CM_EVENT_ESTABLISHED &&
+		     !e->status, "no ESTABLISHED"))
 		return NULL;
 	(*nl)++;
 	return p;
@@ -857,20 +814,20 @@ static struct iw_cm_id *it_establish(struct iw_cm_id *a, int *nl, int *na)
 /* Both ends of an established connection hold their QP. */
 static int it_qp_refs_held(void)
 {
-	if (IT_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 1 &&
-		   atomic_read(&fiw.qps[IT_QP_P].refs) == 1,
-		   "QP refs %d %d", atomic_read(&fiw.qps[IT_QP_A].refs),
-		   atomic_read(&fiw.qps[IT_QP_P].refs)))
+	if (KTAP_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 1 &&
+		     atomic_read(&fiw.qps[IT_QP_P].refs) == 1,
+		     "QP refs %d %d", atomic_read(&fiw.qps[IT_QP_A].refs),
+		     atomic_read(&fiw.qps[IT_QP_P].refs)))
 		return -EINVAL;
 	return 0;
 }
 
 static int it_qp_refs_zero(void)
 {
-	if (IT_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 0 &&
-		   atomic_read(&fiw.qps[IT_QP_P].refs) == 0,
-		   "QP refs %d %d", atomic_read(&fiw.qps[IT_QP_A].refs),
-		   atomic_read(&fiw.qps[IT_QP_P].refs)))
+	if (KTAP_BAD(atomic_read(&fiw.qps[IT_QP_A].refs) == 0 &&
+		     atomic_read(&fiw.qps[IT_QP_P].refs) == 0,
+		     "QP refs %d %d", atomic_read(&fiw.qps[IT_QP_A].refs),
+		     atomic_read(&fiw.qps[IT_QP_P].refs)))
 		return -EINVAL;
 	return 0;
 }
@@ -889,31 +846,31 @@ static int it_connect_accept_disconnect(void)
 	p = it_establish(a, &nl, &na);
 	if (!p || it_qp_refs_held())
 		goto out;
-	if (IT_BAD(!iw_cm_init_qp_attr(a, &attr, &mask) && !mask,
-		   "init_qp_attr when established"))
+	if (KTAP_BAD(!iw_cm_init_qp_attr(a, &attr, &mask) && !mask,
+		     "init_qp_attr when established"))
 		goto out;
 
 	/* Graceful: the QP goes to SQD, both ends see CLOSE. */
 	r = iw_cm_disconnect(a, 0);
-	if (IT_BAD(!r, "disconnect: %d", r) ||
-	    IT_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_SQD, "QP state %d",
-		   fiw.qps[IT_QP_A].modified))
+	if (KTAP_BAD(!r, "disconnect: %d", r) ||
+	    KTAP_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_SQD, "QP state %d",
+		     fiw.qps[IT_QP_A].modified))
 		goto out;
 	e = it_wait(&ctx_a, na + 1, na);
-	if (IT_BAD(e && e->id == a && e->type == IW_CM_EVENT_CLOSE,
-		   "no CLOSE on the active side"))
+	if (KTAP_BAD(e && e->id == a && e->type == IW_CM_EVENT_CLOSE,
+		     "no CLOSE on the active side"))
 		goto out;
 	e = it_wait(&ctx_l, nl + 1, nl);
-	if (IT_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
-		   "no CLOSE on the passive side"))
+	if (KTAP_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
+		     "no CLOSE on the passive side"))
 		goto out;
 	if (it_qp_refs_zero())
 		goto out;
 	/* Closed: disconnecting again is a no-op. */
 	r = iw_cm_disconnect(a, 1);
-	if (IT_BAD(!r, "second disconnect: %d", r) ||
-	    IT_BAD(it_count(&ctx_a) == na + 1 && it_count(&ctx_l) == nl + 1,
-		   "events after CLOSE"))
+	if (KTAP_BAD(!r, "second disconnect: %d", r) ||
+	    KTAP_BAD(it_count(&ctx_a) == na + 1 && it_count(&ctx_l) == nl + 1,
+		     "events after CLOSE"))
 		goto out;
 	ret = 0;
 out:
@@ -935,24 +892,24 @@ static int it_reject(void)
 	if (!a)
 		return -ENOMEM;
 	r = it_connect(a, IT_QP_A, "hello");
-	if (IT_BAD(!r, "connect: %d", r))
+	if (KTAP_BAD(!r, "connect: %d", r))
 		goto out;
 	e = it_wait(&ctx_l, nl + 1, nl);
-	if (IT_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
+	if (KTAP_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
 		goto out;
 	p = e->id;
 	r = iw_cm_reject(p, "no", 3);
-	if (IT_BAD(!r, "reject: %d", r))
+	if (KTAP_BAD(!r, "reject: %d", r))
 		goto out;
 	e = it_wait(&ctx_a, na + 1, na);
-	if (IT_BAD(e && e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
-		   e->status == -ECONNREFUSED, "no refusal") ||
-	    IT_BAD(e->pdata_len == 3 && !memcmp(e->pdata, "no", 3),
-		   "refusal: %u bytes", e->pdata_len) ||
+	if (KTAP_BAD(e && e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
+		     e->status == -ECONNREFUSED, "no refusal") ||
+	    KTAP_BAD(e->pdata_len == 3 && !memcmp(e->pdata, "no", 3),
+		     "refusal: %u bytes", e->pdata_len) ||
 	    it_qp_refs_zero())
 		goto out;
 	r = iw_cm_reject(p, NULL, 0);
-	if (IT_BAD(r == -EINVAL, "second reject: %d", r))
+	if (KTAP_BAD(r == -EINVAL, "second reject: %d", r))
 		goto out;
 	ret = 0;
 out:
@@ -960,8 +917,8 @@ out:
 	if (p)
 		iw_destroy_cm_id(p);
 	/* The rejected id was idle: destroying it rejects nothing more. */
-	if (IT_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
-		   atomic_read(&fiw.rejects) - rejects))
+	if (KTAP_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
+		     atomic_read(&fiw.rejects) - rejects))
 		return -EINVAL;
 	return ret;
 }
@@ -979,15 +936,15 @@ static int it_handler_refuses(void)
 		return -ENOMEM;
 	ctx_l.req_ret = -ECONNREFUSED;
 	r = it_connect(a, IT_QP_A, NULL);
-	if (IT_BAD(!r, "connect: %d", r))
+	if (KTAP_BAD(!r, "connect: %d", r))
 		goto out;
 	e = it_wait(&ctx_a, na + 1, na);
-	if (IT_BAD(e && e->type == IW_CM_EVENT_CONNECT_REPLY &&
-		   e->status == -ECONNREFUSED, "no refusal") ||
-	    IT_BAD(it_count(&ctx_l) == nl + 1, "%d listener events",
-		   it_count(&ctx_l) - nl) ||
-	    IT_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
-		   atomic_read(&fiw.rejects) - rejects) ||
+	if (KTAP_BAD(e && e->type == IW_CM_EVENT_CONNECT_REPLY &&
+		     e->status == -ECONNREFUSED, "no refusal") ||
+	    KTAP_BAD(it_count(&ctx_l) == nl + 1, "%d listener events",
+		     it_count(&ctx_l) - nl) ||
+	    KTAP_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
+		     atomic_read(&fiw.rejects) - rejects) ||
 	    it_qp_refs_zero())
 		goto out;
 	ret = 0;
@@ -1016,14 +973,14 @@ static int it_destroy_established(void)
 	}
 	/* Abrupt: the QP goes to ERR, the peer sees CLOSE, we see nothing. */
 	iw_destroy_cm_id(a);
-	if (IT_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_ERR, "QP state %d",
-		   fiw.qps[IT_QP_A].modified))
+	if (KTAP_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_ERR, "QP state %d",
+		     fiw.qps[IT_QP_A].modified))
 		goto out;
 	e = it_wait(&ctx_l, nl + 1, nl);
-	if (IT_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
-		   "no CLOSE on the passive side") ||
-	    IT_BAD(it_count(&ctx_a) == na, "%d events after destroy",
-		   it_count(&ctx_a) - na) ||
+	if (KTAP_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
+		     "no CLOSE on the passive side") ||
+	    KTAP_BAD(it_count(&ctx_a) == na, "%d events after destroy",
+		     it_count(&ctx_a) - na) ||
 	    it_qp_refs_zero())
 		goto out;
 	ret = 0;
@@ -1044,18 +1001,18 @@ static int it_destroy_unaccepted(void)
 	if (!a)
 		return -ENOMEM;
 	r = it_connect(a, IT_QP_A, NULL);
-	if (IT_BAD(!r, "connect: %d", r))
+	if (KTAP_BAD(!r, "connect: %d", r))
 		goto out;
 	e = it_wait(&ctx_l, nl + 1, nl);
-	if (IT_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
+	if (KTAP_BAD(e && e->type == IW_CM_EVENT_CONNECT_REQUEST, "no request"))
 		goto out;
 	/* Never accepted: destroying it rejects the request. */
 	iw_destroy_cm_id(e->id);
 	e = it_wait(&ctx_a, na + 1, na);
-	if (IT_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
-		   atomic_read(&fiw.rejects) - rejects) ||
-	    IT_BAD(e && e->type == IW_CM_EVENT_CONNECT_REPLY &&
-		   e->status == -ECONNREFUSED, "no refusal"))
+	if (KTAP_BAD(atomic_read(&fiw.rejects) == rejects + 1, "%d rejects",
+		     atomic_read(&fiw.rejects) - rejects) ||
+	    KTAP_BAD(e && e->type == IW_CM_EVENT_CONNECT_REPLY &&
+		     e->status == -ECONNREFUSED, "no refusal"))
 		goto out;
 	ret = 0;
 out:
@@ -1080,10 +1037,10 @@ static int it_reply_destroys(void)
 	if (!p)
 		return -EINVAL;	/* a is gone, or leaks: nothing to do */
 	e = it_wait(&ctx_l, nl + 1, nl);
-	if (IT_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
-		   "no CLOSE on the passive side") ||
-	    IT_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_ERR, "QP state %d",
-		   fiw.qps[IT_QP_A].modified) ||
+	if (KTAP_BAD(e && e->id == p && e->type == IW_CM_EVENT_CLOSE,
+		     "no CLOSE on the passive side") ||
+	    KTAP_BAD(fiw.qps[IT_QP_A].modified == IB_QPS_ERR, "QP state %d",
+		     fiw.qps[IT_QP_A].modified) ||
 	    it_qp_refs_zero())
 		goto out;
 	ret = 0;
@@ -1115,7 +1072,7 @@ static int it_backlog_full(void)
 	}
 	it_addr(&l->local_addr, 1, IT_LPORT + 3);
 	r = iw_cm_listen(l, 1);
-	if (IT_BAD(!r, "listen: %d", r)) {
+	if (KTAP_BAD(!r, "listen: %d", r)) {
 		complete_all(&block);
 		goto out;
 	}
@@ -1130,32 +1087,32 @@ static int it_backlog_full(void)
 
 	/* The first request is taken out and blocks the handler... */
 	r = it_connect(a[0], IT_QP_A, NULL);
-	if (IT_BAD(!r, "connect 1: %d", r) ||
-	    IT_BAD(wait_for_completion_timeout(&ctx->in_handler, IT_WAIT),
-		   "no request")) {
+	if (KTAP_BAD(!r, "connect 1: %d", r) ||
+	    KTAP_BAD(wait_for_completion_timeout(&ctx->in_handler, IT_WAIT),
+		     "no request")) {
 		complete_all(&block);
 		goto out;
 	}
 	/* ... the second takes the only slot, the third finds none. */
 	r = it_connect(a[1], IT_QP_A + 2, NULL);
-	if (IT_BAD(!r, "connect 2: %d", r)) {
+	if (KTAP_BAD(!r, "connect 2: %d", r)) {
 		complete_all(&block);
 		goto out;
 	}
 	r = it_connect(a[2], IT_QP_A + 4, NULL);
 	complete_all(&block);
-	if (IT_BAD(r == -ENOMEM, "connect 3: %d", r))
+	if (KTAP_BAD(r == -ENOMEM, "connect 3: %d", r))
 		goto out;
 
 	/* Both requests refused by the handler; the third id is idle. */
 	nl = 2;
-	if (IT_BAD(it_wait(ctx, nl, 0), "%d requests", it_count(ctx)) ||
-	    IT_BAD(it_wait(&ctx_a, na + 2, na), "%d replies",
-		   it_count(&ctx_a) - na))
+	if (KTAP_BAD(it_wait(ctx, nl, 0), "%d requests", it_count(ctx)) ||
+	    KTAP_BAD(it_wait(&ctx_a, na + 2, na), "%d replies",
+		     it_count(&ctx_a) - na))
 		goto out;
 	for (i = 1; i < 6; i++) {
-		if (IT_BAD(atomic_read(&fiw.qps[i].refs) == 0, "QP %d refs %d",
-			   i, atomic_read(&fiw.qps[i].refs)))
+		if (KTAP_BAD(atomic_read(&fiw.qps[i].refs) == 0, "QP %d refs %d",
+			     i, atomic_read(&fiw.qps[i].refs)))
 			goto out;
 	}
 	ret = 0;
@@ -1207,15 +1164,15 @@ static int it_destroy_waits(void)
 	}
 	it_addr(&d.id->local_addr, 1, IT_LPORT + 4);
 	a = it_active(20);
-	if (!a || IT_BAD(!iw_cm_listen(d.id, 2), "listen")) {
+	if (!a || KTAP_BAD(!iw_cm_listen(d.id, 2), "listen")) {
 		iw_destroy_cm_id(d.id);
 		goto out_a;
 	}
 	it_addr(&a->remote_addr, 1, IT_LPORT + 4);
 	r = it_connect(a, IT_QP_A, NULL);
-	if (IT_BAD(!r, "connect: %d", r) ||
-	    IT_BAD(wait_for_completion_timeout(&ctx->in_handler, IT_WAIT),
-		   "no request")) {
+	if (KTAP_BAD(!r, "connect: %d", r) ||
+	    KTAP_BAD(wait_for_completion_timeout(&ctx->in_handler, IT_WAIT),
+		     "no request")) {
 		complete_all(&block);
 		iw_destroy_cm_id(d.id);
 		goto out_a;
@@ -1231,9 +1188,9 @@ static int it_destroy_waits(void)
 	}
 	early = wait_for_completion_timeout(&d.done, HZ / 5);
 	complete_all(&block);
-	if (IT_BAD(!early, "destroy returned while the handler ran") ||
-	    IT_BAD(wait_for_completion_timeout(&d.done, IT_WAIT),
-		   "destroy never returned"))
+	if (KTAP_BAD(!early, "destroy returned while the handler ran") ||
+	    KTAP_BAD(wait_for_completion_timeout(&d.done, IT_WAIT),
+		     "destroy never returned"))
 		goto out_a;
 	ret = 0;
 out_a:
@@ -1251,27 +1208,13 @@ static int it_all_released(void)
 	int i;
 
 	for (i = 0; i < FIW_NR_QPS; i++)
-		if (IT_BAD(atomic_read(&fiw.qps[i].refs) == 0, "QP %d: %d", i,
-			   atomic_read(&fiw.qps[i].refs)))
+		if (KTAP_BAD(atomic_read(&fiw.qps[i].refs) == 0, "QP %d: %d", i,
+			     atomic_read(&fiw.qps[i].refs)))
 			return -EINVAL;
 	mutex_lock(&fiw.lock);
 	i = list_empty(&fiw.listeners) && list_empty(&fiw.conns);
 	mutex_unlock(&fiw.lock);
-	return IT_BAD(i, "listeners or connections left") ? -EINVAL : 0;
-}
-
-static bool it_run(const char *name, int (*fn)(void), bool ready,
-		   const char *why)
-{
-	int ret;
-
-	if (!ready) {
-		it_skip(name, why);
-		return false;
-	}
-	ret = fn();
-	it_result(ret, name);
-	return !ret;
+	return KTAP_BAD(i, "listeners or connections left") ? -EINVAL : 0;
 }
 
 static int it_listen_main(void)
@@ -1286,7 +1229,7 @@ static int it_listen_main(void)
 	}
 	it_addr(&it_listener->local_addr, 1, IT_LPORT);
 	r = iw_cm_listen(it_listener, 8);
-	if (IT_BAD(!r, "listen: %d", r)) {
+	if (KTAP_BAD(!r, "listen: %d", r)) {
 		iw_destroy_cm_id(it_listener);
 		it_listener = NULL;
 		return r;
@@ -1298,46 +1241,44 @@ static void it_run_all(void)
 {
 	bool lis;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", IT_NR_CASES);
-	it_run("iwcm_reject_msg gives stock's strings", it_reject_msg, true,
-	       "");
-	it_run("create, init_qp_attr and destroy on a device without iw verbs",
-	       it_create_destroy, true, "");
-	it_run("accept, reject and disconnect of an idle id", it_idle_calls,
-	       true, "");
-	it_run("listen and connect without iw verbs fail with EOPNOTSUPP",
-	       it_noiw_listen_connect, noiw_ops,
-	       "the stock iw_cm calls the missing verb");
-	it_run("listen: backlog, a second listen, listen(0), destroy",
-	       it_listen, true, "");
-	lis = it_run("listen on the fake iWARP device", it_listen_main, true,
-		     "");
-	it_run("connect to a closed port: CONNECT_REPLY ECONNREFUSED",
-	       it_refused, true, "");
-	it_run("connect, request, accept, established; graceful disconnect",
-	       it_connect_accept_disconnect, lis, "no listener");
-	it_run("reject with private data", it_reject, lis, "no listener");
-	it_run("a handler refusing a request: rejected, the new id destroyed",
-	       it_handler_refuses, lis, "no listener");
-	it_run("destroying an established id aborts the connection",
-	       it_destroy_established, lis, "no listener");
-	it_run("destroying an unaccepted id rejects the request",
-	       it_destroy_unaccepted, lis, "no listener");
-	it_run("a handler returning non-zero on CONNECT_REPLY destroys its id",
-	       it_reply_destroys, lis, "no listener");
-	it_run("a full backlog: the driver's event fails with ENOMEM",
-	       it_backlog_full, true, "");
-	it_run("destroying a listener waits for its running handler",
-	       it_destroy_waits, true, "");
+	ktap_plan(IT_NR_CASES);
+	ktap_run("iwcm_reject_msg gives stock's strings", it_reject_msg, true,
+		 "");
+	ktap_run("create, init_qp_attr and destroy on a device without iw verbs",
+		 it_create_destroy, true, "");
+	ktap_run("accept, reject and disconnect of an idle id", it_idle_calls,
+		 true, "");
+	ktap_run("listen and connect without iw verbs fail with EOPNOTSUPP",
+		 it_noiw_listen_connect, noiw_ops,
+		 "the stock iw_cm calls the missing verb");
+	ktap_run("listen: backlog, a second listen, listen(0), destroy",
+		 it_listen, true, "");
+	lis = ktap_run("listen on the fake iWARP device", it_listen_main, true,
+		       "");
+	ktap_run("connect to a closed port: CONNECT_REPLY ECONNREFUSED",
+		 it_refused, true, "");
+	ktap_run("connect, request, accept, established; graceful disconnect",
+		 it_connect_accept_disconnect, lis, "no listener");
+	ktap_run("reject with private data", it_reject, lis, "no listener");
+	ktap_run("a handler refusing a request: rejected, the new id destroyed",
+		 it_handler_refuses, lis, "no listener");
+	ktap_run("destroying an established id aborts the connection",
+		 it_destroy_established, lis, "no listener");
+	ktap_run("destroying an unaccepted id rejects the request",
+		 it_destroy_unaccepted, lis, "no listener");
+	ktap_run("a handler returning non-zero on CONNECT_REPLY destroys its id",
+		 it_reply_destroys, lis, "no listener");
+	ktap_run("a full backlog: the driver's event fails with ENOMEM",
+		 it_backlog_full, true, "");
+	ktap_run("destroying a listener waits for its running handler",
+		 it_destroy_waits, true, "");
 	if (it_listener) {
 		iw_destroy_cm_id(it_listener);
 		it_listener = NULL;
 	}
-	it_run("every QP and id reference the driver saw is back",
-	       it_all_released, true, "");
-	it_result(it_n == IT_NR_CASES - 1 ? 0 : -EINVAL, "all cases ran");
-	pr_info("# Totals: pass:%d fail:%d\n", passed, failed);
+	ktap_run("every QP and id reference the driver saw is back",
+		 it_all_released, true, "");
+	ktap_all_ran(IT_NR_CASES);
 }
 
 static int __init iwcm_test_init(void)

@@ -33,16 +33,14 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "ktap_module.h"
+
 static char *kt_dev_name = "rxe0";
 module_param_named(dev, kt_dev_name, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device to test on");
 static bool hold;
 module_param(hold, bool, 0444);
 MODULE_PARM_DESC(hold, "only make objects and keep them until unload");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 /* How long one operation may take in a slow (TCG) guest. */
 #define KT_WAIT		(10 * HZ)
@@ -95,49 +93,6 @@ static struct {
 	struct kt_wait send, recv, reg, inv, write, read, drain, probe;
 } kt;
 
-static int kt_n;
-
-static void kt_result(int ret, const char *name)
-{
-	kt_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", kt_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", kt_n, name);
-	}
-}
-
-static void kt_skip(const char *name, const char *why)
-{
-	kt_n++;
-	passed++;
-	pr_info("ok %d %s # SKIP %s\n", kt_n, name, why);
-}
-
-#define kt_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
-
-/* Whether @bad; if so, says what was wrong: "cond: details". */
-static __printf(3, 4) bool kt_bad(bool bad, const char *cond,
-				  const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (!bad)
-		return false;
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_info("# %s: %pV\n", cond, &vaf);
-	va_end(args);
-	return true;
-}
-
-/* if (KT_BAD(cond, fmt, ...)) return -EINVAL; */
-#define KT_BAD(cond, fmt, ...) kt_bad(!(cond), #cond, fmt, ##__VA_ARGS__)
-
 /* Waits for @n completions in all on @w; a direct CQ is polled here. */
 static int kt_wait_for(struct kt_wait *w, int n, struct ib_cq *direct)
 {
@@ -145,8 +100,8 @@ static int kt_wait_for(struct kt_wait *w, int n, struct ib_cq *direct)
 
 	while (atomic_read(&w->count) < n) {
 		if (time_after(jiffies, end)) {
-			kt_diag("%d of %d completions in %d s", atomic_read(&w->count),
-				n, KT_WAIT / HZ);
+			ktap_diag("%d of %d completions in %d s", atomic_read(&w->count),
+				  n, KT_WAIT / HZ);
 			return -ETIMEDOUT;
 		}
 		if (direct)
@@ -158,10 +113,10 @@ static int kt_wait_for(struct kt_wait *w, int n, struct ib_cq *direct)
 
 static int kt_wc_ok(struct kt_wait *w, enum ib_wc_opcode opcode)
 {
-	if (KT_BAD(w->wc.status == IB_WC_SUCCESS, "status %d (%s)", w->wc.status,
-		   ib_wc_status_msg(w->wc.status)))
+	if (KTAP_BAD(w->wc.status == IB_WC_SUCCESS, "status %d (%s)", w->wc.status,
+		     ib_wc_status_msg(w->wc.status)))
 		return -EINVAL;
-	if (KT_BAD(w->wc.opcode == opcode, "opcode %d", w->wc.opcode))
+	if (KTAP_BAD(w->wc.opcode == opcode, "opcode %d", w->wc.opcode))
 		return -EINVAL;
 	return 0;
 }
@@ -176,27 +131,27 @@ static int kt_pd_local_dma_lkey(void)
 
 	pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(pd)) {
-		kt_diag("ib_alloc_pd: %ld", PTR_ERR(pd));
+		ktap_diag("ib_alloc_pd: %ld", PTR_ERR(pd));
 		return PTR_ERR(pd);
 	}
 	kt.pd = pd;
-	if (KT_BAD(pd->device == dev, "wrong"))
+	if (KTAP_BAD(pd->device == dev, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(!pd->uobject, "wrong"))
+	if (KTAP_BAD(!pd->uobject, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(atomic_read(&pd->usecnt) == 0, "%d", atomic_read(&pd->usecnt)))
+	if (KTAP_BAD(atomic_read(&pd->usecnt) == 0, "%d", atomic_read(&pd->usecnt)))
 		return -EINVAL;
-	if (KT_BAD(pd->unsafe_global_rkey == 0, "%#x", pd->unsafe_global_rkey))
+	if (KTAP_BAD(pd->unsafe_global_rkey == 0, "%#x", pd->unsafe_global_rkey))
 		return -EINVAL;
-	if (own && KT_BAD(pd->local_dma_lkey == dev->local_dma_lkey, "%#x",
-			  pd->local_dma_lkey))
+	if (own && KTAP_BAD(pd->local_dma_lkey == dev->local_dma_lkey, "%#x",
+			    pd->local_dma_lkey))
 		return -EINVAL;
-	if (!own && KT_BAD(pd->__internal_mr &&
-			   pd->local_dma_lkey == pd->__internal_mr->lkey,
-			   "no internal MR for the lkey"))
+	if (!own && KTAP_BAD(pd->__internal_mr &&
+			     pd->local_dma_lkey == pd->__internal_mr->lkey,
+			     "no internal MR for the lkey"))
 		return -EINVAL;
-	kt_diag("local_dma_lkey %#x (%s)", pd->local_dma_lkey,
-		own ? "device's" : "internal MR");
+	ktap_diag("local_dma_lkey %#x (%s)", pd->local_dma_lkey,
+		  own ? "device's" : "internal MR");
 	return 0;
 }
 
@@ -207,13 +162,13 @@ static int kt_pd_unsafe_global_rkey(void)
 
 	pd = ib_alloc_pd(kt.dev, IB_PD_UNSAFE_GLOBAL_RKEY);
 	if (IS_ERR(pd)) {
-		kt_diag("ib_alloc_pd: %ld", PTR_ERR(pd));
+		ktap_diag("ib_alloc_pd: %ld", PTR_ERR(pd));
 		return PTR_ERR(pd);
 	}
 	if (!pd->__internal_mr ||
 	    pd->unsafe_global_rkey != pd->__internal_mr->rkey ||
 	    !(pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY)) {
-		kt_diag("rkey %#x flags %#x", pd->unsafe_global_rkey, pd->flags);
+		ktap_diag("rkey %#x flags %#x", pd->unsafe_global_rkey, pd->flags);
 		ret = -EINVAL;
 	}
 	ib_dealloc_pd(pd);
@@ -239,14 +194,14 @@ static int kt_cq_alloc_free(void)
 	for (i = 0; i < ARRAY_SIZE(ctxs); i++) {
 		cq = ib_alloc_cq(kt.dev, &kt, 64, 0, ctxs[i]);
 		if (IS_ERR(cq)) {
-			kt_diag("%s: %ld", kt_ctx_names[ctxs[i]], PTR_ERR(cq));
+			ktap_diag("%s: %ld", kt_ctx_names[ctxs[i]], PTR_ERR(cq));
 			return PTR_ERR(cq);
 		}
 		if (cq->poll_ctx != ctxs[i] || cq->cqe < 64 ||
 		    cq->cq_context != &kt || cq->device != kt.dev ||
 		    atomic_read(&cq->usecnt)) {
-			kt_diag("%s: ctx %d cqe %d", kt_ctx_names[ctxs[i]],
-				cq->poll_ctx, cq->cqe);
+			ktap_diag("%s: ctx %d cqe %d", kt_ctx_names[ctxs[i]],
+				  cq->poll_ctx, cq->cqe);
 			ib_free_cq(cq);
 			return -EINVAL;
 		}
@@ -254,12 +209,12 @@ static int kt_cq_alloc_free(void)
 	}
 	cq = ib_alloc_cq_any(kt.dev, NULL, 16, IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq)) {
-		kt_diag("ib_alloc_cq_any: %ld", PTR_ERR(cq));
+		ktap_diag("ib_alloc_cq_any: %ld", PTR_ERR(cq));
 		return PTR_ERR(cq);
 	}
 	i = cq->comp_vector;
 	ib_free_cq(cq);
-	if (KT_BAD(i >= 0 && i < kt.dev->num_comp_vectors, "vector %d", i))
+	if (KTAP_BAD(i >= 0 && i < kt.dev->num_comp_vectors, "vector %d", i))
 		return -EINVAL;
 	return 0;
 }
@@ -318,14 +273,14 @@ static int kt_sg_case(const struct kt_sg_case *c)
 	kt_npages = 0;
 	kt_maxpages = c->maxpages;
 	ret = ib_sg_to_pages(&mr, sg, c->nents, &offset, kt_set_page);
-	if (KT_BAD(ret == c->ret && kt_npages == c->npages &&
-		   mr.iova == c->iova && mr.length == c->length && offset == 0,
-		   "%s: ret %d pages %d iova %#llx length %#llx offset %#x",
-		   c->name, ret, kt_npages, mr.iova, mr.length, offset))
+	if (KTAP_BAD(ret == c->ret && kt_npages == c->npages &&
+		     mr.iova == c->iova && mr.length == c->length && offset == 0,
+		     "%s: ret %d pages %d iova %#llx length %#llx offset %#x",
+		     c->name, ret, kt_npages, mr.iova, mr.length, offset))
 		return -EINVAL;
 	for (i = 0; i < c->npages; i++)
-		if (KT_BAD(kt_pages[i] == c->pages[i], "%s: page %d %#llx",
-			   c->name, i, kt_pages[i]))
+		if (KTAP_BAD(kt_pages[i] == c->pages[i], "%s: page %d %#llx",
+			     c->name, i, kt_pages[i]))
 			return -EINVAL;
 	return 0;
 }
@@ -353,20 +308,20 @@ static int kt_sg_to_pages(void)
 	kt_npages = 0;
 	kt_maxpages = 2;
 	ret = ib_sg_to_pages(&mr, &sg, 1, &offset, kt_set_page);
-	kt_diag("full MR: ret %d pages %d length %#llx resume at %#x", ret,
-		kt_npages, mr.length, offset);
-	if (KT_BAD(ret == 0, "ret %d", ret))
+	ktap_diag("full MR: ret %d pages %d length %#llx resume at %#x", ret,
+		  kt_npages, mr.length, offset);
+	if (KTAP_BAD(ret == 0, "ret %d", ret))
 		return -EINVAL;
-	if (KT_BAD(offset && offset == mr.length && offset < 0x3000 &&
-		   offset <= kt_npages * 0x1000, "offset %#x length %#llx",
-		   offset, mr.length))
+	if (KTAP_BAD(offset && offset == mr.length && offset < 0x3000 &&
+		     offset <= kt_npages * 0x1000, "offset %#x length %#llx",
+		     offset, mr.length))
 		return -EINVAL;
 	return 0;
 }
 
 static void kt_qp_event(struct ib_event *ev, void *ctx)
 {
-	kt_diag("QP event %d (%s)", ev->event, ib_event_msg(ev->event));
+	ktap_diag("QP event %d (%s)", ev->event, ib_event_msg(ev->event));
 }
 
 static struct ib_qp *kt_create_qp(struct ib_cq *scq, struct ib_cq *rcq)
@@ -391,17 +346,17 @@ static struct ib_qp *kt_create_qp(struct ib_cq *scq, struct ib_cq *rcq)
 
 static int kt_check_qp(struct ib_qp *qp, struct ib_cq *scq, struct ib_cq *rcq)
 {
-	if (KT_BAD(qp->device == kt.dev && qp->pd == kt.pd, "wrong"))
+	if (KTAP_BAD(qp->device == kt.dev && qp->pd == kt.pd, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(qp->send_cq == scq && qp->recv_cq == rcq, "wrong"))
+	if (KTAP_BAD(qp->send_cq == scq && qp->recv_cq == rcq, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(!qp->srq && !qp->uobject && qp->real_qp == qp, "wrong"))
+	if (KTAP_BAD(!qp->srq && !qp->uobject && qp->real_qp == qp, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(qp->qp_type == IB_QPT_RC, "%d", qp->qp_type))
+	if (KTAP_BAD(qp->qp_type == IB_QPT_RC, "%d", qp->qp_type))
 		return -EINVAL;
-	if (KT_BAD(qp->event_handler == kt_qp_event && qp->qp_context == &kt, "wrong"))
+	if (KTAP_BAD(qp->event_handler == kt_qp_event && qp->qp_context == &kt, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(qp->qp_num > 1, "qpn %u", qp->qp_num))
+	if (KTAP_BAD(qp->qp_num > 1, "qpn %u", qp->qp_num))
 		return -EINVAL;
 	return 0;
 }
@@ -425,19 +380,19 @@ static int kt_qp_create(void)
 		if (IS_ERR(*cqs[i].cq)) {
 			ret = PTR_ERR(*cqs[i].cq);
 			*cqs[i].cq = NULL;
-			kt_diag("CQ %s: %d", kt_ctx_names[cqs[i].ctx], ret);
+			ktap_diag("CQ %s: %d", kt_ctx_names[cqs[i].ctx], ret);
 			return ret;
 		}
 	}
 	qp = kt_create_qp(kt.scq_a, kt.rcq_a);
 	if (IS_ERR(qp)) {
-		kt_diag("QP A: %ld", PTR_ERR(qp));
+		ktap_diag("QP A: %ld", PTR_ERR(qp));
 		return PTR_ERR(qp);
 	}
 	kt.qa = qp;
 	qp = kt_create_qp(kt.scq_b, kt.rcq_b);
 	if (IS_ERR(qp)) {
-		kt_diag("QP B: %ld", PTR_ERR(qp));
+		ktap_diag("QP B: %ld", PTR_ERR(qp));
 		return PTR_ERR(qp);
 	}
 	kt.qb = qp;
@@ -445,13 +400,13 @@ static int kt_qp_create(void)
 	      kt_check_qp(kt.qb, kt.scq_b, kt.rcq_b);
 	if (ret)
 		return ret;
-	if (KT_BAD(atomic_read(&kt.pd->usecnt) == 2, "pd usecnt %d",
-		   atomic_read(&kt.pd->usecnt)))
+	if (KTAP_BAD(atomic_read(&kt.pd->usecnt) == 2, "pd usecnt %d",
+		     atomic_read(&kt.pd->usecnt)))
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(cqs); i++)
-		if (KT_BAD(atomic_read(&(*cqs[i].cq)->usecnt) == 1,
-			   "cq %d usecnt %d", i,
-			   atomic_read(&(*cqs[i].cq)->usecnt)))
+		if (KTAP_BAD(atomic_read(&(*cqs[i].cq)->usecnt) == 1,
+			     "cq %d usecnt %d", i,
+			     atomic_read(&(*cqs[i].cq)->usecnt)))
 			return -EINVAL;
 	return 0;
 }
@@ -486,7 +441,7 @@ static int kt_find_gid(void)
 	kt.gid = best->gid;
 	kt.gid_index = best->index;
 	ret = rdma_read_gid_l2_fields(best, &vlan, kt.mac);
-	kt_diag("GID index %d %pI6 mac %pM", kt.gid_index, kt.gid.raw, kt.mac);
+	ktap_diag("GID index %d %pI6 mac %pM", kt.gid_index, kt.gid.raw, kt.mac);
 	rdma_put_gid_attr(best);
 	return ret;
 }
@@ -506,7 +461,7 @@ static int kt_to_init(struct ib_qp *qp)
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (ret)
-		kt_diag("QP %u to INIT: %d", qp->qp_num, ret);
+		ktap_diag("QP %u to INIT: %d", qp->qp_num, ret);
 	return ret;
 }
 
@@ -534,7 +489,7 @@ static int kt_modify(struct ib_qp *qp, struct ib_qp *peer)
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
 	if (ret) {
-		kt_diag("QP %u to RTR: %d", qp->qp_num, ret);
+		ktap_diag("QP %u to RTR: %d", qp->qp_num, ret);
 		return ret;
 	}
 
@@ -549,7 +504,7 @@ static int kt_modify(struct ib_qp *qp, struct ib_qp *peer)
 			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
 			   IB_QP_MAX_QP_RD_ATOMIC);
 	if (ret)
-		kt_diag("QP %u to RTS: %d", qp->qp_num, ret);
+		ktap_diag("QP %u to RTS: %d", qp->qp_num, ret);
 	return ret;
 }
 
@@ -561,7 +516,7 @@ static int kt_qp_connect(void)
 
 	ret = kt_find_gid();
 	if (ret) {
-		kt_diag("no RoCEv2 GID: %d", ret);
+		ktap_diag("no RoCEv2 GID: %d", ret);
 		return ret;
 	}
 	ret = kt_modify(kt.qa, kt.qb) ?: kt_modify(kt.qb, kt.qa);
@@ -569,12 +524,12 @@ static int kt_qp_connect(void)
 		return ret;
 	ret = ib_query_qp(kt.qa, &attr, IB_QP_STATE, &init);
 	if (ret) {
-		kt_diag("ib_query_qp: %d", ret);
+		ktap_diag("ib_query_qp: %d", ret);
 		return ret;
 	}
-	if (KT_BAD(attr.qp_state == IB_QPS_RTS, "state %d", attr.qp_state))
+	if (KTAP_BAD(attr.qp_state == IB_QPS_RTS, "state %d", attr.qp_state))
 		return -EINVAL;
-	if (KT_BAD(kt.qa->port == KT_PORT, "port %u", kt.qa->port))
+	if (KTAP_BAD(kt.qa->port == KT_PORT, "port %u", kt.qa->port))
 		return -EINVAL;
 	kt.connected = true;
 	return 0;
@@ -591,19 +546,19 @@ static int kt_create_ah(void)
 	memcpy(attr.roce.dmac, kt.mac, ETH_ALEN);
 	ah = rdma_create_ah(kt.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah)) {
-		kt_diag("rdma_create_ah: %ld", PTR_ERR(ah));
+		ktap_diag("rdma_create_ah: %ld", PTR_ERR(ah));
 		return PTR_ERR(ah);
 	}
 	if (ah->device != kt.dev || ah->pd != kt.pd || !ah->sgid_attr ||
 	    ah->sgid_attr->index != kt.gid_index ||
 	    atomic_read(&kt.pd->usecnt) != before + 1) {
-		kt_diag("ah fields or pd usecnt %d", atomic_read(&kt.pd->usecnt));
+		ktap_diag("ah fields or pd usecnt %d", atomic_read(&kt.pd->usecnt));
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		return -EINVAL;
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (KT_BAD(atomic_read(&kt.pd->usecnt) == before, "pd usecnt %d",
-		   atomic_read(&kt.pd->usecnt)))
+	if (KTAP_BAD(atomic_read(&kt.pd->usecnt) == before, "pd usecnt %d",
+		     atomic_read(&kt.pd->usecnt)))
 		return -EINVAL;
 	return 0;
 }
@@ -622,27 +577,27 @@ static int kt_srq(void)
 
 	srq = ib_create_srq(kt.pd, &init);
 	if (IS_ERR(srq)) {
-		kt_diag("ib_create_srq: %ld", PTR_ERR(srq));
+		ktap_diag("ib_create_srq: %ld", PTR_ERR(srq));
 		return PTR_ERR(srq);
 	}
 	ret = -EINVAL;
 	if (srq->pd != kt.pd || srq->device != kt.dev ||
 	    srq->srq_context != &kt || srq->srq_type != IB_SRQT_BASIC ||
 	    atomic_read(&kt.pd->usecnt) != before + 1) {
-		kt_diag("srq fields or pd usecnt");
+		ktap_diag("srq fields or pd usecnt");
 		goto out;
 	}
 	attr.srq_limit = 4;
 	ret = ib_modify_srq(srq, &attr, IB_SRQ_LIMIT);
 	if (ret) {
-		kt_diag("ib_modify_srq: %d", ret);
+		ktap_diag("ib_modify_srq: %d", ret);
 		goto out;
 	}
 	memset(&attr, 0, sizeof(attr));
 	ret = ib_query_srq(srq, &attr);
 	if (ret || attr.srq_limit != 4 || attr.max_wr < 16) {
-		kt_diag("ib_query_srq: %d limit %u max_wr %u", ret,
-			attr.srq_limit, attr.max_wr);
+		ktap_diag("ib_query_srq: %d limit %u max_wr %u", ret,
+			  attr.srq_limit, attr.max_wr);
 		ret = -EINVAL;
 	}
 out:
@@ -659,14 +614,14 @@ static int kt_alloc_mr_map(void)
 
 	mr = ib_alloc_mr(kt.pd, IB_MR_TYPE_MEM_REG, 4);
 	if (IS_ERR(mr)) {
-		kt_diag("ib_alloc_mr: %ld", PTR_ERR(mr));
+		ktap_diag("ib_alloc_mr: %ld", PTR_ERR(mr));
 		return PTR_ERR(mr);
 	}
 	kt.mr = mr;
-	if (KT_BAD(mr->device == kt.dev && mr->pd == kt.pd, "wrong"))
+	if (KTAP_BAD(mr->device == kt.dev && mr->pd == kt.pd, "wrong"))
 		return -EINVAL;
-	if (KT_BAD(mr->type == IB_MR_TYPE_MEM_REG && !mr->uobject &&
-		   !mr->need_inval, "wrong"))
+	if (KTAP_BAD(mr->type == IB_MR_TYPE_MEM_REG && !mr->uobject &&
+		     !mr->need_inval, "wrong"))
 		return -EINVAL;
 
 	for (i = 0; i < 2; i++) {
@@ -679,17 +634,17 @@ static int kt_alloc_mr_map(void)
 	sg_set_page(&kt.sg[0], kt.pages[0], PAGE_SIZE - 256, 256);
 	sg_set_page(&kt.sg[1], kt.pages[1], PAGE_SIZE, 0);
 	kt.sg_nents = ib_dma_map_sg(kt.dev, kt.sg, 2, DMA_BIDIRECTIONAL);
-	if (KT_BAD(kt.sg_nents == 2, "mapped %d", kt.sg_nents))
+	if (KTAP_BAD(kt.sg_nents == 2, "mapped %d", kt.sg_nents))
 		return -EINVAL;
 
 	n = ib_map_mr_sg(mr, kt.sg, 2, NULL, PAGE_SIZE);
-	if (KT_BAD(n == 2, "ib_map_mr_sg: %d", n))
+	if (KTAP_BAD(n == 2, "ib_map_mr_sg: %d", n))
 		return -EINVAL;
-	if (KT_BAD(mr->iova == sg_dma_address(&kt.sg[0]), "iova %#llx", mr->iova))
+	if (KTAP_BAD(mr->iova == sg_dma_address(&kt.sg[0]), "iova %#llx", mr->iova))
 		return -EINVAL;
-	if (KT_BAD(mr->length == 2 * PAGE_SIZE - 256, "length %llu", mr->length))
+	if (KTAP_BAD(mr->length == 2 * PAGE_SIZE - 256, "length %llu", mr->length))
 		return -EINVAL;
-	if (KT_BAD(mr->page_size == PAGE_SIZE, "page_size %u", mr->page_size))
+	if (KTAP_BAD(mr->page_size == PAGE_SIZE, "page_size %u", mr->page_size))
 		return -EINVAL;
 	kt.mr_mapped = true;
 	return 0;
@@ -749,12 +704,12 @@ static int kt_send_recv(void)
 	}
 	ret = ib_post_recv(kt.qb, rwr, NULL);
 	if (ret) {
-		kt_diag("ib_post_recv: %d", ret);
+		ktap_diag("ib_post_recv: %d", ret);
 		return ret;
 	}
 	ret = ib_post_send(kt.qa, swr, NULL);
 	if (ret) {
-		kt_diag("ib_post_send: %d", ret);
+		ktap_diag("ib_post_send: %d", ret);
 		return ret;
 	}
 	ret = kt_wait_for(&kt.send, 2, NULL);
@@ -768,25 +723,25 @@ static int kt_send_recv(void)
 	end = jiffies + KT_WAIT;
 	while (got < 2 && time_before(jiffies, end)) {
 		ret = ib_process_cq_direct(kt.rcq_b, 1);
-		if (KT_BAD(ret >= 0 && ret <= 1, "budget 1 gave %d", ret))
+		if (KTAP_BAD(ret >= 0 && ret <= 1, "budget 1 gave %d", ret))
 			return -EINVAL;
 		got += ret;
 		calls++;
 		if (!ret)
 			schedule_timeout_uninterruptible(1);
 	}
-	if (KT_BAD(got == 2 && atomic_read(&kt.recv.count) == 2,
-		   "%d receive completions", atomic_read(&kt.recv.count)))
+	if (KTAP_BAD(got == 2 && atomic_read(&kt.recv.count) == 2,
+		     "%d receive completions", atomic_read(&kt.recv.count)))
 		return -EINVAL;
 	ret = kt_wc_ok(&kt.recv, IB_WC_RECV);
 	if (ret)
 		return ret;
-	if (KT_BAD(kt.recv.wc.byte_len == 49, "byte_len %u", kt.recv.wc.byte_len))
+	if (KTAP_BAD(kt.recv.wc.byte_len == 49, "byte_len %u", kt.recv.wc.byte_len))
 		return -EINVAL;
-	if (KT_BAD(kt.recv.wc.qp == kt.qb, "wc qp"))
+	if (KTAP_BAD(kt.recv.wc.qp == kt.qb, "wc qp"))
 		return -EINVAL;
-	if (KT_BAD(!memcmp(kt.bbuf, kt.abuf, 48) &&
-		   !memcmp(kt.bbuf + 64, kt.abuf + 64, 49), "data differs"))
+	if (KTAP_BAD(!memcmp(kt.bbuf, kt.abuf, 48) &&
+		     !memcmp(kt.bbuf + 64, kt.abuf + 64, 49), "data differs"))
 		return -EINVAL;
 	return 0;
 }
@@ -801,7 +756,7 @@ static int kt_post_b(struct ib_send_wr *wr, struct kt_wait *w,
 	wr->send_flags = IB_SEND_SIGNALED;
 	ret = ib_post_send(kt.qb, wr, NULL);
 	if (ret) {
-		kt_diag("ib_post_send: %d", ret);
+		ktap_diag("ib_post_send: %d", ret);
 		return ret;
 	}
 	return kt_wait_for(w, 1, NULL) ?: kt_wc_ok(w, opcode);
@@ -848,7 +803,7 @@ static int kt_rdma(enum ib_wr_opcode opcode, struct kt_wait *w, u64 offset)
 	kt_wait_init(w);
 	ret = ib_post_send(kt.qa, &wr.wr, NULL);
 	if (ret) {
-		kt_diag("ib_post_send: %d", ret);
+		ktap_diag("ib_post_send: %d", ret);
 		return ret;
 	}
 	return kt_wait_for(w, 1, NULL) ?:
@@ -867,9 +822,9 @@ static int kt_rdma_write(void)
 	ret = kt_rdma(IB_WR_RDMA_WRITE, &kt.write, 0);
 	if (ret)
 		return ret;
-	if (KT_BAD(!memcmp(p0 + 256, kt.abuf, first) &&
-		   !memcmp(p1, kt.abuf + first, PAGE_SIZE),
-		   "B's pages differ from what A wrote"))
+	if (KTAP_BAD(!memcmp(p0 + 256, kt.abuf, first) &&
+		     !memcmp(p1, kt.abuf + first, PAGE_SIZE),
+		     "B's pages differ from what A wrote"))
 		return -EINVAL;
 	return 0;
 }
@@ -887,9 +842,9 @@ static int kt_rdma_read(void)
 	ret = kt_rdma(IB_WR_RDMA_READ, &kt.read, 0);
 	if (ret)
 		return ret;
-	if (KT_BAD(!memcmp(kt.abuf, p0 + 256, first) &&
-		   !memcmp(kt.abuf + first, p1, PAGE_SIZE),
-		   "A's buffer differs from B's pages"))
+	if (KTAP_BAD(!memcmp(kt.abuf, p0 + 256, first) &&
+		     !memcmp(kt.abuf + first, p1, PAGE_SIZE),
+		     "A's buffer differs from B's pages"))
 		return -EINVAL;
 	return 0;
 }
@@ -937,17 +892,17 @@ static int kt_flush_probe(void)
 		goto out;
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
 	if (ret) {
-		kt_diag("INIT to ERR: %d", ret);
+		ktap_diag("INIT to ERR: %d", ret);
 		goto out;
 	}
 	ret = ib_post_recv(qp, &wr, NULL);
 	if (ret) {
-		kt_diag("ib_post_recv on an ERR QP: %d", ret);
+		ktap_diag("ib_post_recv on an ERR QP: %d", ret);
 		goto out;
 	}
 	ret = kt_wait_for(&kt.probe, 1, cq);
 	if (!ret && kt.probe.wc.status != IB_WC_WR_FLUSH_ERR) {
-		kt_diag("status %d", kt.probe.wc.status);
+		ktap_diag("status %d", kt.probe.wc.status);
 		ret = -EINVAL;
 	}
 out:
@@ -966,7 +921,7 @@ static int kt_post_drain_recvs(struct ib_qp *qp, int n)
 	for (i = 0; i < n; i++) {
 		ret = ib_post_recv(qp, &wr, NULL);
 		if (ret) {
-			kt_diag("ib_post_recv: %d", ret);
+			ktap_diag("ib_post_recv: %d", ret);
 			return ret;
 		}
 	}
@@ -982,11 +937,11 @@ static int kt_drain_rq(void)
 		return ret;
 	ib_drain_rq(kt.qa);
 	/* Everything posted before the marker completed before it. */
-	if (KT_BAD(atomic_read(&kt.drain.count) == 3, "%d flushed",
-		   atomic_read(&kt.drain.count)))
+	if (KTAP_BAD(atomic_read(&kt.drain.count) == 3, "%d flushed",
+		     atomic_read(&kt.drain.count)))
 		return -EINVAL;
-	if (KT_BAD(kt.drain.wc.status == IB_WC_WR_FLUSH_ERR, "status %d",
-		   kt.drain.wc.status))
+	if (KTAP_BAD(kt.drain.wc.status == IB_WC_WR_FLUSH_ERR, "status %d",
+		     kt.drain.wc.status))
 		return -EINVAL;
 	return 0;
 }
@@ -999,8 +954,8 @@ static int kt_drain_sq(void)
 
 	ib_drain_sq(kt.qa);
 	ret = ib_query_qp(kt.qa, &attr, IB_QP_STATE, &init);
-	if (KT_BAD(!ret && attr.qp_state == IB_QPS_ERR, "ret %d state %d", ret,
-		   attr.qp_state))
+	if (KTAP_BAD(!ret && attr.qp_state == IB_QPS_ERR, "ret %d state %d", ret,
+		     attr.qp_state))
 		return -EINVAL;
 	return 0;
 }
@@ -1014,11 +969,11 @@ static int kt_drain_qp_direct(void)
 		return ret;
 	/* B's receive CQ is direct: the drain polls it itself. */
 	ib_drain_qp(kt.qb);
-	if (KT_BAD(atomic_read(&kt.drain.count) == 4, "%d flushed",
-		   atomic_read(&kt.drain.count)))
+	if (KTAP_BAD(atomic_read(&kt.drain.count) == 4, "%d flushed",
+		     atomic_read(&kt.drain.count)))
 		return -EINVAL;
-	if (KT_BAD(kt.drain.wc.status == IB_WC_WR_FLUSH_ERR, "status %d",
-		   kt.drain.wc.status))
+	if (KTAP_BAD(kt.drain.wc.status == IB_WC_WR_FLUSH_ERR, "status %d",
+		     kt.drain.wc.status))
 		return -EINVAL;
 	return 0;
 }
@@ -1033,28 +988,28 @@ static int kt_teardown(void)
 		r = ib_destroy_qp(kt.qa);
 		kt.qa = NULL;
 		if (r)
-			kt_diag("ib_destroy_qp A: %d", r);
+			ktap_diag("ib_destroy_qp A: %d", r);
 		ret = ret ?: r;
 	}
 	if (kt.qb) {
 		r = ib_destroy_qp(kt.qb);
 		kt.qb = NULL;
 		if (r)
-			kt_diag("ib_destroy_qp B: %d", r);
+			ktap_diag("ib_destroy_qp B: %d", r);
 		ret = ret ?: r;
 	}
 	if (kt.mr) {
 		r = ib_dereg_mr(kt.mr);
 		kt.mr = NULL;
 		if (r)
-			kt_diag("ib_dereg_mr: %d", r);
+			ktap_diag("ib_dereg_mr: %d", r);
 		ret = ret ?: r;
 	}
 	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
 		if (!*cqs[i])
 			continue;
 		if (atomic_read(&(*cqs[i])->usecnt)) {
-			kt_diag("CQ %d still used", i);
+			ktap_diag("CQ %d still used", i);
 			ret = ret ?: -EBUSY;
 		}
 		ib_free_cq(*cqs[i]);
@@ -1082,8 +1037,8 @@ static int kt_teardown(void)
 	kt.bbuf = NULL;
 	if (kt.pd) {
 		if (atomic_read(&kt.pd->usecnt)) {
-			kt_diag("PD still used %d times",
-				atomic_read(&kt.pd->usecnt));
+			ktap_diag("PD still used %d times",
+				  atomic_read(&kt.pd->usecnt));
 			ret = ret ?: -EBUSY;
 		} else {
 			ib_dealloc_pd(kt.pd);
@@ -1093,64 +1048,47 @@ static int kt_teardown(void)
 	return ret;
 }
 
-/* Runs @fn as case @name when @ready, else skips it with @why. */
-static bool kt_run(const char *name, int (*fn)(void), bool ready,
-		   const char *why)
-{
-	int ret;
-
-	if (!ready) {
-		kt_skip(name, why);
-		return false;
-	}
-	ret = fn();
-	kt_result(ret, name);
-	return !ret;
-}
-
 static void kt_run_all(void)
 {
 	bool pd, qps, conn, sent, mr, reg, flush;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", KT_NR_CASES);
-	pd = kt_run("alloc_pd local_dma_lkey", kt_pd_local_dma_lkey, true, "wrong");
-	kt_run("alloc_pd unsafe_global_rkey", kt_pd_unsafe_global_rkey, true,
-	       "");
-	kt_run("alloc_cq and free_cq in every polling context",
-	       kt_cq_alloc_free, true, "wrong");
-	kt_run("ib_sg_to_pages page lists", kt_sg_to_pages, true, "wrong");
-	qps = kt_run("create two RC QPs on CQs of four contexts",
-		     kt_qp_create, pd, "no PD");
-	conn = kt_run("connect the QPs RESET->INIT->RTR->RTS", kt_qp_connect,
-		      qps, "no QPs");
-	kt_run("rdma_create_ah for a kernel user", kt_create_ah, conn,
-	       "no GID");
-	kt_run("SRQ create, modify limit, query, destroy", kt_srq, pd,
-	       "no PD");
-	mr = kt_run("alloc_mr and map_mr_sg of two pages", kt_alloc_mr_map,
-		    pd, "no PD");
-	sent = kt_run("SEND/RECV, direct CQ polled with budget 1",
-		      kt_send_recv, conn, "QPs not connected");
-	reg = kt_run("IB_WR_REG_MR of the MR", kt_reg_mr, sent && mr,
-		     "no traffic or no MR");
-	kt_run("RDMA WRITE into the registered MR", kt_rdma_write, reg,
-	       "MR not registered");
-	kt_run("RDMA READ from the registered MR", kt_rdma_read, reg,
-	       "MR not registered");
-	kt_run("IB_WR_LOCAL_INV of the MR", kt_local_inv, reg,
-	       "MR not registered");
-	flush = kt_run("WRs of an ERR QP complete flushed", kt_flush_probe, pd,
-		       "no PD");
-	kt_run("drain_rq: three outstanding receives flushed (unbound wq)",
-	       kt_drain_rq, qps && flush, "no flush completions");
-	kt_run("drain_sq (softirq CQ)", kt_drain_sq, qps && flush,
-	       "no flush completions");
-	kt_run("drain_qp with a direct receive CQ", kt_drain_qp_direct,
-	       qps && flush, "no flush completions");
-	kt_result(kt_teardown(), "teardown: QPs, MR, CQs, PD");
-	kt_result(kt_n == KT_NR_CASES - 1 ? 0 : -EINVAL, "all cases ran");
-	pr_info("# Totals: pass:%d fail:%d\n", passed, failed);
+	ktap_plan(KT_NR_CASES);
+	pd = ktap_run("alloc_pd local_dma_lkey", kt_pd_local_dma_lkey, true, "wrong");
+	ktap_run("alloc_pd unsafe_global_rkey", kt_pd_unsafe_global_rkey, true,
+		 "");
+	ktap_run("alloc_cq and free_cq in every polling context",
+		 kt_cq_alloc_free, true, "wrong");
+	ktap_run("ib_sg_to_pages page lists", kt_sg_to_pages, true, "wrong");
+	qps = ktap_run("create two RC QPs on CQs of four contexts",
+		       kt_qp_create, pd, "no PD");
+	conn = ktap_run("connect the QPs RESET->INIT->RTR->RTS", kt_qp_connect,
+			qps, "no QPs");
+	ktap_run("rdma_create_ah for a kernel user", kt_create_ah, conn,
+		 "no GID");
+	ktap_run("SRQ create, modify limit, query, destroy", kt_srq, pd,
+		 "no PD");
+	mr = ktap_run("alloc_mr and map_mr_sg of two pages", kt_alloc_mr_map,
+		      pd, "no PD");
+	sent = ktap_run("SEND/RECV, direct CQ polled with budget 1",
+			kt_send_recv, conn, "QPs not connected");
+	reg = ktap_run("IB_WR_REG_MR of the MR", kt_reg_mr, sent && mr,
+		       "no traffic or no MR");
+	ktap_run("RDMA WRITE into the registered MR", kt_rdma_write, reg,
+		 "MR not registered");
+	ktap_run("RDMA READ from the registered MR", kt_rdma_read, reg,
+		 "MR not registered");
+	ktap_run("IB_WR_LOCAL_INV of the MR", kt_local_inv, reg,
+		 "MR not registered");
+	flush = ktap_run("WRs of an ERR QP complete flushed", kt_flush_probe, pd,
+			 "no PD");
+	ktap_run("drain_rq: three outstanding receives flushed (unbound wq)",
+		 kt_drain_rq, qps && flush, "no flush completions");
+	ktap_run("drain_sq (softirq CQ)", kt_drain_sq, qps && flush,
+		 "no flush completions");
+	ktap_run("drain_qp with a direct receive CQ", kt_drain_qp_direct,
+		 qps && flush, "no flush completions");
+	ktap_result(kt_teardown(), "teardown: QPs, MR, CQs, PD");
+	ktap_all_ran(KT_NR_CASES);
 }
 
 /* hold=1: objects for "rdma res", kept until unload. */

@@ -33,13 +33,11 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
+#include "ktap_module.h"
+
 static char *mt_dev_name = "rxe0";
 module_param_named(dev, mt_dev_name, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device to test on");
-static int passed;
-module_param(passed, int, 0444);
-static int failed;
-module_param(failed, int, 0444);
 
 #define MT_PORT		1
 #define MT_GID_INDEX	0
@@ -92,43 +90,11 @@ static struct {
 	atomic_t responder_sends;
 } mt;
 
-static int mt_n;
-
-static void mt_result(int ret, const char *name)
-{
-	mt_n++;
-	if (!ret) {
-		passed++;
-		pr_info("ok %d %s\n", mt_n, name);
-	} else {
-		failed++;
-		pr_info("not ok %d %s\n", mt_n, name);
-	}
-}
-
-static void mt_skip(const char *name, const char *why)
-{
-	mt_n++;
-	passed++;
-	pr_info("ok %d %s # SKIP %s\n", mt_n, name, why);
-}
-
-#define mt_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
-
-/* if (MT_BAD(cond, fmt, ...)) return -EINVAL; says what was wrong. */
-#define MT_BAD(cond, fmt, ...)						\
-	({								\
-		bool __bad = !(cond);					\
-		if (__bad)						\
-			pr_info("# %s: " fmt "\n", #cond, ##__VA_ARGS__); \
-		__bad;							\
-	})
-
 static int mt_wait(struct completion *c, const char *what)
 {
 	if (wait_for_completion_timeout(c, MT_WAIT))
 		return 0;
-	mt_diag("no %s in %d s", what, MT_WAIT / HZ);
+	ktap_diag("no %s in %d s", what, MT_WAIT / HZ);
 	return -ETIMEDOUT;
 }
 
@@ -178,7 +144,7 @@ static void mt_requester_recv(struct ib_mad_agent *agent,
 		WRITE_ONCE(req->got_response, true);
 		complete(&req->answered);
 	} else {
-		mt_diag("requester: unexpected MAD method 0x%x", hdr->method);
+		ktap_diag("requester: unexpected MAD method 0x%x", hdr->method);
 	}
 	ib_free_recv_mad(recv_wc);
 }
@@ -203,8 +169,8 @@ static void mt_responder_send(struct ib_mad_agent *agent,
 			      struct ib_mad_send_wc *wc)
 {
 	if (wc->status != IB_WC_SUCCESS)
-		mt_diag("responder: GetResp completed with %s",
-			ib_wc_status_msg(wc->status));
+		ktap_diag("responder: GetResp completed with %s",
+			  ib_wc_status_msg(wc->status));
 	rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	ib_free_send_mad(wc->send_buf);
 }
@@ -227,14 +193,14 @@ static void mt_responder_recv(struct ib_mad_agent *agent,
 	ah = ib_create_ah_from_wc(agent->qp->pd, wc, recv_wc->recv_buf.grh,
 				  agent->port_num);
 	if (IS_ERR(ah)) {
-		mt_diag("responder: no AH to the sender: %ld", PTR_ERR(ah));
+		ktap_diag("responder: no AH to the sender: %ld", PTR_ERR(ah));
 		goto out;
 	}
 	resp = ib_create_send_mad(agent, wc->src_qp, wc->pkey_index, 0,
 				  IB_MGMT_VENDOR_HDR, IB_MGMT_VENDOR_DATA,
 				  GFP_KERNEL, IB_MGMT_BASE_VERSION);
 	if (IS_ERR(resp)) {
-		mt_diag("responder: ib_create_send_mad: %ld", PTR_ERR(resp));
+		ktap_diag("responder: ib_create_send_mad: %ld", PTR_ERR(resp));
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		goto out;
 	}
@@ -244,7 +210,7 @@ static void mt_responder_recv(struct ib_mad_agent *agent,
 	resp->ah = ah;
 	ret = ib_post_send_mad(resp, NULL);
 	if (ret) {
-		mt_diag("responder: ib_post_send_mad: %d", ret);
+		ktap_diag("responder: ib_post_send_mad: %d", ret);
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		ib_free_send_mad(resp);
 		goto out;
@@ -270,8 +236,8 @@ static int mt_make_ah(void)
 		return PTR_ERR(gid_attr);
 	mt.gid = gid_attr->gid;
 	ret = rdma_read_gid_l2_fields(gid_attr, &vlan, mt.mac);
-	mt_diag("GID %d %pI6 type %d mac %pM", MT_GID_INDEX, mt.gid.raw,
-		gid_attr->gid_type, mt.mac);
+	ktap_diag("GID %d %pI6 type %d mac %pM", MT_GID_INDEX, mt.gid.raw,
+		  gid_attr->gid_type, mt.mac);
 	rdma_put_gid_attr(gid_attr);
 	if (ret)
 		return ret;
@@ -337,12 +303,12 @@ static int mt_post(struct mt_req *req, u8 mgmt_class, const u8 *oui,
 
 	buf = mt_new_mad(req, mgmt_class, oui, method, timeout_ms, retries);
 	if (IS_ERR(buf)) {
-		mt_diag("ib_create_send_mad: %ld", PTR_ERR(buf));
+		ktap_diag("ib_create_send_mad: %ld", PTR_ERR(buf));
 		return PTR_ERR(buf);
 	}
 	ret = ib_post_send_mad(buf, NULL);
 	if (ret) {
-		mt_diag("ib_post_send_mad: %d", ret);
+		ktap_diag("ib_post_send_mad: %d", ret);
 		ib_free_send_mad(buf);
 		req->buf = NULL;
 	}
@@ -358,17 +324,17 @@ static int mt_register_requester(void)
 					     NULL, 0, mt_requester_send,
 					     mt_requester_recv, NULL, 0);
 	if (IS_ERR(mt.requester)) {
-		mt_diag("ib_register_mad_agent: %ld", PTR_ERR(mt.requester));
+		ktap_diag("ib_register_mad_agent: %ld", PTR_ERR(mt.requester));
 		mt.requester = NULL;
 		return -EINVAL;
 	}
-	mt_diag("requester hi_tid %u qp %u", mt.requester->hi_tid,
-		mt.requester->qp->qp_num);
-	if (MT_BAD(mt.requester->qp->qp_num == 1, "qpn %u",
-		   mt.requester->qp->qp_num) ||
-	    MT_BAD(mt.requester->port_num == MT_PORT, "%u",
-		   mt.requester->port_num) ||
-	    MT_BAD(mt.requester->device == mt.dev, ""))
+	ktap_diag("requester hi_tid %u qp %u", mt.requester->hi_tid,
+		  mt.requester->qp->qp_num);
+	if (KTAP_BAD(mt.requester->qp->qp_num == 1, "qpn %u",
+		     mt.requester->qp->qp_num) ||
+	    KTAP_BAD(mt.requester->port_num == MT_PORT, "%u",
+		     mt.requester->port_num) ||
+	    KTAP_BAD(mt.requester->device == mt.dev, "another device"))
 		return -EINVAL;
 	return mt_make_ah();
 }
@@ -392,7 +358,7 @@ static int mt_register_responder(void)
 					     &req, 0, mt_responder_send,
 					     mt_responder_recv, NULL, 0);
 	if (IS_ERR(mt.responder)) {
-		mt_diag("ib_register_mad_agent: %ld", PTR_ERR(mt.responder));
+		ktap_diag("ib_register_mad_agent: %ld", PTR_ERR(mt.responder));
 		mt.responder = NULL;
 		return -EINVAL;
 	}
@@ -411,7 +377,7 @@ static int mt_register_overlap(void)
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_GSI, &req, 0,
 				      mt_responder_send, mt_responder_recv,
 				      NULL, 0);
-	if (MT_BAD(PTR_ERR(agent) == -EINVAL, "%ld", PTR_ERR(agent)))
+	if (KTAP_BAD(PTR_ERR(agent) == -EINVAL, "%ld", PTR_ERR(agent)))
 		ret = -EINVAL;
 	if (!IS_ERR(agent))
 		ib_unregister_mad_agent(agent);
@@ -420,7 +386,7 @@ static int mt_register_overlap(void)
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_GSI, &req, 0,
 				      mt_responder_send, mt_responder_recv,
 				      NULL, 0);
-	if (MT_BAD(!IS_ERR(agent), "other OUI: %ld", PTR_ERR(agent)))
+	if (KTAP_BAD(!IS_ERR(agent), "other OUI: %ld", PTR_ERR(agent)))
 		return -EINVAL;
 	ib_unregister_mad_agent(agent);
 	return ret;
@@ -437,33 +403,33 @@ static int mt_bad_input(void)
 	/* No QP0 on RoCE. */
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_SMI, NULL, 0,
 				      mt_requester_send, NULL, NULL, 0);
-	if (MT_BAD(PTR_ERR(agent) == -EPROTONOSUPPORT, "SMI: %ld",
-		   PTR_ERR(agent)))
+	if (KTAP_BAD(PTR_ERR(agent) == -EPROTONOSUPPORT, "SMI: %ld",
+		     PTR_ERR(agent)))
 		ret = -EINVAL;
 	/* A vendor class of range 2 without OUI. */
 	mt_reg_req(&req, MT_CLASS, mt_zero_oui, IB_MGMT_METHOD_GET);
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_GSI, &req, 0,
 				      mt_requester_send, mt_requester_recv,
 				      NULL, 0);
-	if (MT_BAD(PTR_ERR(agent) == -EINVAL, "no OUI: %ld", PTR_ERR(agent)))
+	if (KTAP_BAD(PTR_ERR(agent) == -EINVAL, "no OUI: %ld", PTR_ERR(agent)))
 		ret = -EINVAL;
 	/* A send-only agent needs a send_handler. */
 	agent = ib_register_mad_agent(mt.dev, MT_PORT, IB_QPT_GSI, NULL, 0,
 				      NULL, NULL, NULL, 0);
-	if (MT_BAD(PTR_ERR(agent) == -EINVAL, "no handler: %ld",
-		   PTR_ERR(agent)))
+	if (KTAP_BAD(PTR_ERR(agent) == -EINVAL, "no handler: %ld",
+		     PTR_ERR(agent)))
 		ret = -EINVAL;
 	/* More than one MAD without RMPP. */
 	buf = ib_create_send_mad(mt.requester, 1, 0, 0, IB_MGMT_MAD_HDR, 300,
 				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
-	if (MT_BAD(PTR_ERR(buf) == -EINVAL, "300 bytes: %ld", PTR_ERR(buf)))
+	if (KTAP_BAD(PTR_ERR(buf) == -EINVAL, "300 bytes: %ld", PTR_ERR(buf)))
 		ret = -EINVAL;
 	buf = ib_create_send_mad(mt.requester, 1, 0, 1, IB_MGMT_VENDOR_HDR,
 				 100, GFP_KERNEL, IB_MGMT_BASE_VERSION);
-	if (MT_BAD(PTR_ERR(buf) == -EINVAL, "rmpp_active: %ld",
-		   PTR_ERR(buf)))
+	if (KTAP_BAD(PTR_ERR(buf) == -EINVAL, "rmpp_active: %ld",
+		     PTR_ERR(buf)))
 		ret = -EINVAL;
-	if (MT_BAD(ib_modify_mad(NULL, 0) == -EINVAL, ""))
+	if (KTAP_BAD(ib_modify_mad(NULL, 0) == -EINVAL, "no send buffer"))
 		ret = -EINVAL;
 	return ret;
 }
@@ -482,14 +448,14 @@ static int mt_get_answered(void)
 	tid = ((struct ib_mad_hdr *)req->buf->mad)->tid;
 	if (mt_wait(&req->answered, "response") || mt_wait(&req->sent, "send completion"))
 		return -ETIMEDOUT;
-	mt_diag("status %s retries %d", ib_wc_status_msg(req->status),
-		req->retries);
-	if (MT_BAD(req->status == IB_WC_SUCCESS, "%s",
-		   ib_wc_status_msg(req->status)) ||
-	    MT_BAD(req->resp_method == IB_MGMT_METHOD_GET_RESP, "0x%x",
-		   req->resp_method) ||
-	    MT_BAD(req->resp_tid == tid, "%llx", be64_to_cpu(req->resp_tid)) ||
-	    MT_BAD(req->answered_first, "send completed before the response"))
+	ktap_diag("status %s retries %d", ib_wc_status_msg(req->status),
+		  req->retries);
+	if (KTAP_BAD(req->status == IB_WC_SUCCESS, "%s",
+		     ib_wc_status_msg(req->status)) ||
+	    KTAP_BAD(req->resp_method == IB_MGMT_METHOD_GET_RESP, "0x%x",
+		     req->resp_method) ||
+	    KTAP_BAD(req->resp_tid == tid, "%llx", be64_to_cpu(req->resp_tid)) ||
+	    KTAP_BAD(req->answered_first, "send completed before the response"))
 		return -EINVAL;
 	return 0;
 }
@@ -499,12 +465,12 @@ static int mt_request_seen(void)
 {
 	if (mt_wait(&mt.responder_got, "request at the responder"))
 		return -ETIMEDOUT;
-	mt_diag("src_qp %u wc_flags 0x%x sgid %pI6", mt.seen_src_qp,
-		mt.seen_wc_flags, mt.seen_sgid.raw);
-	if (MT_BAD(mt.seen_src_qp == 1, "%u", mt.seen_src_qp) ||
-	    MT_BAD(mt.seen_wc_flags & IB_WC_GRH, "0x%x", mt.seen_wc_flags) ||
-	    MT_BAD(!memcmp(mt.seen_sgid.raw, mt.gid.raw, 16), "%pI6",
-		   mt.seen_sgid.raw))
+	ktap_diag("src_qp %u wc_flags 0x%x sgid %pI6", mt.seen_src_qp,
+		  mt.seen_wc_flags, mt.seen_sgid.raw);
+	if (KTAP_BAD(mt.seen_src_qp == 1, "%u", mt.seen_src_qp) ||
+	    KTAP_BAD(mt.seen_wc_flags & IB_WC_GRH, "0x%x", mt.seen_wc_flags) ||
+	    KTAP_BAD(!memcmp(mt.seen_sgid.raw, mt.gid.raw, 16), "%pI6",
+		     mt.seen_sgid.raw))
 		return -EINVAL;
 	return 0;
 }
@@ -524,13 +490,13 @@ static int mt_timeout(void)
 	if (mt_wait(&req->sent, "send completion"))
 		return -ETIMEDOUT;
 	ms = jiffies_to_msecs(jiffies - start);
-	mt_diag("status %s retries %d after %u ms",
-		ib_wc_status_msg(req->status), req->retries, ms);
-	if (MT_BAD(req->status == IB_WC_RESP_TIMEOUT_ERR, "%s",
-		   ib_wc_status_msg(req->status)) ||
-	    MT_BAD(req->retries == 2, "%d", req->retries) ||
-	    MT_BAD(ms >= 300, "%u ms", ms) ||
-	    MT_BAD(!completion_done(&req->answered), "answered"))
+	ktap_diag("status %s retries %d after %u ms",
+		  ib_wc_status_msg(req->status), req->retries, ms);
+	if (KTAP_BAD(req->status == IB_WC_RESP_TIMEOUT_ERR, "%s",
+		     ib_wc_status_msg(req->status)) ||
+	    KTAP_BAD(req->retries == 2, "%d", req->retries) ||
+	    KTAP_BAD(ms >= 300, "%u ms", ms) ||
+	    KTAP_BAD(!completion_done(&req->answered), "answered"))
 		return -EINVAL;
 	return 0;
 }
@@ -542,13 +508,13 @@ static int mt_check_cancelled(struct mt_req *req)
 	int ret;
 
 	ret = ib_modify_mad(buf, 0);
-	if (MT_BAD(!ret, "%d", ret))
+	if (KTAP_BAD(!ret, "%d", ret))
 		return -EINVAL;
 	if (mt_wait(&req->sent, "send completion"))
 		return -ETIMEDOUT;
-	if (MT_BAD(req->status == IB_WC_WR_FLUSH_ERR, "%s",
-		   ib_wc_status_msg(req->status)) ||
-	    MT_BAD(req->handler_task != current, "send_handler ran in ib_modify_mad"))
+	if (KTAP_BAD(req->status == IB_WC_WR_FLUSH_ERR, "%s",
+		     ib_wc_status_msg(req->status)) ||
+	    KTAP_BAD(req->handler_task != current, "send_handler ran in ib_modify_mad"))
 		return -EINVAL;
 	return 0;
 }
@@ -599,17 +565,17 @@ static int mt_burst(void)
 		first = buf;
 	}
 	ret = ib_post_send_mad(first, &bad);
-	if (MT_BAD(!ret, "%d", ret)) {
+	if (KTAP_BAD(!ret, "%d", ret)) {
 		first = bad;
 		goto err;
 	}
 	if (mt_wait(&mt.burst_all, "completion of every send")) {
-		mt_diag("%d of %d completed", atomic_read(&mt.burst_done),
-			MT_BURST);
+		ktap_diag("%d of %d completed", atomic_read(&mt.burst_done),
+			  MT_BURST);
 		return -ETIMEDOUT;
 	}
-	if (MT_BAD(atomic_read(&mt.burst_ok) == MT_BURST, "%d",
-		   atomic_read(&mt.burst_ok)))
+	if (KTAP_BAD(atomic_read(&mt.burst_ok) == MT_BURST, "%d",
+		     atomic_read(&mt.burst_ok)))
 		return -EINVAL;
 	return 0;
 
@@ -634,16 +600,16 @@ static int mt_unclaimed_get(void)
 		return ret;
 	if (mt_wait(&req->sent, "send completion"))
 		return -ETIMEDOUT;
-	mt_diag("status %s response method 0x%x status 0x%x",
-		ib_wc_status_msg(req->status), req->resp_method,
-		be16_to_cpu(req->resp_status));
-	if (MT_BAD(req->status == IB_WC_SUCCESS, "%s",
-		   ib_wc_status_msg(req->status)) ||
-	    MT_BAD(req->resp_method == IB_MGMT_METHOD_GET_RESP, "0x%x",
-		   req->resp_method) ||
-	    MT_BAD(be16_to_cpu(req->resp_status) ==
-		   IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB, "0x%x",
-		   be16_to_cpu(req->resp_status)))
+	ktap_diag("status %s response method 0x%x status 0x%x",
+		  ib_wc_status_msg(req->status), req->resp_method,
+		  be16_to_cpu(req->resp_status));
+	if (KTAP_BAD(req->status == IB_WC_SUCCESS, "%s",
+		     ib_wc_status_msg(req->status)) ||
+	    KTAP_BAD(req->resp_method == IB_MGMT_METHOD_GET_RESP, "0x%x",
+		     req->resp_method) ||
+	    KTAP_BAD(be16_to_cpu(req->resp_status) ==
+		     IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB, "0x%x",
+		     be16_to_cpu(req->resp_status)))
 		return -EINVAL;
 	return 0;
 }
@@ -664,9 +630,9 @@ static int mt_unregister_busy(void)
 	mt.requester = NULL;
 	for (i = 5; i < 8; i++) {
 		/* Done before the unregistration returned. */
-		if (MT_BAD(completion_done(&mt.reqs[i].sent), "send %d", i) ||
-		    MT_BAD(mt.reqs[i].status == IB_WC_WR_FLUSH_ERR, "%s",
-			   ib_wc_status_msg(mt.reqs[i].status)))
+		if (KTAP_BAD(completion_done(&mt.reqs[i].sent), "send %d", i) ||
+		    KTAP_BAD(mt.reqs[i].status == IB_WC_WR_FLUSH_ERR, "%s",
+			     ib_wc_status_msg(mt.reqs[i].status)))
 			return -EINVAL;
 	}
 	return 0;
@@ -679,55 +645,38 @@ static int mt_unregister_responder(void)
 	return 0;
 }
 
-/* Runs @fn as case @name when @ready, else skips it with @why. */
-static bool mt_run(const char *name, int (*fn)(void), bool ready,
-		   const char *why)
-{
-	int ret;
-
-	if (!ready) {
-		mt_skip(name, why);
-		return false;
-	}
-	ret = fn();
-	mt_result(ret, name);
-	return !ret;
-}
-
 static void mt_run_all(void)
 {
 	bool req, resp, got;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", MT_NR_CASES);
-	req = mt_run("register a send-only agent on QP1 and an AH to GID 0",
-		     mt_register_requester, true, "");
-	resp = mt_run("register a responder for GET of a vendor class",
-		      mt_register_responder, true, "");
-	mt_run("a registration overlapping its method gets -EINVAL",
-	       mt_register_overlap, resp, "no responder");
-	mt_run("bad registrations and send buffers get stock's errno",
-	       mt_bad_input, req, "no requester");
-	got = mt_run("GET to our GID: GetResp matched to it, then SUCCESS",
-		     mt_get_answered, req && resp, "no agents");
-	mt_run("the responder got it on QP1 with our GID in the GRH",
-	       mt_request_seen, got, "no exchange");
-	mt_run("REPORT to nobody: RESP_TIMEOUT_ERR after 2 retries",
-	       mt_timeout, req, "no requester");
-	mt_run("ib_modify_mad(0) of a waiting send: WR_FLUSH_ERR, later",
-	       mt_cancel_waiting, req, "no requester");
-	mt_run("ib_modify_mad(0) right after posting: WR_FLUSH_ERR, later",
-	       mt_cancel_posted, req, "no requester");
-	mt_run("200 chained sends (send queue 128) all complete",
-	       mt_burst, req, "no requester");
-	mt_run("an unclaimed GET is answered: GetResp status 0x000c",
-	       mt_unclaimed_get, req, "no requester");
-	mt_run("unregistering with sends outstanding flushes them",
-	       mt_unregister_busy, req, "no requester");
-	mt_run("unregister the responder", mt_unregister_responder, resp,
-	       "no responder");
-	mt_result(mt_n == MT_NR_CASES - 1 ? 0 : -EINVAL, "all cases ran");
-	pr_info("# Totals: pass:%d fail:%d\n", passed, failed);
+	ktap_plan(MT_NR_CASES);
+	req = ktap_run("register a send-only agent on QP1 and an AH to GID 0",
+		       mt_register_requester, true, "");
+	resp = ktap_run("register a responder for GET of a vendor class",
+			mt_register_responder, true, "");
+	ktap_run("a registration overlapping its method gets -EINVAL",
+		 mt_register_overlap, resp, "no responder");
+	ktap_run("bad registrations and send buffers get stock's errno",
+		 mt_bad_input, req, "no requester");
+	got = ktap_run("GET to our GID: GetResp matched to it, then SUCCESS",
+		       mt_get_answered, req && resp, "no agents");
+	ktap_run("the responder got it on QP1 with our GID in the GRH",
+		 mt_request_seen, got, "no exchange");
+	ktap_run("REPORT to nobody: RESP_TIMEOUT_ERR after 2 retries",
+		 mt_timeout, req, "no requester");
+	ktap_run("ib_modify_mad(0) of a waiting send: WR_FLUSH_ERR, later",
+		 mt_cancel_waiting, req, "no requester");
+	ktap_run("ib_modify_mad(0) right after posting: WR_FLUSH_ERR, later",
+		 mt_cancel_posted, req, "no requester");
+	ktap_run("200 chained sends (send queue 128) all complete",
+		 mt_burst, req, "no requester");
+	ktap_run("an unclaimed GET is answered: GetResp status 0x000c",
+		 mt_unclaimed_get, req, "no requester");
+	ktap_run("unregistering with sends outstanding flushes them",
+		 mt_unregister_busy, req, "no requester");
+	ktap_run("unregister the responder", mt_unregister_responder, resp,
+		 "no responder");
+	ktap_all_ran(MT_NR_CASES);
 }
 
 static void mt_teardown(void)
