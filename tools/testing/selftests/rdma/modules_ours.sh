@@ -66,13 +66,14 @@ check_loaded() {
 }
 ktap_test_result "the loaded ib_core is the expected one" check_loaded
 
-# `modprobe rdma_cm rdma_ucm` from nothing: every RDMA module it loads
+# `modprobe -a rdma_cm rdma_ucm` from nothing (without -a, the second
+# name would be a parameter of rdma_cm): every RDMA module it loads
 # (rdma_cm's and rdma_ucm's dependencies: ib_cm, iw_cm, ib_core,
 # ib_uverbs) is the expected one, ours out of tree (taint O) or stock's.
 check_cm_set() {
 	local m n=0
 	rdma_unload_all || return 1
-	modprobe rdma_cm rdma_ucm || return 1
+	modprobe -a rdma_cm rdma_ucm || return 1
 	for m in $RDMA_MODULES; do
 		module_loaded "$m" || continue
 		n=$((n + 1))
@@ -89,7 +90,7 @@ check_cm_set() {
 	module_loaded ib_cm && module_loaded iw_cm || return 1
 	echo "# $n modules loaded"
 }
-ktap_test_result "modprobe rdma_cm rdma_ucm loads only the expected modules" \
+ktap_test_result "modprobe -a rdma_cm rdma_ucm loads only the expected modules" \
 	check_cm_set
 
 rdma_unload_all
