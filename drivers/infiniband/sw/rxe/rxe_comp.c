@@ -201,11 +201,33 @@ static struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
 	return NULL;
 }
 
+/*
+ * Timeouts that prove spurious lengthen the timer, up to the four times
+ * the QP's timeout that IBTA allows.  A timeout was spurious when the
+ * first progress after it acknowledges PSNs not yet sent again: the
+ * responder had them from the first time, and its answer was only late
+ * (a slow or loaded host).  At the QP's own timeout, such a host times
+ * out on every long message, sends it again, and the copies make the
+ * responder later still: on the debug kernel under TCG, most of a
+ * 64 KiB transfer's packets were duplicates and it never finished.
+ */
+#define RXE_TIMEOUT_SHIFT_MAX	2
+
+static void rxe_comp_timeout_judged(struct rxe_req_info *req, u32 psn)
+{
+	req->timeout_probe = false;
+	if (rxe_psn_cmp(psn, req->psn) > 0 &&
+	    req->timeout_shift < RXE_TIMEOUT_SHIFT_MAX)
+		req->timeout_shift++;
+}
+
 /* Progress: the retry budgets start over, the timer runs on. */
 static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
 {
 	struct rxe_req_info *req = &qp->req;
 
+	if (req->timeout_probe)
+		rxe_comp_timeout_judged(req, psn);
 	req->comp_psn = psn;
 	req->retry_left = READ_ONCE(qp->attr.retry_cnt);
 	req->rnr_left = READ_ONCE(qp->attr.rnr_retry);
@@ -500,8 +522,10 @@ int rxe_comp_step(struct rxe_qp *qp)
 		return 0;
 	}
 	if (test_and_clear_bit(RXE_REQ_EV_TIMEOUT, &req->events)) {
-		if (!req->rnr_wait && req->comp_psn != req->psn)
+		if (!req->rnr_wait && req->comp_psn != req->psn) {
+			req->timeout_probe = true;
 			rxe_comp_retry(qp);
+		}
 		return 0;
 	}
 

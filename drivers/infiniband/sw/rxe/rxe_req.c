@@ -58,7 +58,11 @@ u32 rxe_req_mtu(struct rxe_qp *qp)
 	return READ_ONCE(qp->req.mtu);
 }
 
-/* IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 is infinite (no timer). */
+/*
+ * IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 is infinite (no timer).  That
+ * is the shortest wait: the timer may run up to four times as long, and
+ * does so after timeouts that proved spurious (rxe_comp_progress()).
+ */
 void rxe_req_arm_retrans(struct rxe_qp *qp)
 {
 	u8 timeout = READ_ONCE(qp->attr.timeout);
@@ -66,6 +70,7 @@ void rxe_req_arm_retrans(struct rxe_qp *qp)
 
 	if (!timeout || qp->ibqp.qp_type != IB_QPT_RC)
 		return;
+	timeout += qp->req.timeout_shift;
 	j = nsecs_to_jiffies(4096ULL << min_t(u8, timeout, 31));
 	mod_timer(&qp->req.retrans_timer, jiffies + max(j, 1UL));
 }
@@ -504,8 +509,18 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		wqe->state = RXE_WQE_SENDING;
 	}
 
+	/*
+	 * The timer waits for the response a packet asked for, so a packet
+	 * with AckReq starts it again: the time it took to send the
+	 * message up to here (paused by a netdev that refused packets, on
+	 * a slow host) is not time the response was late.  Started at the
+	 * first packet only, it expired within long messages on the debug
+	 * kernel, and each retry sent the whole message again, to expire
+	 * again.  A lost response is still found: the window and the SQ
+	 * bound how long packets keep coming.
+	 */
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    !timer_pending(&req->retrans_timer))
+	    (ack || !timer_pending(&req->retrans_timer)))
 		rxe_req_arm_retrans(qp);
 
 	WRITE_ONCE(req->sent_at, jiffies);
@@ -621,6 +636,8 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->rnr_left = qp->attr.rnr_retry;
 	req->mtu = rxe_req_calc_mtu(qp);
 	req->rnr_wait = false;
+	req->timeout_shift = 0;
+	req->timeout_probe = false;
 	rxe_xmit_wait_reset(&req->xmit_wait);
 	req->drained = false;
 	req->events = 0;

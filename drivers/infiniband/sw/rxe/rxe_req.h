@@ -82,6 +82,14 @@ struct rxe_req_info {
 	struct rxe_xmit_wait	xmit_wait;
 	/* Sending again after a gap; cleared by the next progress. */
 	bool			in_retry;
+	/*
+	 * The retransmit timer runs 2^timeout_shift times the QP's
+	 * timeout (rxe_req_arm_retrans()); timeout_probe: a timeout sent
+	 * again from comp_psn, and the next progress is to tell whether it
+	 * was spurious (rxe_comp_progress()).
+	 */
+	u8			timeout_shift;
+	bool			timeout_probe;
 	/* IB_EVENT_SQ_DRAINED raised for the current SQD. */
 	bool			drained;
 	/*
