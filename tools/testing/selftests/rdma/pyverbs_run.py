@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Run rdma-core's pyverbs test suite; print one outcome a test.
 
-    pyverbs_run.py [--out FILE] [--test-timeout SEC] [NAME...] [-- ARGS...]
+    pyverbs_run.py [--out FILE] [--test-timeout SEC] [--netdev-from-parent]
+                   [NAME...] [-- ARGS...]
 
 The suite is the distribution's (Debian ships it partly gzipped under
 /usr/share/doc/rdma-core/tests): a copy is unpacked into a temporary
 directory and run there, with ARGS for its own parser (--dev rxe0 --gid
 0 ...).  NAME picks a test module, class or test ("test_pd",
 "test_qp.QPTest.test_query_rc_qp"); default: all of them.
+
+The suite finds a device's network interface in
+/sys/class/infiniband/DEV/device/net/, which an rxe device has on
+neither stack (it has no parent device), so every rdmacm test would skip
+with "doesn't have net interface".  With --netdev-from-parent the
+interface is the one rxe's own "parent" attribute names, on both stacks
+alike, and those tests run.
 
 Output (FILE, default stdout): one line "TEST_ID OUTCOME" a test, sorted;
 OUTCOME is pass, skip, fail or error.  unittest's own report goes to
@@ -106,6 +114,31 @@ def alarm(signum, frame):
     raise Hang("still running after %d s" % Outcomes.test_timeout)
 
 
+def netdev_from_parent():
+    """Teach the suite's base class where an rxe device's interface is:
+    its lookup (device/net/ in sysfs) finds nothing for a device without a
+    parent, and then it runs no rdmacm test.  The address and MAC are
+    found as the suite finds them, from "ip -j addr show"."""
+    from tests import base
+
+    lookup = base.RDMATestCase._get_ip_mac
+
+    def get_ip_mac(self, dev, port, idx):
+        sysfs = "/sys/class/infiniband/%s" % dev
+        if os.path.exists(sysfs + "/device/net/") or \
+           not os.path.exists(sysfs + "/parent"):
+            return lookup(self, dev, port, idx)
+        with open(sysfs + "/parent") as f:
+            ifname = f.read().strip()
+        try:
+            ip, mac = self.get_ip_mac_address(ifname)
+        except (KeyError, IndexError):
+            ip, mac = None, None
+        self.args.append([dev, port, idx, ip, mac])
+
+    base.RDMATestCase._get_ip_mac = get_ip_mac
+
+
 def main():
     argv = sys.argv[1:]
     suite_args = []
@@ -115,6 +148,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/dev/stdout")
     ap.add_argument("--test-timeout", type=int, default=60)
+    ap.add_argument("--netdev-from-parent", action="store_true")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args(argv)
     # The debug-kernel tier scales every bound (scripts/vm).
@@ -130,6 +164,8 @@ def main():
         sys.argv = [sys.argv[0]] + suite_args
         from args_parser import parser
         parser.parse_args()
+        if a.netdev_from_parent:
+            netdev_from_parent()
         names = a.names or sorted(f[:-3] for f in os.listdir(tests_dir)
                                   if f.startswith("test_") and f.endswith(".py"))
         suite = unittest.TestLoader().loadTestsFromNames("tests." + n for n in names)
