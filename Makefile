@@ -98,8 +98,9 @@ demo: deps modules
 interop: deps modules
 	scripts/interop --a $(or $(A),ours) --b $(or $(B),stock)
 
-# The data path's speed, ours against the in-tree stack, interleaved VM
-# boots (a benchmark, not part of check; up to an hour on a busy host).
+# The speed of the data path and of rdma_cm, ours against the in-tree
+# stack, interleaved VM boots (a benchmark, not part of check; an hour or
+# more on a busy host).
 # PERF_ARGS="--rounds 5 --quick ..." passes options to the script.
 perf: deps modules
 	scripts/perf-compare $(PERF_ARGS)
@@ -123,7 +124,7 @@ help:
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
-	@echo 'make perf        data-path speed, ours against stock (PERF_ARGS=...)'
+	@echo 'make perf        data path and rdma_cm speed, ours against stock (PERF_ARGS=...)'
 	@echo 'make perf-pair   RC/UC/UD ping-pong across two VMs, ours and stock (PAIR_ARGS=...)'
 	@echo 'make install     install into /lib/modules/$$KVER/updates and depmod'
 	@echo 'make sparse      sparse (C=2) over our sources'
