@@ -953,6 +953,21 @@ def resolve_alone(dst):
     return end
 
 
+def end_round(fd, i, how, r, fails, reported):
+    """Round r's end: after its delay (none, or a moment), DESTROY_ID of
+    id i, whose events_reported must be reported, or close of fd (how).
+    Returns fd, None once closed."""
+    if DELAYS[r % len(DELAYS)]:
+        time.sleep(DELAYS[r % len(DELAYS)])
+    if how == "close":
+        os.close(fd)
+        return None
+    e, n = destroy(fd, i)
+    if e or n != reported:
+        fails.add(f"round {r}: DESTROY_ID {ename(e)}, events_reported {n} (want {reported})")
+    return fd
+
+
 def resolve_then(what, dst, want_w, how, secs):
     """RESOLVE_ADDR to dst (its write answering want_w), then at once or
     a moment later DESTROY_ID or close (how)."""
@@ -967,15 +982,7 @@ def resolve_then(what, dst, want_w, how, secs):
         w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(dst)))
         if w != want_w:
             fails.add(f"round {r}: the write: {ename(w)}, want {ename(want_w)}")
-        if DELAYS[r % len(DELAYS)]:
-            time.sleep(DELAYS[r % len(DELAYS)])
-        if how == "close":
-            os.close(fd)
-            fd = None
-            continue
-        e, n = destroy(fd, i)
-        if e or n:
-            fails.add(f"round {r}: DESTROY_ID {ename(e)}, events_reported {n}")
+        fd = end_round(fd, i, how, r, fails, 0)
     if fd is not None:
         # A resolution left running would end by RESOLVE_SECS.
         settled_empty(fd, fails, RESOLVE_SECS + 0.5 if dst == UNREACH else 0.2)
@@ -1003,15 +1010,7 @@ def route_then(how, secs):
         w = cmd(fd, RESOLVE_ROUTE, req_resolve_route(i))
         if w:
             fails.add(f"round {r}: RESOLVE_ROUTE: {ename(w)}")
-        if DELAYS[r % len(DELAYS)]:
-            time.sleep(DELAYS[r % len(DELAYS)])
-        if how == "close":
-            os.close(fd)
-            fd = None
-            continue
-        e, n = destroy(fd, i)
-        if e or n != 1:
-            fails.add(f"round {r}: DESTROY_ID {ename(e)}, events_reported {n} (want 1)")
+        fd = end_round(fd, i, how, r, fails, 1)
     if fd is not None:
         settled_empty(fd, fails, 0.2)
         os.close(fd)
