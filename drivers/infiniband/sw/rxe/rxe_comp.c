@@ -183,8 +183,7 @@ void rxe_comp_flush(struct rxe_qp *qp)
 	req->rnr_wait = false;
 }
 
-/* The oldest WQE not DONE, sent at least in part, or NULL. */
-static struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
+struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
 {
 	u32 end = qp->req.wqe_index, index;
 	struct rxe_send_wqe *wqe;
@@ -204,21 +203,39 @@ static struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
 /*
  * Timeouts that prove spurious lengthen the timer, up to the four times
  * the QP's timeout that IBTA allows.  A timeout was spurious when the
- * first progress after it acknowledges PSNs not yet sent again: the
+ * answer to its probe acknowledges PSNs the probe did not carry: the
  * responder had them from the first time, and its answer was only late
- * (a slow or loaded host).  At the QP's own timeout, such a host times
- * out on every long message, sends it again, and the copies make the
- * responder later still: on the debug kernel under TCG, most of a
- * 64 KiB transfer's packets were duplicates and it never finished.
+ * (a slow or loaded host).
  */
 #define RXE_TIMEOUT_SHIFT_MAX	2
 
-static void rxe_comp_timeout_judged(struct rxe_req_info *req, u32 psn)
+static void rxe_comp_spurious(struct rxe_req_info *req)
 {
-	req->timeout_probe = false;
-	if (rxe_psn_cmp(psn, req->psn) > 0 &&
-	    req->timeout_shift < RXE_TIMEOUT_SHIFT_MAX)
+	if (req->timeout_shift < RXE_TIMEOUT_SHIFT_MAX)
 		req->timeout_shift++;
+}
+
+/*
+ * Progress past the probe's last PSN answers it.  Beyond the probe: the
+ * timeout was spurious, and what is still outstanding waits for its own
+ * answer (or the next timeout).  Up to the probe exactly, with more
+ * outstanding: the responder holds nothing after the probe, which was
+ * the hole, and the rest goes again at once.
+ */
+static void rxe_comp_probe_answered(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	u32 next = (req->probe_psn + 1) & RXE_BTH_PSN_MASK;
+
+	req->probing = false;
+	if (rxe_psn_cmp(req->comp_psn, next) > 0) {
+		rxe_comp_spurious(req);
+		return;
+	}
+	if (req->comp_psn != req->psn) {
+		rxe_req_rewind(qp);
+		req->in_retry = true;
+	}
 }
 
 /* Progress: the retry budgets start over, the timer runs on. */
@@ -226,14 +243,20 @@ static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
 {
 	struct rxe_req_info *req = &qp->req;
 
-	if (req->timeout_probe)
-		rxe_comp_timeout_judged(req, psn);
 	req->comp_psn = psn;
 	req->retry_left = READ_ONCE(qp->attr.retry_cnt);
 	req->rnr_left = READ_ONCE(qp->attr.rnr_retry);
 	req->in_retry = false;
 	/* A timeout that fired before this progress is stale. */
 	clear_bit(RXE_REQ_EV_TIMEOUT, &req->events);
+	if (req->probe_owed) {
+		/* Answered before the probe left: it was premature. */
+		req->probe_owed = false;
+		req->probing = false;
+		rxe_comp_spurious(req);
+	} else if (req->probing && rxe_psn_cmp(psn, req->probe_psn) > 0) {
+		rxe_comp_probe_answered(qp);
+	}
 	if (req->comp_psn == req->psn)
 		del_timer(&req->retrans_timer);
 	else
@@ -251,21 +274,19 @@ static void rxe_comp_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 }
 
 /*
- * Sends again from comp_psn, if retries are left (retry_cnt 7: always);
- * else the oldest WQE fails with IB_WC_RETRY_EXC_ERR.
+ * Takes one retry from the budget (retry_cnt 7: always one left); when
+ * none is left, @wqe fails with IB_WC_RETRY_EXC_ERR and false is
+ * returned.
  */
-static void rxe_comp_retry(struct rxe_qp *qp)
+static bool rxe_comp_take_retry(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct rxe_req_info *req = &qp->req;
-	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
 
-	if (!wqe)
-		return;
 	if (!req->retry_left) {
 		rxe_counter_inc(rxe, RXE_CNT_RETRY_EXCEEDED);
 		rxe_comp_fail(qp, wqe, IB_WC_RETRY_EXC_ERR);
-		return;
+		return false;
 	}
 	/*
 	 * IBTA gives retry_cnt 7 no special meaning, but stock rxe retries
@@ -275,9 +296,45 @@ static void rxe_comp_retry(struct rxe_qp *qp)
 	 */
 	if (req->retry_left != 7)
 		req->retry_left--;
-	req->in_retry = true;
 	rxe_counter_inc(rxe, RXE_CNT_COMP_RETRY);
+	return true;
+}
+
+/*
+ * A gap the responder named (a NAK, a READ response after a hole): sends
+ * again from comp_psn, if retries are left.
+ */
+static void rxe_comp_retry(struct rxe_qp *qp)
+{
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+
+	if (!wqe || !rxe_comp_take_retry(qp, wqe))
+		return;
+	qp->req.in_retry = true;
 	rxe_req_rewind(qp);
+	rxe_req_arm_retrans(qp);
+}
+
+/*
+ * A timeout: the oldest unacknowledged packet goes again, alone, with
+ * AckReq (a probe), and nothing else is sent until progress answers it
+ * (rxe_comp_probe_answered()).  Going back N at once sends the whole
+ * window again, up to 128 packets, when most often the responder lacks
+ * none of them and only its answer is late: on the debug kernel under
+ * TCG, 16 QPs sending 64 KiB messages to each other spent nine tenths
+ * of their packets on such copies, each making the answers later still,
+ * and never caught up.  A lost packet costs one round trip more than
+ * going back N would.
+ */
+static void rxe_comp_timeout(struct rxe_qp *qp)
+{
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+	struct rxe_req_info *req = &qp->req;
+
+	if (!wqe || !rxe_comp_take_retry(qp, wqe))
+		return;
+	req->probe_owed = true;
+	req->probing = true;
 	rxe_req_arm_retrans(qp);
 }
 
@@ -522,10 +579,8 @@ int rxe_comp_step(struct rxe_qp *qp)
 		return 0;
 	}
 	if (test_and_clear_bit(RXE_REQ_EV_TIMEOUT, &req->events)) {
-		if (!req->rnr_wait && req->comp_psn != req->psn) {
-			req->timeout_probe = true;
-			rxe_comp_retry(qp);
-		}
+		if (!req->rnr_wait && req->comp_psn != req->psn)
+			rxe_comp_timeout(qp);
 		return 0;
 	}
 

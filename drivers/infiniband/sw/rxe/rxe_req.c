@@ -147,6 +147,9 @@ void rxe_req_rewind(struct rxe_qp *qp)
 	}
 	req->psn = req->comp_psn;
 	req->noack_pkts = 0;
+	/* Everything goes again: no probe is owed or awaited. */
+	req->probe_owed = false;
+	req->probing = false;
 }
 
 /* The BTH opcode of the next packet of @wqe. */
@@ -549,6 +552,97 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	return 0;
 }
 
+/* The probed WQE failed here: it completes so, the QP goes to ERR. */
+static void rxe_req_probe_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			       enum ib_wc_status status)
+{
+	wqe->status = status;
+	wqe->state = RXE_WQE_DONE;
+	qp->req.probing = false;
+	rxe_qp_error(qp);
+}
+
+/*
+ * The probe after a timeout (rxe_comp_timeout()): the packet at comp_psn
+ * built again, with AckReq, and the WQE left as it was.  For a SEND or a
+ * WRITE that packet; for a READ, the request for what has not arrived
+ * (the responder replays it); for an atomic, the request again (the
+ * responder answers from its replay cache).
+ */
+static int rxe_req_send_probe(struct rxe_qp *qp)
+{
+	struct rxe_req_info *req = &qp->req;
+	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, off, resid;
+	struct rxe_req_undo undo;
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+	bool last = true, se;
+	int opcode, pad, err;
+
+	req->probe_owed = false;
+	if (!wqe || wqe->state == RXE_WQE_POSTED) {
+		/* Answered meanwhile: nothing sent is unanswered. */
+		req->probing = false;
+		return 0;
+	}
+
+	if (rxe_psn_cmp(req->comp_psn, wqe->first_psn) < 0) {
+		/* comp_psn is not in it: no one packet to probe with. */
+		rxe_req_rewind(qp);
+		return 0;
+	}
+	off = (req->comp_psn - wqe->first_psn) & RXE_BTH_PSN_MASK;
+	rxe_req_save(qp, wqe, &undo);
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
+		rxe_dma_seek(wqe, off * mtu);
+		last = wqe->dma.resid <= mtu;
+		len = min(wqe->dma.resid, mtu);
+	} else if (wqe->mask & RXE_WR_READ) {
+		/* The completer moved dma past what arrived. */
+		npsn = max_t(u32, DIV_ROUND_UP(wqe->dma.resid, mtu), 1);
+	}
+	opcode = rxe_req_opcode(qp, wqe, !off, last);
+	pad = -len & 3;
+	resid = wqe->dma.resid;
+	skb = rxe_req_packet(qp, wqe, &qp->pri_av, opcode, len, &pkt, &err);
+	if (skb) {
+		se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+		     (pkt.mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
+		pkt.psn = req->comp_psn;
+		bth_init(&pkt, opcode, se, pad, IB_DEFAULT_PKEY_FULL,
+			 READ_ONCE(qp->attr.dest_qp_num), true, req->comp_psn);
+		rxe_req_headers(qp, wqe, &pkt, resid);
+	}
+	rxe_req_restore(qp, wqe, &undo);
+	if (unlikely(err)) {
+		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
+		rxe_req_probe_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return 0;
+	}
+	if (unlikely(!skb)) {
+		req->probe_owed = true;
+		return rxe_xmit_wait_start(&req->xmit_wait);
+	}
+
+	req->probe_psn = (req->comp_psn + npsn - 1) & RXE_BTH_PSN_MASK;
+	req->probing = true;
+	rxe_req_arm_retrans(qp);
+	WRITE_ONCE(req->sent_at, jiffies);
+	err = rxe_xmit_packet(qp, &qp->pri_av, skb, &req->batch);
+	if (likely(!err)) {
+		rxe_xmit_wait_sent(&req->xmit_wait);
+		return 0;
+	}
+	if (err == -EAGAIN) {
+		req->probe_owed = true;
+		return rxe_xmit_wait_start(&req->xmit_wait);
+	}
+	/* No route, or no netdev any more (see rxe_req_send_pkt()). */
+	rxe_req_probe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+	return 0;
+}
+
 /* Whether the WQE at wqe_index may start now. */
 static bool rxe_req_may_start(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
@@ -574,8 +668,12 @@ static int rxe_req_step(struct rxe_qp *qp, enum ib_qp_state state)
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 1;
-	if (req->rnr_wait || rxe_xmit_waiting(&req->xmit_wait) ||
-	    req->wqe_index == rxe_sq_prod(qp))
+	if (req->rnr_wait || rxe_xmit_waiting(&req->xmit_wait))
+		return 1;
+	if (req->probe_owed)
+		return rxe_req_send_probe(qp);
+	/* Nothing new while a probe is out. */
+	if (req->probing || req->wqe_index == rxe_sq_prod(qp))
 		return 1;
 
 	if (qp->is_user && req->wqe_index == req->fetched) {
@@ -637,7 +735,8 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->mtu = rxe_req_calc_mtu(qp);
 	req->rnr_wait = false;
 	req->timeout_shift = 0;
-	req->timeout_probe = false;
+	req->probe_owed = false;
+	req->probing = false;
 	rxe_xmit_wait_reset(&req->xmit_wait);
 	req->drained = false;
 	req->events = 0;

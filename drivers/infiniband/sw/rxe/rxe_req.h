@@ -84,12 +84,16 @@ struct rxe_req_info {
 	bool			in_retry;
 	/*
 	 * The retransmit timer runs 2^timeout_shift times the QP's
-	 * timeout (rxe_req_arm_retrans()); timeout_probe: a timeout sent
-	 * again from comp_psn, and the next progress is to tell whether it
-	 * was spurious (rxe_comp_progress()).
+	 * timeout (rxe_req_arm_retrans()).  After a timeout the requester
+	 * probes (rxe_req_send_probe()): probe_owed until the packet at
+	 * comp_psn has gone again, with AckReq; probing, with nothing new
+	 * sent, until progress passes probe_psn, the probe's last PSN
+	 * (rxe_comp_progress()).
 	 */
 	u8			timeout_shift;
-	bool			timeout_probe;
+	bool			probe_owed;
+	bool			probing;
+	u32			probe_psn;
 	/* IB_EVENT_SQ_DRAINED raised for the current SQD. */
 	bool			drained;
 	/*
@@ -150,6 +154,8 @@ bool rxe_req_sent_lately(struct rxe_qp *qp);
 
 /* rxe_comp.c: the completer's part of the task; 0 if it did anything. */
 int rxe_comp_step(struct rxe_qp *qp);
+/* The oldest WQE not DONE, sent at least in part, or NULL. */
+struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp);
 /* Completes the WQEs at the head of the SQ that are DONE. */
 int rxe_comp_complete_done(struct rxe_qp *qp);
 /*
