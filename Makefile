@@ -29,7 +29,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug interop perf \
-	perf-pair
+	perf-pair kabi-check
 
 all: modules
 
@@ -72,6 +72,12 @@ checkpatch:
 
 coccicheck:
 	scripts/coccicheck
+
+# Our exports (names, CRCs, modules) against $(KDIR)/Module.symvers:
+# what a stock ULP needs to load on our core.  Not in check until it
+# passes (issue 11).  KABI_ARGS=--summary prints only the counts.
+kabi-check: modules
+	scripts/kabi-check $(KABI_ARGS)
 
 # Build, static checks, harness self-test and the VM selftests; one closing
 # line `N passed, N failed, N skipped`.  STOCK=1 runs the VM selftests on
@@ -130,3 +136,4 @@ help:
 	@echo 'make sparse      sparse (C=2) over our sources'
 	@echo 'make checkpatch  checkpatch.pl over our sources'
 	@echo 'make coccicheck  the kernel'"'"'s semantic patches (coccinelle) over our sources'
+	@echo 'make kabi-check  our exports and CRCs against $$KDIR/Module.symvers (KABI_ARGS=--summary)'
