@@ -39,10 +39,10 @@ kdir:
 	  exit 1; }
 
 modules: kdir
-	$(KBUILD) W=1 modules
+	+$(KBUILD) W=1 modules
 
 clean:
-	@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
+	+@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
 	$(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
 	rm -rf .debug-build
 
