@@ -12,6 +12,16 @@
 # Packets must have been refused (send_err > 0), or the case tested
 # nothing: it skips, naming the counters.
 #
+# On a slower kernel (OOT_TIMEOUT_SCALE above 1: the debug kernel under
+# TCG) answers can come later than the QP's 67 ms timeout, and a timer
+# then fires with nothing lost: stock, on the debug kernel, 2517
+# retries and 11138 duplicates in the ping-pong.  There the case asserts
+# that the peer never saw a hole (out_of_seq_request and rcvd_seq_err
+# stay 0) and that each timeout cost about one packet, the probe
+# (duplicate_request at most twice completer_retry_err), where going
+# back N had cost twenty (89000 duplicates, 4481 retries, 70 of 100
+# iterations in 240 s).  Stock goes back N: its ping-pong skips there.
+#
 # Measured under TCG, 6.1.0-56 stock:
 #   - ibv_srq_pingpong -s 65536 -n 100: send_err 155, no duplicate;
 #   - ib_write_bw -s 65536 -n 300: send_err 1675, 177 duplicate
@@ -36,11 +46,15 @@ topo_two_up || exit "$KSFT_FAIL"
 backlog=$(sysctl -n net.core.netdev_max_backlog)
 sysctl -qw net.core.netdev_max_backlog=8
 
-# The three counters of both devices, "name@dev value" a line.
+slow=0
+[ "${OOT_TIMEOUT_SCALE:-1}" -gt 1 ] && slow=1
+
+# The counters of both devices, "name@dev value" a line.
 counters() {
 	local d c
 	for d in "$TWO_DEV1" "$TWO_DEV2"; do
-		for c in send_err duplicate_request completer_retry_err; do
+		for c in send_err duplicate_request completer_retry_err \
+			 out_of_seq_request rcvd_seq_err; do
 			echo "$c@$d $(hw_counter "$d" "$c")"
 		done
 	done
@@ -49,7 +63,7 @@ counters() {
 # refused DESCRIPTION GID-OPT TOOL [ARG...]: runs TOOL between the two
 # devices and checks the counters' growth.
 refused() {
-	local desc=$1 before after refused=0 bad=0 name n m
+	local desc=$1 before after refused=0 dup=0 retry=0 hole=0 name n m
 	shift
 	before=$(counters)
 	if ! tool_pair "" "$TWO_DEV2" "$TWO_IP2" "" "$TWO_DEV1" "$TWO_IP1" "$@" \
@@ -65,12 +79,19 @@ refused() {
 		echo "# $name +$n"
 		case $name in
 		send_err@*) refused=$((refused + n)) ;;
-		*) bad=$((bad + n)) ;;
+		duplicate_request@*) dup=$((dup + n)) ;;
+		completer_retry_err@*) retry=$((retry + n)) ;;
+		*) hole=$((hole + n)) ;;
 		esac
 	done <<<"$after"
 	if [ "$refused" = 0 ]; then
 		ktap_test_skip "$desc" "no packet was refused"
-	elif [ "$bad" = 0 ]; then
+	elif [ "$hole" != 0 ]; then
+		ktap_test_fail "$desc"
+	elif [ $((dup + retry)) = 0 ]; then
+		ktap_test_pass "$desc"
+	elif [ "$slow" = 1 ] && [ "$dup" -le $((2 * retry)) ]; then
+		echo "# a slow kernel: $retry timeouts, $dup duplicates"
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc"
@@ -81,8 +102,13 @@ tmp=$(mktemp -d)
 TOOL_OUT=$tmp
 TOOL_TIMEOUT=120
 
-refused "RC SEND ping-pong, 64 KiB, refused packets sent again" \
-	-g ibv_srq_pingpong -s 65536 -n 100
+desc="RC SEND ping-pong, 64 KiB, refused packets sent again"
+if ours || [ "$slow" = 0 ]; then
+	refused "$desc" -g ibv_srq_pingpong -s 65536 -n 100
+else
+	ktap_test_skip "$desc" \
+		"stock goes back N at each timeout (debug kernel: 11138 duplicates, 2517 retries)"
+fi
 for tool in ib_read_bw ib_write_bw ib_send_bw; do
 	desc="$tool 64 KiB, refused packets sent again"
 	if ours; then
