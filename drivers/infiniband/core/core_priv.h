@@ -19,6 +19,7 @@
  *			multicast, *_user() destruction
  *	verbs_kern.c	kernel users' PDs, QPs and SRQs
  *	cq.c		kernel CQs, their polling contexts, ib_cqe dispatch
+ *	cq_pool.c	shared kernel CQs (ib_cq_pool_get/put)
  *	mr.c		fast-registration MRs, scatterlist to page list
  *	drain.c		ib_drain_sq/rq/qp
  *	verbs_msg.c	names of events and completion statuses
@@ -260,6 +261,12 @@ void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
 const char *ib_cache_gid_type_str(enum ib_gid_type gid_type);
 int ib_cache_gid_parse_type_str(const char *buf);
 unsigned long roce_gid_type_mask_support(struct ib_device *ib_dev, u32 port);
+
+/* ---------------------------------------------------------------- */
+/* cq_pool.c                                                          */
+
+/* At unregistration, after the clients: frees the pool's CQs. */
+void ib_cq_pool_cleanup(struct ib_device *dev);
 
 /* ---------------------------------------------------------------- */
 /* restrack.c                                                         */

@@ -1974,6 +1974,8 @@ static void unregister_locked(struct ib_device *device)
 	up_write(&devices_rwsem);
 
 	remove_clients(device);
+	/* The clients gave their shared CQs' entries back. */
+	ib_cq_pool_cleanup(device);
 
 	/* Drop the registration reference and wait for everybody else's. */
 	ib_device_put(device);

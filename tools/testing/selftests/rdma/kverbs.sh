@@ -6,9 +6,10 @@
 # prints KTAP into the kernel log, lines prefixed "kverbs_test: "; each of
 # its cases becomes a case here.  Two RC QPs connected through rxe0's own
 # RoCEv2 GID: PDs (local_dma_lkey), CQs in every polling context,
-# ib_sg_to_pages, QP create/modify, kernel AH and SRQ, SEND/RECV with
+# ib_cq_pool_get/put, ib_sg_to_pages, QP create/modify, kernel AH and SRQ, SEND/RECV with
 # ib_process_cq_direct, fast registration (REG_MR, RDMA WRITE and READ,
-# LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.  Then, with the
+# LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.  The CQ pool's
+# CQs stay with the device after the module goes.  Then, with the
 # module's hold=1, its objects show in rdma res as kernel-owned, and the
 # unload takes them all away.
 # `make check` builds the module and passes it to the guest; by hand
@@ -26,12 +27,13 @@
 . "$(dirname "$0")/lib.sh"
 
 # The module's own cases (KT_NR_CASES in kverbs_test.c) and ours.
-MODULE_CASES=20
+MODULE_CASES=21
 ktap_print_header
-ktap_set_plan $((MODULE_CASES + 3))
+ktap_set_plan $((MODULE_CASES + 4))
 
 skip_all() {
 	test_module_skip kverbs_test $MODULE_CASES "$1"
+	ktap_test_skip "the CQ pool's two CQs stay with the device" "$1"
 	ktap_test_skip "the module's objects show in rdma res as kernel-owned" "$1"
 	ktap_test_skip "unloading the module leaves rdma res as before" "$1"
 	ktap_test_skip "the stack unloads afterwards" "$1"
@@ -47,13 +49,25 @@ rxe0_up_ipv4
 res_summary() {
 	rdma res show | grep '^[0-9]*: rxe0:' | rdma_norm
 }
-before=$(res_summary)
+# CQs of the device's own, shown as ib_core's (the MAD layer's, the
+# CQ pool's).
+core_cqs() {
+	rdma res show cq dev rxe0 | grep -c ' comm \[ib_core\] $'
+}
+core_before=$(core_cqs)
 
 load_rc=0
 out=$(test_module_load kverbs_test dev=rxe0) || load_rc=$?
 [ $load_rc = 0 ] || skip_all "modprobe kverbs_test: $load_rc"
 test_module_relay kverbs_test $MODULE_CASES "$out"
 modprobe -r kverbs_test
+
+# The module took entries on a CQ of the pool in two polling contexts and
+# gave them back; the CQs are the device's until it goes, one per context
+# and vector (rxe0 in a one-CPU guest: one vector).
+ktap_test_result "the CQ pool's two CQs stay with the device" \
+	expect_eq "ib_core CQs more" "$(($(core_cqs) - core_before))" 2
+before=$(res_summary)
 
 # The held objects (a PD, a CQ of IB_POLL_WORKQUEUE serving both queues
 # of an RC QP in RESET, an MR), as rdma res shows them on stock, numbers

@@ -46,7 +46,7 @@ MODULE_PARM_DESC(hold, "only make objects and keep them until unload");
 #define KT_WAIT		(10 * HZ)
 #define KT_PORT		1
 #define KT_BUF		(2 * PAGE_SIZE)
-#define KT_NR_CASES	20
+#define KT_NR_CASES	21
 
 /* A WR's completion: counted, the last one kept. */
 struct kt_wait {
@@ -217,6 +217,58 @@ static int kt_cq_alloc_free(void)
 	if (KTAP_BAD(i >= 0 && i < kt.dev->num_comp_vectors, "vector %d", i))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The shared CQs of ib_cq_pool_get(): a second caller on the same vector
+ * and context shares the first one's CQ, another context gets another
+ * CQ, and ib_cq_pool_put() gives the entries back.  The CQs stay in the
+ * pool (kverbs.sh counts them) until the device goes.
+ */
+static int kt_cq_pool(void)
+{
+	struct ib_cq *a, *b, *c;
+	unsigned int used;
+	int ret = -EINVAL;
+
+	a = ib_cq_pool_get(kt.dev, 16, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(a)) {
+		ktap_diag("ib_cq_pool_get: %ld", PTR_ERR(a));
+		return PTR_ERR(a);
+	}
+	used = a->cqe_used;
+	b = ib_cq_pool_get(kt.dev, 16, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(b)) {
+		ktap_diag("second ib_cq_pool_get: %ld", PTR_ERR(b));
+		ib_cq_pool_put(a, 16);
+		return PTR_ERR(b);
+	}
+	c = ib_cq_pool_get(kt.dev, 16, -1, IB_POLL_SOFTIRQ);
+	if (IS_ERR(c)) {
+		ktap_diag("softirq ib_cq_pool_get: %ld", PTR_ERR(c));
+		goto put_b;
+	}
+	ktap_diag("cqe %d used %u vector %u; softirq cqe %d vector %u",
+		  a->cqe, a->cqe_used, a->comp_vector, c->cqe, c->comp_vector);
+	if (KTAP_BAD(a->shared && c->shared, "not shared") ||
+	    KTAP_BAD(b == a, "a second CQ for room the first had") ||
+	    KTAP_BAD(a->cqe_used == used + 16, "used %u, %u before",
+		     a->cqe_used, used) ||
+	    KTAP_BAD(a->poll_ctx == IB_POLL_WORKQUEUE && a->comp_vector == 0,
+		     "ctx %d vector %u", a->poll_ctx, a->comp_vector) ||
+	    KTAP_BAD(c != a && c->poll_ctx == IB_POLL_SOFTIRQ,
+		     "softirq: ctx %d", c->poll_ctx))
+		goto put_c;
+	ret = 0;
+put_c:
+	ib_cq_pool_put(c, 16);
+put_b:
+	ib_cq_pool_put(b, 16);
+	ib_cq_pool_put(a, 16);
+	if (!ret && KTAP_BAD(a->cqe_used == used - 16, "used %u after put",
+			     a->cqe_used))
+		ret = -EINVAL;
+	return ret;
 }
 
 /* ib_sg_to_pages() on made-up DMA addresses: the page list algorithm. */
@@ -1058,6 +1110,8 @@ static void kt_run_all(void)
 		 "");
 	ktap_run("alloc_cq and free_cq in every polling context",
 		 kt_cq_alloc_free, true, "wrong");
+	ktap_run("ib_cq_pool_get shares, ib_cq_pool_put gives back", kt_cq_pool,
+		 true, "wrong");
 	ktap_run("ib_sg_to_pages page lists", kt_sg_to_pages, true, "wrong");
 	qps = ktap_run("create two RC QPs on CQs of four contexts",
 		       kt_qp_create, pd, "no PD");
