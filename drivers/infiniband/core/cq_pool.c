@@ -11,7 +11,8 @@
  * The pool is per device and per polling context (dev->cq_pools[], the
  * public fields of struct ib_device).  A pooled CQ is an ordinary kernel
  * CQ of __ib_alloc_cq(), with cq->shared set so that ib_free_cq() refuses
- * it, and cq->cqe_used counting the entries its users claimed.  It lives
+ * it, and cq->cqe_used counting the entries its users claimed; they are
+ * made a CQ per completion vector at a time, as stock.  It lives
  * until the device is unregistered: the clients, which hold its users,
  * are gone by then (ib_cq_pool_cleanup()).
  *
@@ -37,6 +38,19 @@ static unsigned int cq_pool_vectors(struct ib_device *dev)
 {
 	return max(min_t(unsigned int, dev->num_comp_vectors,
 			 num_online_cpus()), 1U);
+}
+
+/* Frees pooled CQs on @cqs, a list no one else sees. */
+static void cq_pool_free(struct list_head *cqs)
+{
+	struct ib_cq *cq, *tmp;
+
+	list_for_each_entry_safe(cq, tmp, cqs, pool_entry) {
+		WARN_ON_ONCE(cq->cqe_used);
+		list_del(&cq->pool_entry);
+		cq->shared = false;
+		ib_free_cq(cq);
+	}
 }
 
 /* Room for @nr_cqe on a CQ of @vector, claimed; NULL when none has it. */
@@ -81,9 +95,10 @@ struct ib_cq *ib_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
 			     enum ib_poll_context poll_ctx)
 {
 	static atomic_t next_vector = ATOMIC_INIT(0);
-	unsigned int vectors = cq_pool_vectors(dev), vector, size;
-	struct ib_cq *cq;
+	unsigned int vectors = cq_pool_vectors(dev), vector, size, i;
+	struct ib_cq *cq, *new;
 	unsigned long flags;
+	LIST_HEAD(made);
 
 	/* A caller's bug, reported as stock does. */
 	if (WARN_ON_ONCE(poll_ctx > IB_POLL_LAST_POOL_TYPE))
@@ -103,19 +118,29 @@ struct ib_cq *ib_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
 		return cq;
 
 	/*
-	 * None has room: a new CQ, claimed before it is published, so that
-	 * a concurrent caller cannot take the room this one made.
+	 * None has room: a new CQ on every vector, as stock, since callers
+	 * that open a queue per CPU will want the others next.  The room
+	 * is claimed before the CQs are published, so that a concurrent
+	 * caller cannot take what this one made.
 	 */
 	size = min_t(unsigned int, dev->attrs.max_cqe,
 		     max_t(unsigned int, nr_cqe, CQ_POOL_MIN_CQE));
-	cq = __ib_alloc_cq(dev, NULL, size, vector, poll_ctx, KBUILD_MODNAME);
-	if (IS_ERR(cq))
-		return cq;
-	cq->shared = true;
+	for (i = 0; i < vectors; i++) {
+		new = __ib_alloc_cq(dev, NULL, size, i, poll_ctx,
+				    KBUILD_MODNAME);
+		if (IS_ERR(new)) {
+			cq_pool_free(&made);
+			return new;
+		}
+		new->shared = true;
+		list_add_tail(&new->pool_entry, &made);
+		if (i == vector)
+			cq = new;
+	}
 	cq->cqe_used = nr_cqe;
 
 	spin_lock_irqsave(&dev->cq_pools_lock, flags);
-	list_add_tail(&cq->pool_entry, &dev->cq_pools[poll_ctx]);
+	list_splice_tail(&made, &dev->cq_pools[poll_ctx]);
 	spin_unlock_irqrestore(&dev->cq_pools_lock, flags);
 	return cq;
 }
@@ -148,7 +173,6 @@ EXPORT_SYMBOL(ib_cq_pool_put);
  */
 void ib_cq_pool_cleanup(struct ib_device *dev)
 {
-	struct ib_cq *cq, *tmp;
 	LIST_HEAD(cqs);
 	unsigned long flags;
 	int i;
@@ -158,10 +182,5 @@ void ib_cq_pool_cleanup(struct ib_device *dev)
 		list_splice_init(&dev->cq_pools[i], &cqs);
 	spin_unlock_irqrestore(&dev->cq_pools_lock, flags);
 
-	list_for_each_entry_safe(cq, tmp, &cqs, pool_entry) {
-		WARN_ON_ONCE(cq->cqe_used);
-		list_del(&cq->pool_entry);
-		cq->shared = false;
-		ib_free_cq(cq);
-	}
+	cq_pool_free(&cqs);
 }
