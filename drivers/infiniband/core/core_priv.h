@@ -20,7 +20,8 @@
  *	verbs_kern.c	kernel users' PDs, QPs and SRQs
  *	cq.c		kernel CQs, their polling contexts, ib_cqe dispatch
  *	cq_pool.c	shared kernel CQs (ib_cq_pool_get/put)
- *	mr.c		fast-registration MRs, scatterlist to page list
+ *	mr.c		fast-registration and integrity MRs, sg to pages
+ *	mr_pool.c	per-QP MR pools (ib_mr_pool_*)
  *	drain.c		ib_drain_sq/rq/qp
  *	verbs_msg.c	names of events and completion statuses
  *	ib_core_uverbs.c mmap entries of user contexts

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fast-registration MRs of kernel users: allocation and the mapping of a
- * DMA-mapped scatterlist into the MR's page list.
+ * DMA-mapped scatterlist into the MR's page list; integrity MRs, which a
+ * device that offloads T10-PI signatures maps data and protection
+ * information into.
  *
  * The user allocates an MR able to hold max_num_sg pages once, then for
  * each I/O maps its scatterlist into it (ib_map_mr_sg(), which sets
@@ -11,6 +13,7 @@
  * SEND_WITH_INV from the peer) and bumps it with ib_update_fast_reg_key().
  */
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
@@ -62,6 +65,112 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 	return mr;
 }
 EXPORT_SYMBOL(ib_alloc_mr);
+
+/**
+ * ib_alloc_mr_integrity - allocate an MR for data and its protection
+ *	information (T10-PI), for signature offload
+ * @pd: its protection domain (the MR holds one usecnt)
+ * @max_num_data_sg: the most data pages it will be mapped with
+ * @max_num_meta_sg: the most protection-information pages
+ *
+ * Map it with ib_map_mr_sg_pi(), check it after the I/O with
+ * ib_check_mr_status(); free it with ib_dereg_mr().
+ *
+ * Return: the MR, or ERR_PTR(): -EOPNOTSUPP on a device without
+ * integrity MRs (rxe has none), -EINVAL without protection pages,
+ * -ENOMEM, or the driver's error.
+ */
+struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_data_sg,
+				    u32 max_num_meta_sg)
+{
+	struct ib_device *dev = pd->device;
+	struct ib_sig_attrs *sig_attrs;
+	struct ib_mr *mr;
+
+	if (!dev->ops.alloc_mr_integrity || !dev->ops.map_mr_sg_pi ||
+	    !(dev->attrs.kernel_cap_flags & IBK_INTEGRITY_HANDOVER))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_meta_sg)
+		return ERR_PTR(-EINVAL);
+
+	/* The signature attributes of each I/O go here; freed at dereg. */
+	sig_attrs = kzalloc(sizeof(*sig_attrs), GFP_KERNEL);
+	if (!sig_attrs)
+		return ERR_PTR(-ENOMEM);
+
+	mr = dev->ops.alloc_mr_integrity(pd, max_num_data_sg, max_num_meta_sg);
+	if (IS_ERR(mr)) {
+		kfree(sig_attrs);
+		return mr;
+	}
+
+	mr->device = dev;
+	mr->pd = pd;
+	mr->dm = NULL;
+	mr->uobject = NULL;
+	mr->sig_attrs = sig_attrs;
+	mr->type = IB_MR_TYPE_INTEGRITY;
+	mr->need_inval = false;
+	atomic_inc(&pd->usecnt);
+	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
+	rdma_restrack_parent_name(&mr->res, &pd->res);
+	rdma_restrack_add(&mr->res);
+	return mr;
+}
+EXPORT_SYMBOL(ib_alloc_mr_integrity);
+
+/**
+ * ib_map_mr_sg_pi - map data and protection-information scatterlists
+ *	into an integrity MR
+ * @mr: an MR of ib_alloc_mr_integrity()
+ * @data_sg: the DMA-mapped data
+ * @data_sg_nents: its entries
+ * @data_sg_offset: the byte offset into the first data entry, or NULL
+ * @meta_sg: the DMA-mapped protection information, or NULL
+ * @meta_sg_nents: its entries
+ * @meta_sg_offset: the byte offset into the first of them, or NULL
+ * @page_size: the page size of the mapping
+ *
+ * Return: 0, or the driver's error; -EOPNOTSUPP for another kind of MR
+ * or a device without integrity MRs.
+ */
+int ib_map_mr_sg_pi(struct ib_mr *mr, struct scatterlist *data_sg,
+		    int data_sg_nents, unsigned int *data_sg_offset,
+		    struct scatterlist *meta_sg, int meta_sg_nents,
+		    unsigned int *meta_sg_offset, unsigned int page_size)
+{
+	if (unlikely(!mr->device->ops.map_mr_sg_pi ||
+		     mr->type != IB_MR_TYPE_INTEGRITY))
+		return -EOPNOTSUPP;
+
+	mr->page_size = page_size;
+	return mr->device->ops.map_mr_sg_pi(mr, data_sg, data_sg_nents,
+					    data_sg_offset, meta_sg,
+					    meta_sg_nents, meta_sg_offset);
+}
+EXPORT_SYMBOL(ib_map_mr_sg_pi);
+
+/**
+ * ib_check_mr_status - the status of an MR after its I/O
+ * @mr: the MR
+ * @check_mask: what to check (IB_MR_CHECK_SIG_STATUS: signature errors,
+ *	integrity MRs only)
+ * @mr_status: filled with what was found
+ *
+ * Return: 0, -EOPNOTSUPP on a device that cannot tell, -EINVAL for a
+ * signature check of an MR without signature attributes, or the
+ * driver's error.
+ */
+int ib_check_mr_status(struct ib_mr *mr, u32 check_mask,
+		       struct ib_mr_status *mr_status)
+{
+	if (!mr->device->ops.check_mr_status)
+		return -EOPNOTSUPP;
+	if ((check_mask & IB_MR_CHECK_SIG_STATUS) && !mr->sig_attrs)
+		return -EINVAL;
+	return mr->device->ops.check_mr_status(mr, check_mask, mr_status);
+}
+EXPORT_SYMBOL(ib_check_mr_status);
 
 /**
  * ib_map_mr_sg - map a DMA-mapped scatterlist into a fast-registration MR

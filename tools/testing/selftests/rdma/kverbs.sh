@@ -6,12 +6,12 @@
 # prints KTAP into the kernel log, lines prefixed "kverbs_test: "; each of
 # its cases becomes a case here.  Two RC QPs connected through rxe0's own
 # RoCEv2 GID: PDs (local_dma_lkey), CQs in every polling context, the CQ
-# pool, ib_sg_to_pages, QP create/modify, kernel AH and SRQ, SEND/RECV
-# with ib_process_cq_direct, fast registration (REG_MR, RDMA WRITE and
-# READ, LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.  The pool's
-# CQs stay with the device after the module goes.  Then, with the
-# module's hold=1, its objects show in rdma res as kernel-owned, and the
-# unload takes them all away.
+# pool, MR pools, ib_sg_to_pages, QP create/modify, kernel AH and SRQ,
+# SEND/RECV with ib_process_cq_direct, fast registration (REG_MR, RDMA
+# WRITE and READ, LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.
+# The pool's CQs stay with the device after the module goes.  Then, with
+# the module's hold=1, its objects show in rdma res as kernel-owned, and
+# the unload takes them all away.
 # `make check` builds the module and passes it to the guest; by hand
 # (without it the test is skipped):
 #	make -C tools/testing/selftests/rdma/modules/kverbs_test
@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # The module's own cases (KT_NR_CASES in kverbs_test.c) and ours.
-MODULE_CASES=21
+MODULE_CASES=22
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + 4))
 

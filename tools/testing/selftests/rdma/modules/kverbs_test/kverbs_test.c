@@ -32,6 +32,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
 
 #include "ktap_module.h"
 
@@ -46,7 +47,7 @@ MODULE_PARM_DESC(hold, "only make objects and keep them until unload");
 #define KT_WAIT		(10 * HZ)
 #define KT_PORT		1
 #define KT_BUF		(2 * PAGE_SIZE)
-#define KT_NR_CASES	21
+#define KT_NR_CASES	22
 
 /* A WR's completion: counted, the last one kept. */
 struct kt_wait {
@@ -464,6 +465,66 @@ static int kt_qp_create(void)
 }
 
 /* The device's RoCEv2 GID, an IPv4 one if there is one, and its MAC. */
+/*
+ * A pool of three fast-registration MRs on QP A: all three can be taken,
+ * a fourth cannot, qp->mrs_used counts them, and they all come back and
+ * are freed.  rxe has no integrity MRs: a pool of them fails whole, and
+ * ib_check_mr_status() has nothing to ask.
+ */
+#define KT_POOL_MRS	3
+
+static int kt_mr_pool(void)
+{
+	struct ib_mr *mrs[KT_POOL_MRS] = {}, *extra;
+	struct ib_mr_status status;
+	int used = kt.qa->mrs_used;
+	LIST_HEAD(pool);
+	int ret, i;
+
+	ret = ib_mr_pool_init(kt.qa, &pool, KT_POOL_MRS, IB_MR_TYPE_MEM_REG, 4,
+			      0);
+	if (ret) {
+		ktap_diag("ib_mr_pool_init: %d", ret);
+		return ret;
+	}
+	ret = -EINVAL;
+	for (i = 0; i < KT_POOL_MRS; i++) {
+		mrs[i] = ib_mr_pool_get(kt.qa, &pool);
+		if (KTAP_BAD(mrs[i] && mrs[i]->pd == kt.pd &&
+			     mrs[i]->type == IB_MR_TYPE_MEM_REG,
+			     "MR %d: %p", i, mrs[i]))
+			goto put;
+	}
+	extra = ib_mr_pool_get(kt.qa, &pool);
+	if (KTAP_BAD(!extra, "a fourth MR from a pool of three") ||
+	    KTAP_BAD(kt.qa->mrs_used == used + KT_POOL_MRS, "mrs_used %d",
+		     kt.qa->mrs_used))
+		goto put;
+	i = ib_check_mr_status(mrs[0], IB_MR_CHECK_SIG_STATUS, &status);
+	if (KTAP_BAD(i == -EOPNOTSUPP, "ib_check_mr_status: %d", i))
+		goto put;
+	ret = 0;
+put:
+	for (i = 0; i < KT_POOL_MRS; i++)
+		if (mrs[i])
+			ib_mr_pool_put(kt.qa, &pool, mrs[i]);
+	ib_mr_pool_destroy(kt.qa, &pool);
+	if (!ret && (KTAP_BAD(list_empty(&pool), "pool not empty") ||
+		     KTAP_BAD(kt.qa->mrs_used == used, "mrs_used %d after",
+			      kt.qa->mrs_used)))
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+
+	i = ib_mr_pool_init(kt.qa, &pool, 2, IB_MR_TYPE_INTEGRITY, 4, 1);
+	if (KTAP_BAD(i == -EOPNOTSUPP && list_empty(&pool),
+		     "integrity pool: %d", i)) {
+		ib_mr_pool_destroy(kt.qa, &pool);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int kt_find_gid(void)
 {
 	const struct ib_gid_attr *attr, *best = NULL;
@@ -1115,6 +1176,8 @@ static void kt_run_all(void)
 	ktap_run("ib_sg_to_pages page lists", kt_sg_to_pages, true, "wrong");
 	qps = ktap_run("create two RC QPs on CQs of four contexts",
 		       kt_qp_create, pd, "no PD");
+	ktap_run("ib_mr_pool: three MRs taken, none more, all back", kt_mr_pool,
+		 qps, "no QPs");
 	conn = ktap_run("connect the QPs RESET->INIT->RTR->RTS", kt_qp_connect,
 			qps, "no QPs");
 	ktap_run("rdma_create_ah for a kernel user", kt_create_ah, conn,
