@@ -19,6 +19,26 @@
 
 #include "core_priv.h"
 
+/*
+ * The core's fields of a kernel MR the driver made: it holds a usecnt of
+ * its PD and is tracked under the PD's owner.
+ */
+static void mr_init_kernel(struct ib_mr *mr, struct ib_pd *pd,
+			   enum ib_mr_type type, struct ib_sig_attrs *sig_attrs)
+{
+	mr->device = pd->device;
+	mr->pd = pd;
+	mr->dm = NULL;
+	mr->uobject = NULL;
+	mr->sig_attrs = sig_attrs;
+	mr->type = type;
+	mr->need_inval = false;
+	atomic_inc(&pd->usecnt);
+	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
+	rdma_restrack_parent_name(&mr->res, &pd->res);
+	rdma_restrack_add(&mr->res);
+}
+
 /**
  * ib_alloc_mr - allocate an MR for fast registration
  * @pd: its protection domain (the MR holds one usecnt)
@@ -51,17 +71,7 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 	if (IS_ERR(mr))
 		return mr;
 
-	mr->device = dev;
-	mr->pd = pd;
-	mr->dm = NULL;
-	mr->uobject = NULL;
-	mr->sig_attrs = NULL;
-	mr->type = mr_type;
-	mr->need_inval = false;
-	atomic_inc(&pd->usecnt);
-	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_parent_name(&mr->res, &pd->res);
-	rdma_restrack_add(&mr->res);
+	mr_init_kernel(mr, pd, mr_type, NULL);
 	return mr;
 }
 EXPORT_SYMBOL(ib_alloc_mr);
@@ -104,17 +114,7 @@ struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_data_sg,
 		return mr;
 	}
 
-	mr->device = dev;
-	mr->pd = pd;
-	mr->dm = NULL;
-	mr->uobject = NULL;
-	mr->sig_attrs = sig_attrs;
-	mr->type = IB_MR_TYPE_INTEGRITY;
-	mr->need_inval = false;
-	atomic_inc(&pd->usecnt);
-	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_parent_name(&mr->res, &pd->res);
-	rdma_restrack_add(&mr->res);
+	mr_init_kernel(mr, pd, IB_MR_TYPE_INTEGRITY, sig_attrs);
 	return mr;
 }
 EXPORT_SYMBOL(ib_alloc_mr_integrity);
