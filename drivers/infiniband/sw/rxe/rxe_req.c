@@ -436,26 +436,59 @@ static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 	}
 }
 
+/*
+ * The next packet of @wqe from its position: @len payload bytes, whether
+ * it is the message's @last, and the PSNs it takes (a READ request takes
+ * one per response packet).
+ */
+static void rxe_req_extent(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
+			   u32 *len, bool *last, u32 *npsn)
+{
+	u32 mtu = rxe_req_mtu(qp);
+
+	*len = 0;
+	*last = true;
+	*npsn = 1;
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
+		*last = wqe->dma.resid <= mtu;
+		*len = min(wqe->dma.resid, mtu);
+	} else if (wqe->mask & RXE_WR_READ) {
+		*npsn = max_t(u32, DIV_ROUND_UP(wqe->dma.resid, mtu), 1);
+	}
+}
+
+/*
+ * The BTH of @pkt, PSN @psn and AckReq @ack, and the extension headers
+ * its opcode carries; @resid: the bytes of the message not sent before.
+ */
+static void rxe_req_write_headers(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+				  struct rxe_pkt_info *pkt, int opcode,
+				  u32 len, bool last, u32 dqpn, bool ack,
+				  u32 psn, u32 resid)
+{
+	bool se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+		  (pkt->mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
+
+	pkt->psn = psn;
+	bth_init(pkt, opcode, se, -len & 3, IB_DEFAULT_PKEY_FULL, dqpn, ack,
+		 psn);
+	rxe_req_headers(qp, wqe, pkt, resid);
+}
+
 /* Builds and sends the next packet of @wqe. */
 static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
 	struct rxe_req_info *req = &qp->req;
 	bool first = wqe->state == RXE_WQE_POSTED;
-	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, dqpn, resid;
+	u32 len, npsn, dqpn, resid;
 	const struct rxe_av *av;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
 	struct rxe_req_undo undo;
-	bool last = true, ack, se;
-	int opcode, pad, err;
+	bool last, ack;
+	int opcode, err;
 
-	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
-		last = wqe->dma.resid <= mtu;
-		len = min(wqe->dma.resid, mtu);
-	} else if (wqe->mask & RXE_WR_READ) {
-		npsn = max_t(u32, DIV_ROUND_UP(wqe->dma.resid, mtu), 1);
-	}
-
+	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		if (!last) {
 			rxe_req_fail(qp, wqe, IB_WC_LOC_LEN_ERR);
@@ -474,7 +507,6 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		return 0;
 	}
 
-	pad = -len & 3;
 	/* Before the payload moves the WQE on. */
 	rxe_req_save(qp, wqe, &undo);
 	resid = wqe->dma.resid;
@@ -487,17 +519,13 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		rxe_req_restore(qp, wqe, &undo);
 		return rxe_xmit_wait_start(&req->xmit_wait);
 	}
-	pkt.psn = req->psn;
 
 	ack = (pkt.mask & RXE_END_MASK) || !(pkt.mask & RXE_PAYLOAD_MASK) ||
 	      ++req->noack_pkts > RXE_MAX_PKT_PER_ACK;
 	if (ack)
 		req->noack_pkts = 0;
-	se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
-	     (pkt.mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
-	bth_init(&pkt, opcode, se, pad, IB_DEFAULT_PKEY_FULL, dqpn, ack,
-		 req->psn);
-	rxe_req_headers(qp, wqe, &pkt, resid);
+	rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last, dqpn, ack,
+			      req->psn, resid);
 
 	if (first)
 		wqe->first_psn = req->psn;
@@ -573,12 +601,12 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 {
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
-	u32 mtu = rxe_req_mtu(qp), len = 0, npsn = 1, off, resid;
+	u32 len, npsn, off, resid;
 	struct rxe_req_undo undo;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
-	bool last = true, se;
-	int opcode, pad, err;
+	bool last;
+	int opcode, err;
 
 	req->probe_owed = false;
 	if (!wqe || wqe->state == RXE_WQE_POSTED) {
@@ -594,26 +622,17 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	}
 	off = (req->comp_psn - wqe->first_psn) & RXE_BTH_PSN_MASK;
 	rxe_req_save(qp, wqe, &undo);
-	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
-		rxe_dma_seek(wqe, off * mtu);
-		last = wqe->dma.resid <= mtu;
-		len = min(wqe->dma.resid, mtu);
-	} else if (wqe->mask & RXE_WR_READ) {
-		/* The completer moved dma past what arrived. */
-		npsn = max_t(u32, DIV_ROUND_UP(wqe->dma.resid, mtu), 1);
-	}
+	/* A READ's position is already past what arrived (the completer). */
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))
+		rxe_dma_seek(wqe, off * rxe_req_mtu(qp));
+	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	opcode = rxe_req_opcode(qp, wqe, !off, last);
-	pad = -len & 3;
 	resid = wqe->dma.resid;
 	skb = rxe_req_packet(qp, wqe, &qp->pri_av, opcode, len, &pkt, &err);
-	if (skb) {
-		se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
-		     (pkt.mask & (RXE_SEND_MASK | RXE_IMMDT_MASK));
-		pkt.psn = req->comp_psn;
-		bth_init(&pkt, opcode, se, pad, IB_DEFAULT_PKEY_FULL,
-			 READ_ONCE(qp->attr.dest_qp_num), true, req->comp_psn);
-		rxe_req_headers(qp, wqe, &pkt, resid);
-	}
+	if (skb)
+		rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last,
+				      READ_ONCE(qp->attr.dest_qp_num), true,
+				      req->comp_psn, resid);
 	rxe_req_restore(qp, wqe, &undo);
 	if (unlikely(err)) {
 		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
@@ -625,8 +644,8 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 		return rxe_xmit_wait_start(&req->xmit_wait);
 	}
 
+	/* probing stays set from the timeout: nothing new goes meanwhile. */
 	req->probe_psn = (req->comp_psn + npsn - 1) & RXE_BTH_PSN_MASK;
-	req->probing = true;
 	rxe_req_arm_retrans(qp);
 	WRITE_ONCE(req->sent_at, jiffies);
 	err = rxe_xmit_packet(qp, &qp->pri_av, skb, &req->batch);
