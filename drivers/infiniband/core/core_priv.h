@@ -13,7 +13,8 @@
  *	roce_gid_mgmt.c	RoCE GIDs from netdev/inet/inet6 notifiers
  *	restrack.c	resource tracking (rdma_restrack_*)
  *	counters.c	hw_stats allocation helpers
- *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry
+ *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry, the
+ *			attributes drivers add to its messages
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
  *	verbs.c		verbs on objects: QP modify/query/destroy, AHs,
  *			multicast, *_user() destruction

@@ -21,6 +21,8 @@
 #include <linux/rwsem.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
+/* kABI: struct net_generic defined, as stock's file sees it (core.rst) */
+#include <net/netns/generic.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_counter.h>
@@ -2159,5 +2161,112 @@ void nldev_exit(void)
 {
 	rdma_nl_unregister(RDMA_NL_NLDEV);
 }
+
+/*
+ * Helpers for drivers' fill_res_*_entry callbacks: one driver attribute is
+ * a name string, an optional print type and the value, inside the
+ * RDMA_NLDEV_ATTR_DRIVER nest the driver opened.
+ */
+static int rdma_nl_put_driver_name(struct sk_buff *msg, const char *name,
+				   enum rdma_nldev_print_type print_type)
+{
+	if (nla_put_string(msg, RDMA_NLDEV_ATTR_DRIVER_STRING, name))
+		return -EMSGSIZE;
+	if (print_type != RDMA_NLDEV_PRINT_TYPE_UNSPEC &&
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, print_type))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rdma_nl_put_driver_u32_type(struct sk_buff *msg, const char *name,
+				       enum rdma_nldev_print_type print_type,
+				       u32 value)
+{
+	if (rdma_nl_put_driver_name(msg, name, print_type) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_DRIVER_U32, value))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rdma_nl_put_driver_u64_type(struct sk_buff *msg, const char *name,
+				       enum rdma_nldev_print_type print_type,
+				       u64 value)
+{
+	if (rdma_nl_put_driver_name(msg, name, print_type) ||
+	    nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_DRIVER_U64, value,
+			      RDMA_NLDEV_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int rdma_nl_put_driver_u32(struct sk_buff *msg, const char *name, u32 value)
+{
+	return rdma_nl_put_driver_u32_type(msg, name,
+					   RDMA_NLDEV_PRINT_TYPE_UNSPEC, value);
+}
+EXPORT_SYMBOL(rdma_nl_put_driver_u32);
+
+int rdma_nl_put_driver_u32_hex(struct sk_buff *msg, const char *name,
+			       u32 value)
+{
+	return rdma_nl_put_driver_u32_type(msg, name, RDMA_NLDEV_PRINT_TYPE_HEX,
+					   value);
+}
+EXPORT_SYMBOL(rdma_nl_put_driver_u32_hex);
+
+int rdma_nl_put_driver_u64(struct sk_buff *msg, const char *name, u64 value)
+{
+	return rdma_nl_put_driver_u64_type(msg, name,
+					   RDMA_NLDEV_PRINT_TYPE_UNSPEC, value);
+}
+EXPORT_SYMBOL(rdma_nl_put_driver_u64);
+
+int rdma_nl_put_driver_u64_hex(struct sk_buff *msg, const char *name,
+			       u64 value)
+{
+	return rdma_nl_put_driver_u64_type(msg, name, RDMA_NLDEV_PRINT_TYPE_HEX,
+					   value);
+}
+EXPORT_SYMBOL(rdma_nl_put_driver_u64_hex);
+
+int rdma_nl_put_driver_string(struct sk_buff *msg, const char *name,
+			      const char *str)
+{
+	if (rdma_nl_put_driver_name(msg, name, RDMA_NLDEV_PRINT_TYPE_UNSPEC) ||
+	    nla_put_string(msg, RDMA_NLDEV_ATTR_DRIVER_STRING, str))
+		return -EMSGSIZE;
+	return 0;
+}
+EXPORT_SYMBOL(rdma_nl_put_driver_string);
+
+/**
+ * rdma_nl_stat_hwcounter_entry() - one counter of a STAT_HWCOUNTERS nest
+ * @msg: the message, inside RDMA_NLDEV_ATTR_STAT_HWCOUNTERS
+ * @name: the counter's name
+ * @value: its value
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int rdma_nl_stat_hwcounter_entry(struct sk_buff *msg, const char *name,
+				 u64 value)
+{
+	struct nlattr *entry;
+
+	entry = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+	if (!entry)
+		return -EMSGSIZE;
+
+	if (nla_put_string(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
+			   name) ||
+	    nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE,
+			      value, RDMA_NLDEV_ATTR_PAD)) {
+		nla_nest_cancel(msg, entry);
+		return -EMSGSIZE;
+	}
+
+	nla_nest_end(msg, entry);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_nl_stat_hwcounter_entry);
 
 MODULE_ALIAS_RDMA_NETLINK(RDMA_NL_NLDEV, 5);

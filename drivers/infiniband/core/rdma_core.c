@@ -30,6 +30,8 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+/* kABI: struct net_generic defined, as stock's file sees it (core.rst) */
+#include <net/netns/generic.h>
 #include <rdma/uverbs_std_types.h>
 #include <rdma/uverbs_types.h>
 
