@@ -30,6 +30,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
+#include <rdma/rw.h>
 
 #include "core_priv.h"
 
@@ -786,6 +787,13 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	}
 	rdma_restrack_del(&qp->res);
 
+	/*
+	 * The pools of rdma_rw contexts (rw.c), once the QP can no longer
+	 * use their MRs; one still taken is its taker's, and leaks.
+	 */
+	WARN_ON_ONCE(qp->mrs_used > 0);
+	if (!qp->uobject)
+		rdma_rw_cleanup_mrs(qp);
 	if (alt_sgid_attr)
 		rdma_put_gid_attr(alt_sgid_attr);
 	if (av_sgid_attr)

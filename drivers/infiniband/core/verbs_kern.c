@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
+#include <rdma/rw.h>
 
 #include "core_priv.h"
 
@@ -117,9 +118,6 @@ EXPORT_SYMBOL(__ib_alloc_pd);
 static int qp_check_kernel_attr(struct ib_device *dev,
 				const struct ib_qp_init_attr *attr)
 {
-	/* The rdma_rw contexts (rw.c) are not there yet. */
-	if (attr->cap.max_rdma_ctxs)
-		return -EOPNOTSUPP;
 	/* No XRC domains. */
 	if (attr->qp_type == IB_QPT_XRC_TGT || attr->xrcd)
 		return -EOPNOTSUPP;
@@ -146,10 +144,16 @@ static int qp_check_kernel_attr(struct ib_device *dev,
  * both queues), on its SRQ and on its RWQ indirection table.  Destroy it
  * with ib_destroy_qp().
  *
+ * With cap.max_rdma_ctxs (and port_num, the port of the connection), the
+ * QP is ready for that many rdma_rw contexts (rw.c): its send queue grows
+ * by the entries they take (cap.max_send_wr says so on return) and, where
+ * they register memory, qp->rdma_mrs (and with integrity qp->sig_mrs)
+ * holds an MR per context, freed with the QP.
+ *
  * Return: the QP (in RESET) or ERR_PTR(): -EOPNOTSUPP without
- * ops.create_qp, for XRC targets or rdma_rw contexts (max_rdma_ctxs: not
- * implemented); -EINVAL for a missing CQ or integrity offload the device
- * lacks; -ENOMEM; or the driver's error.
+ * ops.create_qp or for XRC targets; -EINVAL for a missing CQ or integrity
+ * offload the device lacks; -ENOMEM; or the driver's error (also the
+ * allocation's of the MR pools).
  */
 struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				  struct ib_qp_init_attr *qp_init_attr,
@@ -187,6 +191,8 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
 	rdma_restrack_set_name(&qp->res, caller);
 
+	if (qp_init_attr->cap.max_rdma_ctxs)
+		rdma_rw_init_qp(dev, qp_init_attr);
 	ret = dev->ops.create_qp(qp, qp_init_attr, NULL);
 	if (ret) {
 		rdma_restrack_del(&qp->res);
@@ -202,6 +208,15 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 		qp->integrity_en = true;
 	ib_qp_hold_users(qp);
 	rdma_restrack_add(&qp->res);
+
+	/* The pools last: a failure is undone by the plain destroy. */
+	if (qp_init_attr->cap.max_rdma_ctxs) {
+		ret = rdma_rw_init_mrs(qp, qp_init_attr);
+		if (ret) {
+			ib_destroy_qp(qp);
+			return ERR_PTR(ret);
+		}
+	}
 	return qp;
 }
 EXPORT_SYMBOL(ib_create_qp_kernel);

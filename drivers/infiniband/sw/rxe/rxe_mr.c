@@ -66,10 +66,12 @@ static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 
 	key = mr->index << RXE_KEY_INDEX_SHIFT |
 	      (get_random_u32() & RXE_KEY_TAG_MASK);
-	WRITE_ONCE(mr->ibmr.lkey, key);
+	mr->lkey = key;
 	/* A fast-reg MR gets its access with each registration. */
-	WRITE_ONCE(mr->ibmr.rkey, (kind == RXE_MR_FAST ||
-				   (access & RXE_REMOTE_ACCESS)) ? key : 0);
+	mr->rkey = (kind == RXE_MR_FAST || (access & RXE_REMOTE_ACCESS)) ?
+		   key : 0;
+	WRITE_ONCE(mr->ibmr.lkey, mr->lkey);
+	WRITE_ONCE(mr->ibmr.rkey, mr->rkey);
 	return mr;
 }
 
@@ -279,7 +281,7 @@ struct rxe_mr *rxe_mr_lookup_lkey(struct rxe_pd *pd, u32 lkey, int access)
 		return ERR_PTR(-EINVAL);
 
 	spin_lock_bh(&mr->lock);
-	if (mr->ibmr.lkey != lkey || mr->ibmr.pd != &pd->ibpd ||
+	if (mr->lkey != lkey || mr->ibmr.pd != &pd->ibpd ||
 	    mr->state != RXE_MR_VALID)
 		goto err;
 	err = -EACCES;
@@ -301,7 +303,7 @@ static int rxe_mr_check_remote(struct rxe_mr *mr, struct ib_pd *pd, u32 rkey,
 	int err = -EINVAL;
 
 	spin_lock_bh(&mr->lock);
-	if (!rkey || mr->ibmr.rkey != rkey || mr->ibmr.pd != pd ||
+	if (!rkey || mr->rkey != rkey || mr->ibmr.pd != pd ||
 	    mr->state != RXE_MR_VALID)
 		goto out;
 	err = -EACCES;
@@ -674,6 +676,8 @@ int rxe_mr_fast_reg(struct rxe_qp *qp, const struct rxe_send_wqe *wqe)
 	mr->length = mr->ibmr.length;
 	mr->page_shift = ilog2(mr->ibmr.page_size);
 	mr->page_off = mr->ibmr.iova & (mr->ibmr.page_size - 1);
+	mr->lkey = key;
+	mr->rkey = key;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->state = RXE_MR_VALID;
@@ -694,7 +698,7 @@ static int rxe_mr_invalidate(struct rxe_qp *qp, u32 key, bool remote)
 		return -EINVAL;
 
 	spin_lock_bh(&mr->lock);
-	if ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
+	if ((remote ? mr->rkey : mr->lkey) != key ||
 	    mr->ibmr.pd != qp->ibqp.pd || mr->kind != RXE_MR_FAST ||
 	    atomic_read(&mr->num_mw))
 		goto out;

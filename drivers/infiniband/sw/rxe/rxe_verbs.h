@@ -173,6 +173,14 @@ struct rxe_mr {
 	spinlock_t		lock;
 	enum rxe_mr_state	state;
 	int			access;
+	/*
+	 * The keys the MR answers to.  ibmr.lkey/rkey are the ULP's: it
+	 * advances them (ib_update_fast_reg_key()) when it posts the REG_MR
+	 * that makes them valid, maybe behind a LOCAL_INV of the old key
+	 * (rdma_rw posts both at once).
+	 */
+	u32			lkey;
+	u32			rkey;
 	u64			iova;
 	u64			length;
 	/* Bound memory windows: while any, the MR stays registered. */

@@ -8,10 +8,12 @@
 # RoCEv2 GID: PDs (local_dma_lkey), CQs in every polling context, the CQ
 # pool, MR pools, ib_sg_to_pages, QP create/modify, kernel AH and SRQ,
 # SEND/RECV with ib_process_cq_direct, fast registration (REG_MR, RDMA
-# WRITE and READ, LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown.
+# WRITE and READ, LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown,
+# RDMA READ/WRITE contexts (rdma_rw_*) on QPs made with max_rdma_ctxs.
 # The pool's CQs stay with the device after the module goes.  Then, with
 # the module's hold=1, its objects show in rdma res as kernel-owned, and
-# the unload takes them all away.
+# the unload takes them all away.  Last, the rdma_rw cases once more with
+# ib_core loaded with force_mr=1: every context registers an MR.
 # `make check` builds the module and passes it to the guest; by hand
 # (without it the test is skipped):
 #	make -C tools/testing/selftests/rdma/modules/kverbs_test
@@ -26,10 +28,14 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-# The module's own cases (KT_NR_CASES in kverbs_test.c) and ours.
-MODULE_CASES=22
+# The module's own cases (KT_NR_CASES in kverbs_test.c), its rdma_rw
+# cases alone (KT_RW_CASES + 1) and ours.
+MODULE_CASES=28
+RW_CASES=7
 ktap_print_header
-ktap_set_plan $((MODULE_CASES + 4))
+ktap_set_plan $((MODULE_CASES + 4 + 1 + RW_CASES + 1))
+# The module skips there what oopses the in-tree stack.
+STOCK_ARG=stock=$(ours && echo 0 || echo 1)
 
 skip_all() {
 	test_module_skip kverbs_test $MODULE_CASES "$1"
@@ -37,6 +43,9 @@ skip_all() {
 	ktap_test_skip "the module's objects show in rdma res as kernel-owned" "$1"
 	ktap_test_skip "unloading the module leaves rdma res as before" "$1"
 	ktap_test_skip "the stack unloads afterwards" "$1"
+	ktap_test_skip "ib_core's force_mr: a load-time parameter" "$1"
+	test_module_skip "kverbs_test force_mr" $RW_CASES "$1"
+	ktap_test_skip "force_mr: the stack unloads afterwards" "$1"
 	ktap_finished
 	exit 0
 }
@@ -57,7 +66,7 @@ core_cqs() {
 core_before=$(core_cqs)
 
 load_rc=0
-out=$(test_module_load kverbs_test dev=rxe0) || load_rc=$?
+out=$(test_module_load kverbs_test dev=rxe0 "$STOCK_ARG") || load_rc=$?
 [ $load_rc = 0 ] || skip_all "modprobe kverbs_test: $load_rc"
 test_module_relay kverbs_test $MODULE_CASES "$out"
 modprobe -r kverbs_test
@@ -101,6 +110,31 @@ unloaded() {
 ktap_test_result "unloading the module leaves rdma res as before" unloaded
 
 ktap_test_result "the stack unloads afterwards" \
+	eval 'rdma link del rxe0 && rdma_unload_all'
+veth_teardown
+
+# force_mr, as on stock: a bool of ib_core settable only when it loads
+# (mode 0: nothing in /sys/module/ib_core/parameters).
+force_mr_param() {
+	expect_eq "modinfo" "$(modinfo -p ib_core | grep -c '^force_mr:')" 1 &&
+	modprobe ib_core force_mr=1 &&
+	expect_eq "in sysfs" \
+		"$([ -e /sys/module/ib_core/parameters/force_mr ] && echo yes)" ""
+}
+ktap_test_result "ib_core's force_mr: a load-time parameter" force_mr_param
+rxe0_up_ipv4
+load_rc=0
+out=$(test_module_load kverbs_test dev=rxe0 rw_only=1 force_mr=1 \
+	"$STOCK_ARG") || load_rc=$?
+if [ $load_rc = 0 ]; then
+	modprobe -r kverbs_test
+	test_module_relay kverbs_test $RW_CASES \
+		"$(printf "%s\n" "$out" | sed -E 's/^((not )?ok [0-9]+ )/\1force_mr: /')"
+else
+	test_module_skip "kverbs_test force_mr" $RW_CASES \
+		"modprobe kverbs_test: $load_rc"
+fi
+ktap_test_result "force_mr: the stack unloads afterwards" \
 	eval 'rdma link del rxe0 && rdma_unload_all'
 veth_teardown
 ktap_finished

@@ -33,6 +33,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mr_pool.h>
+#include <rdma/rw.h>
 
 #include "ktap_module.h"
 
@@ -42,12 +43,22 @@ MODULE_PARM_DESC(dev, "the RDMA device to test on");
 static bool hold;
 module_param(hold, bool, 0444);
 MODULE_PARM_DESC(hold, "only make objects and keep them until unload");
+static bool rw_only;
+module_param(rw_only, bool, 0444);
+MODULE_PARM_DESC(rw_only, "run only the rdma_rw cases");
+static bool force_mr;
+module_param(force_mr, bool, 0444);
+MODULE_PARM_DESC(force_mr, "ib_core runs with force_mr=1: expect MRs");
+static bool stock;
+module_param(stock, bool, 0444);
+MODULE_PARM_DESC(stock, "the in-tree ib_core: skip what oopses there");
 
 /* How long one operation may take in a slow (TCG) guest. */
 #define KT_WAIT		(10 * HZ)
 #define KT_PORT		1
 #define KT_BUF		(2 * PAGE_SIZE)
-#define KT_NR_CASES	22
+#define KT_RW_CASES	6
+#define KT_NR_CASES	(22 + KT_RW_CASES)
 
 /* A WR's completion: counted, the last one kept. */
 struct kt_wait {
@@ -1091,6 +1102,491 @@ static int kt_drain_qp_direct(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * RDMA READ/WRITE contexts (<rdma/rw.h>), as a storage target uses them:
+ * QP C moves data to and from memory of QP D's side through D's PD's
+ * unsafe global rkey.  The QPs are made with max_rdma_ctxs and two SGEs
+ * a WR, so the five pages of the scatterlist take chained WRs.  With
+ * force_mr=1 (ib_core loaded with its own force_mr=1) every context
+ * registers an MR of C's pool instead.  The expected numbers are
+ * stock's, measured on rxe.
+ */
+#define KT_RW_PAGES	5
+#define KT_RW_CTXS	4
+#define KT_RW_SEND_WR	8
+#define KT_RW_OFFSET	256
+#define KT_RW_MSG	64
+
+static struct {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qc, *qd;
+	struct page *pages[KT_RW_PAGES];
+	struct scatterlist sg[KT_RW_PAGES];
+	/* D's side: the RDMA target and the SEND's receive buffer. */
+	void *remote, *msg;
+	u64 remote_dma, msg_dma;
+	struct kt_wait done, send, recv;
+} rw;
+
+static int kt_rw_count(struct list_head *list)
+{
+	struct list_head *pos;
+	int n = 0;
+
+	list_for_each(pos, list)
+		n++;
+	return n;
+}
+
+static struct ib_qp *kt_rw_create_qp(void)
+{
+	struct ib_qp_init_attr attr = {
+		.event_handler = kt_qp_event,
+		.qp_context = &rw,
+		.send_cq = rw.cq,
+		.recv_cq = rw.cq,
+		.cap = {
+			.max_send_wr = KT_RW_SEND_WR,
+			.max_recv_wr = 4,
+			.max_send_sge = 2,
+			.max_recv_sge = 1,
+			.max_rdma_ctxs = KT_RW_CTXS,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+		.port_num = KT_PORT,
+	};
+	/* Measured on stock: one WR a context, three when registering. */
+	u32 want = KT_RW_SEND_WR + (force_mr ? 3 : 1) * KT_RW_CTXS;
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(rw.pd, &attr);
+	if (IS_ERR(qp)) {
+		ktap_diag("ib_create_qp with max_rdma_ctxs: %ld", PTR_ERR(qp));
+		return qp;
+	}
+	ktap_diag("max_send_wr %u, rdma_mrs %d, sig_mrs %d, write/read sge %u/%u",
+		  attr.cap.max_send_wr, kt_rw_count(&qp->rdma_mrs),
+		  kt_rw_count(&qp->sig_mrs), qp->max_write_sge,
+		  qp->max_read_sge);
+	if (KTAP_BAD(attr.cap.max_send_wr == want, "max_send_wr %u",
+		     attr.cap.max_send_wr) ||
+	    KTAP_BAD(kt_rw_count(&qp->rdma_mrs) == (force_mr ? KT_RW_CTXS : 0),
+		     "%d MRs", kt_rw_count(&qp->rdma_mrs)) ||
+	    KTAP_BAD(list_empty(&qp->sig_mrs), "integrity MRs") ||
+	    KTAP_BAD(qp->max_write_sge == 2 && qp->max_read_sge == 2,
+		     "write sge %u read sge %u", qp->max_write_sge,
+		     qp->max_read_sge)) {
+		ib_destroy_qp(qp);
+		return ERR_PTR(-EINVAL);
+	}
+	return qp;
+}
+
+static int kt_rw_setup(void)
+{
+	int i, ret;
+
+	rw.pd = ib_alloc_pd(kt.dev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(rw.pd)) {
+		ret = PTR_ERR(rw.pd);
+		rw.pd = NULL;
+		ktap_diag("ib_alloc_pd: %d", ret);
+		return ret;
+	}
+	rw.cq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(rw.cq)) {
+		ret = PTR_ERR(rw.cq);
+		rw.cq = NULL;
+		ktap_diag("ib_alloc_cq: %d", ret);
+		return ret;
+	}
+	for (i = 0; i < KT_RW_PAGES; i++) {
+		rw.pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!rw.pages[i])
+			return -ENOMEM;
+	}
+	rw.remote = kzalloc(KT_RW_PAGES * PAGE_SIZE, GFP_KERNEL);
+	rw.msg = kzalloc(2 * KT_RW_MSG, GFP_KERNEL);
+	if (!rw.remote || !rw.msg)
+		return -ENOMEM;
+	rw.remote_dma = ib_dma_map_single(kt.dev, rw.remote,
+					  KT_RW_PAGES * PAGE_SIZE,
+					  DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(kt.dev, rw.remote_dma)) {
+		rw.remote_dma = 0;
+		return -ENOMEM;
+	}
+	rw.msg_dma = ib_dma_map_single(kt.dev, rw.msg, 2 * KT_RW_MSG,
+				       DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(kt.dev, rw.msg_dma)) {
+		rw.msg_dma = 0;
+		return -ENOMEM;
+	}
+
+	rw.qc = kt_rw_create_qp();
+	if (IS_ERR(rw.qc)) {
+		ret = PTR_ERR(rw.qc);
+		rw.qc = NULL;
+		return ret;
+	}
+	rw.qd = kt_rw_create_qp();
+	if (IS_ERR(rw.qd)) {
+		ret = PTR_ERR(rw.qd);
+		rw.qd = NULL;
+		return ret;
+	}
+	ret = kt_find_gid();
+	if (ret) {
+		ktap_diag("no RoCEv2 GID: %d", ret);
+		return ret;
+	}
+	return kt_modify(rw.qc, rw.qd) ?: kt_modify(rw.qd, rw.qc);
+}
+
+static int kt_rw_factor(void)
+{
+	static const unsigned int pages[] = { 1, 32, 33, 256, 257 };
+	/* Measured on stock rxe: max_sge_rd 32; 256 pages a pooled MR. */
+	static const unsigned int sge[] = { 1, 1, 2, 8, 9 };
+	static const unsigned int mr[] = { 1, 1, 1, 1, 2 };
+	const unsigned int *want = force_mr ? mr : sge;
+	unsigned int got, per = force_mr ? 3 : 1;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		got = rdma_rw_mr_factor(kt.dev, KT_PORT, pages[i]);
+		if (KTAP_BAD(got == want[i], "%u pages: factor %u", pages[i],
+			     got))
+			return -EINVAL;
+	}
+	got = rdma_rw_max_send_wr(kt.dev, KT_PORT, 10, 0);
+	if (KTAP_BAD(got == 10 * per, "max_send_wr for 10: %u", got))
+		return -EINVAL;
+	got = rdma_rw_max_send_wr(kt.dev, KT_PORT, 10,
+				  IB_QP_CREATE_INTEGRITY_EN);
+	if (KTAP_BAD(got == 30, "max_send_wr for 10 with integrity: %u", got))
+		return -EINVAL;
+	got = rdma_rw_max_send_wr(kt.dev, KT_PORT, UINT_MAX / 2, 0);
+	if (KTAP_BAD(got == (force_mr ? UINT_MAX : UINT_MAX / 2),
+		     "max_send_wr for UINT_MAX / 2: %u", got))
+		return -EINVAL;
+	return 0;
+}
+
+/* Each page its own pattern, from @seed on. */
+static void kt_rw_fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = seed + i * 13 + i / PAGE_SIZE;
+}
+
+static void kt_rw_sg(void)
+{
+	int i;
+
+	sg_init_table(rw.sg, KT_RW_PAGES);
+	for (i = 0; i < KT_RW_PAGES; i++)
+		sg_set_page(&rw.sg[i], rw.pages[i], PAGE_SIZE, 0);
+}
+
+/* Whether the pages from @offset on hold what the remote buffer holds. */
+static bool kt_rw_same(u32 offset)
+{
+	u8 *remote = rw.remote;
+	int i;
+
+	for (i = 0; i < KT_RW_PAGES; i++) {
+		u32 skip = i ? 0 : offset;
+
+		if (memcmp(page_address(rw.pages[i]) + skip, remote,
+			   PAGE_SIZE - skip))
+			return false;
+		remote += PAGE_SIZE - skip;
+	}
+	return true;
+}
+
+/*
+ * A WRITE of five pages, then a SEND chained after its WRs (as a target
+ * answers once the data are there): only the SEND is signalled, and its
+ * receive on D completes after the data arrived.
+ */
+static int kt_rw_write(void)
+{
+	struct ib_sge rsge = { rw.msg_dma, KT_RW_MSG, rw.pd->local_dma_lkey };
+	struct ib_sge ssge = { rw.msg_dma + KT_RW_MSG, 16,
+			       rw.pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_cqe = &rw.recv.cqe, .sg_list = &rsge,
+				  .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.wr_cqe = &rw.send.cqe, .sg_list = &ssge, .num_sge = 1,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+	};
+	/* Measured on stock: three WRs of two SGEs; or REG_MR + WRITE. */
+	int want = force_mr ? 2 : 3, n = 0, ret, i;
+	struct rdma_rw_ctx ctx = {};
+	struct ib_send_wr *wr, *first;
+
+	kt_wait_init(&rw.done);
+	kt_wait_init(&rw.send);
+	kt_wait_init(&rw.recv);
+	for (i = 0; i < KT_RW_PAGES; i++)
+		kt_rw_fill(page_address(rw.pages[i]), PAGE_SIZE, 'w' + i);
+	memset(rw.remote, 0, KT_RW_PAGES * PAGE_SIZE);
+	memset(rw.msg + KT_RW_MSG, 's', 16);
+	kt_rw_sg();
+
+	ret = rdma_rw_ctx_init(&ctx, rw.qc, KT_PORT, rw.sg, KT_RW_PAGES, 0,
+			       rw.remote_dma, rw.pd->unsafe_global_rkey,
+			       DMA_TO_DEVICE);
+	ktap_diag("WRITE: rdma_rw_ctx_init %d, nr_ops %u", ret, ctx.nr_ops);
+	if (ret < 0)
+		return ret;
+	if (KTAP_BAD(ret == want, "rdma_rw_ctx_init: %d", ret)) {
+		ret = -EINVAL;
+		goto destroy;
+	}
+	if (KTAP_BAD(ctx.nr_ops == (force_mr ? 1 : 3), "nr_ops %u",
+		     ctx.nr_ops)) {
+		ret = -EINVAL;
+		goto destroy;
+	}
+
+	first = rdma_rw_ctx_wrs(&ctx, rw.qc, KT_PORT, NULL, &swr);
+	for (wr = first; wr && wr != &swr; wr = wr->next) {
+		n++;
+		if (KTAP_BAD(!(wr->send_flags & IB_SEND_SIGNALED),
+			     "WR %d signalled", n)) {
+			ret = -EINVAL;
+			goto destroy;
+		}
+	}
+	if (KTAP_BAD(wr == &swr && n == want, "%d WRs before the SEND%s", n,
+		     wr ? "" : ", which is not chained")) {
+		ret = -EINVAL;
+		goto destroy;
+	}
+
+	ret = ib_post_recv(rw.qd, &rwr, NULL);
+	if (ret) {
+		ktap_diag("ib_post_recv: %d", ret);
+		goto destroy;
+	}
+	ret = ib_post_send(rw.qc, first, NULL);
+	if (ret) {
+		ktap_diag("ib_post_send: %d", ret);
+		goto destroy;
+	}
+	ret = kt_wait_for(&rw.send, 1, NULL) ?: kt_wc_ok(&rw.send, IB_WC_SEND) ?:
+	      kt_wait_for(&rw.recv, 1, NULL) ?: kt_wc_ok(&rw.recv, IB_WC_RECV);
+	if (ret)
+		goto destroy;
+	if (KTAP_BAD(kt_rw_same(0), "D's memory differs from what C wrote") ||
+	    KTAP_BAD(!memcmp(rw.msg, rw.msg + KT_RW_MSG, 16), "SEND's data") ||
+	    KTAP_BAD(!atomic_read(&rw.done.count), "unsignalled completions"))
+		ret = -EINVAL;
+destroy:
+	rdma_rw_ctx_destroy(&ctx, rw.qc, KT_PORT, rw.sg, KT_RW_PAGES,
+			    DMA_TO_DEVICE);
+	return ret;
+}
+
+/* A READ into the five pages from byte 256 on, by rdma_rw_ctx_post(). */
+static int kt_rw_read(void)
+{
+	/*
+	 * Measured on stock: three WRs; registering, the pool's MR comes
+	 * back still registered: LOCAL_INV + REG_MR + READ.
+	 */
+	int ret, want = 3, i;
+	struct rdma_rw_ctx ctx = {};
+
+	kt_wait_init(&rw.done);
+	kt_rw_fill(rw.remote, KT_RW_PAGES * PAGE_SIZE, 'r');
+	for (i = 0; i < KT_RW_PAGES; i++)
+		memset(page_address(rw.pages[i]), 0, PAGE_SIZE);
+	kt_rw_sg();
+
+	ret = rdma_rw_ctx_init(&ctx, rw.qc, KT_PORT, rw.sg, KT_RW_PAGES,
+			       KT_RW_OFFSET, rw.remote_dma,
+			       rw.pd->unsafe_global_rkey, DMA_FROM_DEVICE);
+	ktap_diag("READ: rdma_rw_ctx_init %d, nr_ops %u", ret, ctx.nr_ops);
+	if (ret < 0)
+		return ret;
+	if (KTAP_BAD(ret == want, "rdma_rw_ctx_init: %d", ret)) {
+		ret = -EINVAL;
+		goto destroy;
+	}
+	if (KTAP_BAD(ctx.nr_ops == (force_mr ? 1 : 3), "nr_ops %u",
+		     ctx.nr_ops)) {
+		ret = -EINVAL;
+		goto destroy;
+	}
+	ret = rdma_rw_ctx_post(&ctx, rw.qc, KT_PORT, &rw.done.cqe, NULL);
+	if (ret) {
+		ktap_diag("rdma_rw_ctx_post: %d", ret);
+		goto destroy;
+	}
+	ret = kt_wait_for(&rw.done, 1, NULL) ?:
+	      kt_wc_ok(&rw.done, IB_WC_RDMA_READ);
+	if (ret)
+		goto destroy;
+	/* Nothing before the offset was written. */
+	if (KTAP_BAD(!memchr_inv(page_address(rw.pages[0]), 0, KT_RW_OFFSET),
+		     "bytes before the offset") ||
+	    KTAP_BAD(kt_rw_same(KT_RW_OFFSET), "C's pages differ from D's memory"))
+		ret = -EINVAL;
+	/* One completion: the last WR's. */
+	schedule_timeout_uninterruptible(HZ / 10);
+	if (KTAP_BAD(atomic_read(&rw.done.count) == 1, "%d completions",
+		     atomic_read(&rw.done.count)))
+		ret = -EINVAL;
+destroy:
+	rdma_rw_ctx_destroy(&ctx, rw.qc, KT_PORT, rw.sg, KT_RW_PAGES,
+			    DMA_FROM_DEVICE);
+	return ret;
+}
+
+/*
+ * Bad input.  Measured on stock rxe: nothing to map is -EIO; a
+ * signature context on a QP without integrity finds its pool empty,
+ * -EAGAIN.  Stock takes any other direction than the two for a READ
+ * (1 WR here, 3 with force_mr: the pool's MR is still registered; on a
+ * device with real DMA, DMA_NONE is a BUG() in the DMA mapping), ours
+ * refuses it with -EINVAL.  An offset past the data
+ * oopses stock (it walks off the list): ours only.
+ */
+static int kt_rw_bad(void)
+{
+	static const enum dma_data_direction dirs[] = {
+		DMA_BIDIRECTIONAL, DMA_NONE,
+	};
+	struct ib_sig_attrs sig = {};
+	struct rdma_rw_ctx ctx = {};
+	int ret, i, bad = 0;
+
+	kt_rw_sg();
+	ret = rdma_rw_ctx_init(&ctx, rw.qc, KT_PORT, rw.sg, 0, 0,
+			       rw.remote_dma, rw.pd->unsafe_global_rkey,
+			       DMA_TO_DEVICE);
+	if (KTAP_BAD(ret == -EIO, "sg_cnt 0: %d", ret))
+		bad++;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		ret = rdma_rw_ctx_init(&ctx, rw.qc, KT_PORT, rw.sg, 1, 0,
+				       rw.remote_dma,
+				       rw.pd->unsafe_global_rkey, dirs[i]);
+		if (ret > 0)
+			rdma_rw_ctx_destroy(&ctx, rw.qc, KT_PORT, rw.sg, 1,
+					    dirs[i]);
+		if (KTAP_BAD(ret == (!stock ? -EINVAL : force_mr ? 3 : 1),
+			     "direction %d: %d", dirs[i], ret))
+			bad++;
+	}
+
+	ret = rdma_rw_ctx_signature_init(&ctx, rw.qc, KT_PORT, rw.sg, 1, NULL,
+					 0, &sig, rw.remote_dma,
+					 rw.pd->unsafe_global_rkey,
+					 DMA_TO_DEVICE);
+	if (ret > 0)
+		rdma_rw_ctx_destroy_signature(&ctx, rw.qc, KT_PORT, rw.sg, 1,
+					      NULL, 0, DMA_TO_DEVICE);
+	if (KTAP_BAD(ret == -EAGAIN, "signature context: %d", ret))
+		bad++;
+
+	if (!stock) {
+		ret = rdma_rw_ctx_init(&ctx, rw.qc, KT_PORT, rw.sg, 2,
+				       2 * PAGE_SIZE, rw.remote_dma,
+				       rw.pd->unsafe_global_rkey,
+				       DMA_TO_DEVICE);
+		if (KTAP_BAD(ret == -EINVAL, "offset past the data: %d", ret))
+			bad++;
+	}
+	if (KTAP_BAD(rw.qc->mrs_used == 0, "%d MRs taken", rw.qc->mrs_used))
+		bad++;
+	return bad ? -EINVAL : 0;
+}
+
+/* The QPs go, and with them the pools: the PD is then unused. */
+static int kt_rw_teardown(void)
+{
+	int i, ret = 0, r;
+
+	if (rw.qc) {
+		if (rw.qc->mrs_used) {
+			ktap_diag("C: %d MRs taken", rw.qc->mrs_used);
+			ret = -EBUSY;
+		}
+		r = ib_destroy_qp(rw.qc);
+		rw.qc = NULL;
+		if (r)
+			ktap_diag("ib_destroy_qp C: %d", r);
+		ret = ret ?: r;
+	}
+	if (rw.qd) {
+		r = ib_destroy_qp(rw.qd);
+		rw.qd = NULL;
+		if (r)
+			ktap_diag("ib_destroy_qp D: %d", r);
+		ret = ret ?: r;
+	}
+	if (rw.cq) {
+		ib_free_cq(rw.cq);
+		rw.cq = NULL;
+	}
+	if (rw.remote_dma)
+		ib_dma_unmap_single(kt.dev, rw.remote_dma,
+				    KT_RW_PAGES * PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (rw.msg_dma)
+		ib_dma_unmap_single(kt.dev, rw.msg_dma, 2 * KT_RW_MSG,
+				    DMA_BIDIRECTIONAL);
+	rw.remote_dma = 0;
+	rw.msg_dma = 0;
+	kfree(rw.remote);
+	kfree(rw.msg);
+	rw.remote = NULL;
+	rw.msg = NULL;
+	for (i = 0; i < KT_RW_PAGES; i++) {
+		if (rw.pages[i])
+			__free_page(rw.pages[i]);
+		rw.pages[i] = NULL;
+	}
+	if (rw.pd) {
+		if (atomic_read(&rw.pd->usecnt)) {
+			ktap_diag("PD still used %d times",
+				  atomic_read(&rw.pd->usecnt));
+			ret = ret ?: -EBUSY;
+		} else {
+			ib_dealloc_pd(rw.pd);
+		}
+		rw.pd = NULL;
+	}
+	return ret;
+}
+
+/* The rdma_rw cases: KT_RW_CASES of them. */
+static void kt_run_rw(void)
+{
+	bool up, wrote;
+
+	up = ktap_run("rdma_rw: two RC QPs with max_rdma_ctxs, connected",
+		      kt_rw_setup, true, "");
+	ktap_run("rdma_rw_mr_factor and rdma_rw_max_send_wr", kt_rw_factor,
+		 true, "");
+	wrote = ktap_run("rdma_rw WRITE of five pages, a SEND chained after",
+			 kt_rw_write, up, "no QPs");
+	ktap_run("rdma_rw READ into five pages at an offset, ctx_post",
+		 kt_rw_read, up && wrote, "no WRITE");
+	ktap_run("rdma_rw_ctx_init refuses bad input", kt_rw_bad, up,
+		 "no QPs");
+	ktap_result(kt_rw_teardown(), "rdma_rw: QPs, pools, PD freed");
+}
+
 /* Everything, in the order a ULP tears down; returns the first error. */
 static int kt_teardown(void)
 {
@@ -1205,6 +1701,7 @@ static void kt_run_all(void)
 	ktap_run("drain_qp with a direct receive CQ", kt_drain_qp_direct,
 		 qps && flush, "no flush completions");
 	ktap_result(kt_teardown(), "teardown: QPs, MR, CQs, PD");
+	kt_run_rw();
 	ktap_all_ran(KT_NR_CASES);
 }
 
@@ -1256,7 +1753,13 @@ static int __init kverbs_test_init(void)
 		}
 		return ret;
 	}
-	kt_run_all();
+	if (rw_only) {
+		ktap_plan(KT_RW_CASES + 1);
+		kt_run_rw();
+		ktap_all_ran(KT_RW_CASES + 1);
+	} else {
+		kt_run_all();
+	}
 	ib_device_put(kt.dev);
 	kt.dev = NULL;
 	return 0;
