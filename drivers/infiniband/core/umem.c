@@ -202,18 +202,24 @@ err_mm:
 EXPORT_SYMBOL(ib_umem_get);
 
 /**
- * ib_umem_release - unmap, unpin and free a umem from ib_umem_get()
+ * ib_umem_release - unmap, unpin and free a umem
  * @umem: the umem, or NULL (nothing to do)
  *
- * The pages are marked dirty if the umem was writable; the mm's pinned_vm
- * is uncharged.  May be called from any process context.
+ * A umem from ib_umem_get(): the pages are marked dirty if the umem was
+ * writable; the mm's pinned_vm is uncharged.  A dma-buf umem goes to its
+ * own release (umem_dmabuf.c): drivers release every kind through here.
+ * May be called from any process context.
  */
 void ib_umem_release(struct ib_umem *umem)
 {
 	if (!umem)
 		return;
-	/* Neither ODP nor dma-buf umems can be created here. */
-	if (WARN_ON(umem->is_odp || umem->is_dmabuf))
+	if (umem->is_dmabuf) {
+		ib_umem_dmabuf_release(to_ib_umem_dmabuf(umem));
+		return;
+	}
+	/* ODP umems cannot be created here. */
+	if (WARN_ON(umem->is_odp))
 		return;
 
 	ib_dma_unmap_sgtable_attrs(umem->ibdev, &umem->sgt_append.sgt,
