@@ -181,7 +181,8 @@ EXPORT_SYMBOL(ib_umem_dmabuf_unmap_pages);
  * reference to the buffer until ib_umem_release().
  *
  * Return: the umem, or ERR_PTR(): -EINVAL for an empty range, one beyond
- * the buffer's size or no move_notify; -EBADF/-EINVAL from dma_buf_get()
+ * the buffer's size, no move_notify or a device without a DMA device
+ * (virtual DMA); -EBADF/-EINVAL from dma_buf_get()
  * for a bad fd; -ENOMEM; the attachment's error.
  */
 struct ib_umem_dmabuf *ib_umem_dmabuf_get(struct ib_device *device,
@@ -204,7 +205,11 @@ struct ib_umem_dmabuf *ib_umem_dmabuf_get(struct ib_device *device,
 	dmabuf = dma_buf_get(fd);
 	if (IS_ERR(dmabuf))
 		return ERR_CAST(dmabuf);
-	if (end > dmabuf->size) {
+	/*
+	 * A device of virtual DMA (rxe) has no DMA device to attach, and
+	 * dma_buf_dynamic_attach() would warn: the same answer, quietly.
+	 */
+	if (end > dmabuf->size || !device->dma_device) {
 		ret = -EINVAL;
 		goto err_put;
 	}
