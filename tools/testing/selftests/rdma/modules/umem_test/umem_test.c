@@ -52,12 +52,17 @@
 
 MODULE_IMPORT_NS(DMA_BUF);
 
-#define UT_NR_CASES	14
+#define UT_NR_CASES	15
 /* Pages of the ODP test's mapping. */
 #define UT_ODP_PAGES	8
 /* The dma-buf: two table entries of two pages each. */
 #define UT_BUF_PAGES	4
 #define UT_ENTRY_PAGES	2
+
+static bool virt_attach;
+module_param(virt_attach, bool, 0444);
+MODULE_PARM_DESC(virt_attach,
+		 "also try a dma-buf on a device of virtual DMA (stock warns)");
 
 static struct {
 	struct platform_device *pdev;
@@ -668,6 +673,26 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * A device of virtual DMA has no DMA device to attach: refused with
+ * EINVAL.  Stock gets there through a WARN_ON in dma_buf_attach(), which
+ * fails the VM run: umem_odp_dmabuf.sh asks for the case on ours only.
+ */
+static int ut_dmabuf_virt_dev(void)
+{
+	struct ib_umem_dmabuf *u;
+
+	u = ib_umem_dmabuf_get(ut.virt_dev, 0, PAGE_SIZE, ub.fd, 0,
+			       &ut_umem_attach_ops);
+	if (KTAP_BAD(PTR_ERR(u) == -EINVAL, "virtual DMA: %ld",
+		     PTR_ERR(u))) {
+		if (!IS_ERR(u))
+			ib_umem_release(&u->umem);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The umem's table is pages 1 and 2: the tail of entry 0, head of 1. */
 static int ut_dmabuf_check_table(struct ib_umem_dmabuf *u)
 {
@@ -863,6 +888,9 @@ static int __init umem_test_init(void)
 		ktap_diag("exporting a dma-buf failed");
 	ktap_run("dmabuf: bad input is refused", ut_dmabuf_bad_input, buf,
 		 "no dma-buf");
+	ktap_run("dmabuf: a device of virtual DMA is refused",
+		 ut_dmabuf_virt_dev, buf && virt_attach,
+		 buf ? "stock warns (virt_attach=0)" : "no dma-buf");
 	ktap_run("dmabuf: dynamic attach, map, move_notify, map again, release",
 		 ut_dmabuf_dynamic, buf, "no dma-buf");
 	ktap_run("dmabuf: pinned umem mapped at once until release",
