@@ -23,6 +23,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
 /* Pages pinned (and charged) for @umem: fixed by address and length. */
@@ -202,19 +203,26 @@ err_mm:
 EXPORT_SYMBOL(ib_umem_get);
 
 /**
- * ib_umem_release - unmap, unpin and free a umem from ib_umem_get()
+ * ib_umem_release - unmap, unpin and free a umem
  * @umem: the umem, or NULL (nothing to do)
  *
- * The pages are marked dirty if the umem was writable; the mm's pinned_vm
- * is uncharged.  May be called from any process context.
+ * A umem from ib_umem_get(): the pages are marked dirty if the umem was
+ * writable; the mm's pinned_vm is uncharged.  A dma-buf or ODP umem goes
+ * to its own release (umem_dmabuf.c, umem_odp.c): drivers release every
+ * kind through here.  May be called from any process context.
  */
 void ib_umem_release(struct ib_umem *umem)
 {
 	if (!umem)
 		return;
-	/* Neither ODP nor dma-buf umems can be created here. */
-	if (WARN_ON(umem->is_odp || umem->is_dmabuf))
+	if (umem->is_dmabuf) {
+		ib_umem_dmabuf_release(to_ib_umem_dmabuf(umem));
 		return;
+	}
+	if (umem->is_odp) {
+		ib_umem_odp_release(to_ib_umem_odp(umem));
+		return;
+	}
 
 	ib_dma_unmap_sgtable_attrs(umem->ibdev, &umem->sgt_append.sgt,
 				   DMA_BIDIRECTIONAL, 0);
@@ -263,7 +271,8 @@ EXPORT_SYMBOL(ib_umem_copy_from);
  *
  * A page size fits when every DMA block boundary inside the umem lands on
  * a multiple of it, the IOVA and the DMA address agree below it, and it
- * is not larger than needed to cover the IOVA range.
+ * is not larger than needed to cover the IOVA range.  An ODP umem has no
+ * table yet: only its own block size (1 << page_shift) fits it.
  *
  * Return: the page size, or 0 when none in @pgsz_bitmap fits.
  */
@@ -277,6 +286,14 @@ unsigned long ib_umem_find_best_pgsz(struct ib_umem *umem,
 	unsigned long covering;
 	u64 iova = virt;
 	unsigned int i;
+
+	/* An ODP umem has no table: it is mapped in blocks of page_shift. */
+	if (umem->is_odp) {
+		unsigned long block = BIT(to_ib_umem_odp(umem)->page_shift);
+
+		umem->iova = virt;
+		return (pgsz_bitmap & block) ? block : 0;
+	}
 
 	if (WARN_ON(!(pgsz_bitmap & GENMASK(PAGE_SHIFT, 0))))
 		return 0;
