@@ -15,8 +15,9 @@
  *	counters.c	hw_stats allocation helpers
  *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
- *	verbs.c		verbs on objects: QP modify/query/destroy, AHs,
- *			multicast, *_user() destruction
+ *	verbs.c		verbs on objects: QP modify/query/destroy and
+ *			usecnts, AHs, multicast, CQ resize/moderation,
+ *			*_user() destruction
  *	verbs_kern.c	kernel users' PDs, QPs and SRQs
  *	cq.c		kernel CQs, their polling contexts, ib_cqe dispatch
  *	cq_pool.c	shared kernel CQs (ib_cq_pool_get/put)

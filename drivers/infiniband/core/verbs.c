@@ -2,8 +2,9 @@
 /*
  * The verbs ib_core implements on top of a driver's ops for objects that
  * ib_uverbs (or, later, a kernel user) created: the QP state machine check,
- * modify/query of QPs, address handles and their attributes, multicast
- * attachment, and the destruction of PDs, CQs, QPs, SRQs, MRs and AHs.
+ * modify/query of QPs and the usecnts they hold, address handles (create,
+ * modify, query) and their attributes, multicast attachment, CQ resize and
+ * moderation, and the destruction of PDs, CQs, QPs, SRQs, MRs and AHs.
  *
  * Object contract with the creator
  * --------------------------------
