@@ -967,6 +967,30 @@ int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc)
 EXPORT_SYMBOL(ib_get_cached_lmc);
 
 /**
+ * ib_get_cached_subnet_prefix - the subnet prefix of a port
+ * @device: the device
+ * @port_num: the port
+ * @sn_pfx: where to store it, in host order; 0 for an invalid port
+ *
+ * The prefix of the port's GID 0, as the cache last read it (IB ports;
+ * 0 on RoCE and iWARP ports, whose GIDs have no common prefix).
+ */
+void ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
+				 u64 *sn_pfx)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(!rdma_is_port_valid(device, port_num))) {
+		*sn_pfx = 0;
+		return;
+	}
+	read_lock_irqsave(&device->cache_lock, flags);
+	*sn_pfx = device->port_data[port_num].cache.subnet_prefix;
+	read_unlock_irqrestore(&device->cache_lock, flags);
+}
+EXPORT_SYMBOL(ib_get_cached_subnet_prefix);
+
+/**
  * ib_get_cached_port_state - the state of a port
  * @device: the device
  * @port_num: the port

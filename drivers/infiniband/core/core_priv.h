@@ -16,8 +16,9 @@
  *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry, the
  *			attributes drivers add to its messages
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
- *	verbs.c		verbs on objects: QP modify/query/destroy, AHs,
- *			multicast, *_user() destruction
+ *	verbs.c		verbs on objects: QP modify/query/destroy and
+ *			usecnts, AHs, multicast, CQ resize/moderation,
+ *			*_user() destruction
  *	verbs_kern.c	kernel users' PDs, QPs and SRQs
  *	cq.c		kernel CQs, their polling contexts, ib_cqe dispatch
  *	cq_pool.c	shared kernel CQs (ib_cq_pool_get/put)
@@ -33,6 +34,18 @@
  *	sa_path.c	SA clients, path records, AHs from paths
  *	sa_mcast.c	SA multicast membership, AHs from member records
  *	mad*.c		the MAD layer (QP0/QP1, agents, sends), mad_priv.h
+ *	sa_guidinfo.c	SA GuidInfoRecord queries (none without an IB SA)
+ *	xrc.c		XRC domains, shared XRC target QPs (ib_open_qp)
+ *	qp_user.c	ib_create_qp_user(), ib_uverbs' QPs
+ *	wq.c		work queues
+ *	mr_user.c	kernel MRs of user memory, ib_advise_mr()
+ *	block_iter.c	DMA block iteration (rdma/iter.h)
+ *	rdma_netdev.c	rdma_alloc_netdev(), rdma_init_netdev()
+ *	vf.c		SR-IOV VF ops
+ *	cgroup.c	rdma cgroup charges
+ *	packer.c	ib_pack()/ib_unpack()
+ *	ud_header.c	UD headers (ib_ud_header_*)
+ *	rate.c		static rates (ib_rate_to_mult() ...)
  */
 #ifndef OOT_RDMA_CORE_PRIV_H
 #define OOT_RDMA_CORE_PRIV_H
@@ -42,6 +55,7 @@
 #include <rdma/ib_verbs.h>
 
 struct netlink_callback;
+struct ib_uqp_object;
 
 /* ---------------------------------------------------------------- */
 /* netlink.c: the NETLINK_RDMA family, one kernel socket per netns.   */
@@ -147,6 +161,10 @@ void ib_cache_cleanup_one(struct ib_device *device);
 
 /* Called from the device release: frees the tables. */
 void ib_cache_release_one(struct ib_device *device);
+
+/* The port's cached subnet prefix (host order).  Exported, as stock. */
+void ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
+				 u64 *sn_pfx);
 
 /*
  * RoCE GIDs of a newly registered device: called by device.c once the
@@ -295,12 +313,16 @@ void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
 
 /*
- * For the *_user() destroys (verbs.c): unpublish() hides the object and
- * waits for readers, before the driver destroys it; republish() shows it
- * again when the driver refused; del() then frees the id.
+ * For the *_user() destroys (verbs.c): begin_del() hides the object and
+ * waits for readers, before the driver destroys it; abort_del() shows it
+ * again when the driver refused; commit_del() (or del()) then frees the
+ * id.  sync() waits out the readers of an object about to change.  The
+ * names and prototypes are stock's (its private restrack.h); exported.
  */
-void rdma_restrack_unpublish(struct rdma_restrack_entry *res);
-void rdma_restrack_republish(struct rdma_restrack_entry *res);
+void rdma_restrack_begin_del(struct rdma_restrack_entry *res);
+void rdma_restrack_abort_del(struct rdma_restrack_entry *res);
+void rdma_restrack_commit_del(struct rdma_restrack_entry *res);
+void rdma_restrack_sync(struct rdma_restrack_entry *res);
 
 /*
  * What rdma_restrack_del() still frees of an unpublished entry, for an
@@ -395,21 +417,45 @@ void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
 				      const struct attribute_group **groups);
 
 /*
- * Once the driver made @qp (user or kernel): the objects it uses hold
- * one usecnt for it, so none of them can be destroyed before it.
- * ib_destroy_qp_user() (verbs.c) drops them after the driver's destroy.
+ * verbs.c: the usecnts a QP holds on the objects it uses (PD, CQs, SRQ,
+ * RWQ indirection table), taken by its creator once the driver made it
+ * and dropped by ib_destroy_qp_user().  Exported, stock's prototypes.
  */
-static inline void ib_qp_hold_users(struct ib_qp *qp)
-{
-	atomic_inc(&qp->pd->usecnt);
-	if (qp->send_cq)
-		atomic_inc(&qp->send_cq->usecnt);
-	if (qp->recv_cq)
-		atomic_inc(&qp->recv_cq->usecnt);
-	if (qp->srq)
-		atomic_inc(&qp->srq->usecnt);
-	if (qp->rwq_ind_tbl)
-		atomic_inc(&qp->rwq_ind_tbl->usecnt);
-}
+void ib_qp_usecnt_inc(struct ib_qp *qp);
+void ib_qp_usecnt_dec(struct ib_qp *qp);
+
+/*
+ * qp_user.c: a QP for ib_uverbs (@udata, @uobj), or for XRC targets a
+ * kernel-owned QP (@caller) and the first handle of it (xrc.c).  The
+ * caller then takes the usecnts (ib_qp_usecnt_inc()).  Exported, stock's
+ * prototype.
+ */
+struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr,
+				struct ib_udata *udata,
+				struct ib_uqp_object *uobj, const char *caller);
+
+/*
+ * xrc.c: XRC target QPs are shared through handles (ib_open_qp()); the
+ * real QP lives in its XRC domain's tgt_qps until its last handle goes.
+ * ib_xrc_tgt_qp_setup() turns a new XRC target QP into that and returns
+ * its first handle; ib_destroy_shared_qp() closes a handle and destroys
+ * the real QP with the last one (0 always, as stock).
+ */
+struct ib_qp *ib_xrc_tgt_qp_setup(struct ib_qp *real_qp,
+				  struct ib_qp_init_attr *attr);
+int ib_destroy_shared_qp(struct ib_qp *qp);
+
+/*
+ * cgroup.c: charges to the rdma cgroup controller (rdma.max) of objects
+ * of @device, which device.c registers with it.  Exported, stock's
+ * prototypes (its core_priv.h).  -EAGAIN over the limit.
+ */
+int ib_rdmacg_try_charge(struct ib_rdmacg_object *cg_obj,
+			 struct ib_device *device,
+			 enum rdmacg_resource_type resource_index);
+void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
+			struct ib_device *device,
+			enum rdmacg_resource_type resource_index);
 
 #endif /* OOT_RDMA_CORE_PRIV_H */

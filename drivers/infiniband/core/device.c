@@ -749,7 +749,6 @@ EXPORT_SYMBOL(rdma_port_get_link_layer);
 int ib_query_port(struct ib_device *device, u32 port_num,
 		  struct ib_port_attr *port_attr)
 {
-	unsigned long flags;
 	int ret;
 
 	if (!rdma_is_port_valid(device, port_num))
@@ -765,10 +764,8 @@ int ib_query_port(struct ib_device *device, u32 port_num,
 		return 0;
 
 	/* Kept by cache.c from GID 0 of the port. */
-	read_lock_irqsave(&device->cache_lock, flags);
-	port_attr->subnet_prefix =
-		device->port_data[port_num].cache.subnet_prefix;
-	read_unlock_irqrestore(&device->cache_lock, flags);
+	ib_get_cached_subnet_prefix(device, port_num,
+				    &port_attr->subnet_prefix);
 	return 0;
 }
 EXPORT_SYMBOL(ib_query_port);

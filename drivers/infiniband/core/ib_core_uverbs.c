@@ -265,7 +265,7 @@ int rdma_user_mmap_entry_insert(struct ib_ucontext *ucontext,
 EXPORT_SYMBOL(rdma_user_mmap_entry_insert);
 
 /* Track @vma on @ufile, with a reference to @entry (may be NULL). */
-static void rdma_umap_track(struct rdma_umap *umap, struct vm_area_struct *vma,
+static void rdma_umap_track(struct rdma_umap_priv *umap, struct vm_area_struct *vma,
 			    struct ib_uverbs_file *ufile,
 			    struct rdma_user_mmap_entry *entry)
 {
@@ -280,6 +280,27 @@ static void rdma_umap_track(struct rdma_umap *umap, struct vm_area_struct *vma,
 	vma->vm_private_data = umap;
 }
 
+/**
+ * rdma_umap_priv_init - track a VMA of a uverbs file for revocation
+ * @priv: allocated by the caller, freed by the VMA's close
+ * @vma: the VMA, of the uverbs file whose mmap() is running
+ * @entry: the entry it maps, which it holds a reference to, or NULL
+ *
+ * Until the VMA closes, device removal can zap it and drop @entry.  The
+ * VMA's vm_ops are the caller's to set (rdma_user_mmap_io() sets ours).
+ */
+void rdma_umap_priv_init(struct rdma_umap_priv *priv,
+			 struct vm_area_struct *vma,
+			 struct rdma_user_mmap_entry *entry)
+{
+	struct ib_uverbs_file *ufile = vma->vm_file->private_data;
+
+	mutex_lock(&ufile->umap_lock);
+	rdma_umap_track(priv, vma, ufile, entry);
+	mutex_unlock(&ufile->umap_lock);
+}
+EXPORT_SYMBOL(rdma_umap_priv_init);
+
 /*
  * A VMA split off one of ours (or moved by mremap()) is tracked and holds
  * the entry as well; one split off a revoked VMA stays revoked.  Under
@@ -288,9 +309,9 @@ static void rdma_umap_track(struct rdma_umap *umap, struct vm_area_struct *vma,
  */
 static void rdma_umap_open(struct vm_area_struct *vma)
 {
-	struct rdma_umap *from = vma->vm_private_data;
+	struct rdma_umap_priv *from = vma->vm_private_data;
 	struct ib_uverbs_file *ufile;
-	struct rdma_umap *umap;
+	struct rdma_umap_priv *umap;
 
 	if (!from)
 		return;
@@ -322,7 +343,7 @@ static void rdma_umap_open(struct vm_area_struct *vma)
  */
 static void rdma_umap_close(struct vm_area_struct *vma)
 {
-	struct rdma_umap *umap = vma->vm_private_data;
+	struct rdma_umap_priv *umap = vma->vm_private_data;
 	struct ib_uverbs_file *ufile;
 
 	if (!umap)
@@ -363,7 +384,7 @@ int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
 		      struct rdma_user_mmap_entry *entry)
 {
 	struct ib_uverbs_file *ufile = ucontext->ufile;
-	struct rdma_umap *umap;
+	struct rdma_umap_priv *umap;
 
 	if (vma->vm_end - vma->vm_start != size)
 		return -EINVAL;
@@ -385,9 +406,7 @@ int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
 	}
 
 	vma->vm_ops = &rdma_umap_ops;
-	mutex_lock(&ufile->umap_lock);
-	rdma_umap_track(umap, vma, ufile, entry);
-	mutex_unlock(&ufile->umap_lock);
+	rdma_umap_priv_init(umap, vma, entry);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_user_mmap_io);

@@ -35,6 +35,7 @@
 #include <rdma/uverbs_std_types.h>
 #include <rdma/uverbs_types.h>
 
+#include "core_priv.h"
 #include "uverbs.h"
 
 static void uverbs_uobject_free(struct kref *ref)
@@ -123,8 +124,8 @@ static struct ib_uobject *uobj_new(const struct uverbs_api_object *obj,
  */
 static void idr_uncharge(struct ib_uobject *uobj)
 {
-	uverbs_rdmacg_uncharge(&uobj->cg_obj, uobj->context->device,
-			       RDMACG_RESOURCE_HCA_OBJECT);
+	ib_rdmacg_uncharge(&uobj->cg_obj, uobj->context->device,
+			   RDMACG_RESOURCE_HCA_OBJECT);
 }
 
 static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
@@ -139,7 +140,7 @@ static struct ib_uobject *idr_alloc_begin(const struct uverbs_api_object *obj,
 		return ERR_PTR(-ENOMEM);
 
 	/* Over the cgroup's hca_object limit: -EAGAIN, as stock. */
-	ret = uverbs_rdmacg_charge(&uobj->cg_obj, attrs->context->device,
+	ret = ib_rdmacg_try_charge(&uobj->cg_obj, attrs->context->device,
 				   RDMACG_RESOURCE_HCA_OBJECT);
 	if (ret)
 		goto err_put;

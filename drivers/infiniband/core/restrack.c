@@ -10,12 +10,14 @@
  *	rdma_restrack_set_name()	owner: the calling task or a kernel name
  *	rdma_restrack_add()		id reserved, then the entry published
  *	rdma_restrack_get/put()		readers pin a published entry
- *	rdma_restrack_unpublish()	hidden, readers waited for, id kept
- *	rdma_restrack_republish()	visible again (the destroy failed)
+ *	rdma_restrack_begin_del()	hidden, readers waited for, id kept
+ *	rdma_restrack_abort_del()	visible again (the destroy failed)
+ *	rdma_restrack_commit_del()	the id freed (the destroy succeeded)
  *	rdma_restrack_del()		unpublished, then waits for the readers
+ *	rdma_restrack_sync()		readers of the old state waited for
  *
  * An entry is visible to readers only once the object is complete, and
- * after rdma_restrack_unpublish() or rdma_restrack_del() returns no reader
+ * after rdma_restrack_begin_del() or rdma_restrack_del() returns no reader
  * can hold it any more.  Readers (nldev) look at the object, at the
  * parents it uses (its PD, CQ ...) and into the driver (query_qp,
  * fill_res_*): an object is unpublished before the driver destroys it,
@@ -363,15 +365,15 @@ rdma_restrack_root(struct rdma_restrack_entry *res)
 }
 
 /**
- * rdma_restrack_unpublish() - hide an object from readers before its destroy
+ * rdma_restrack_begin_del() - hide an object from readers before its destroy
  * @res: its entry
  *
  * The entry leaves the walks and lookups, but its id stays reserved, so
- * rdma_restrack_republish() can show it again under the same id.  Returns
+ * rdma_restrack_abort_del() can show it again under the same id.  Returns
  * once no reader holds it.  The owner task stays attached.  Nothing for
  * an entry that is not published.
  */
-void rdma_restrack_unpublish(struct rdma_restrack_entry *res)
+void rdma_restrack_begin_del(struct rdma_restrack_entry *res)
 {
 	struct rdma_restrack_root *rt;
 	struct task_struct *task;
@@ -395,14 +397,15 @@ void rdma_restrack_unpublish(struct rdma_restrack_entry *res)
 	wait_for_completion(&res->comp);
 	res->task = task;
 }
+EXPORT_SYMBOL(rdma_restrack_begin_del);
 
 /**
- * rdma_restrack_republish() - show an unpublished object again
- * @res: its entry, after rdma_restrack_unpublish()
+ * rdma_restrack_abort_del() - show an unpublished object again
+ * @res: its entry, after rdma_restrack_begin_del()
  *
  * For a destroy the driver refused: the object lives on, as it was.
  */
-void rdma_restrack_republish(struct rdma_restrack_entry *res)
+void rdma_restrack_abort_del(struct rdma_restrack_entry *res)
 {
 	struct rdma_restrack_root *rt;
 
@@ -422,10 +425,11 @@ void rdma_restrack_republish(struct rdma_restrack_entry *res)
 		__xa_set_mark(&rt->xa, res->id, RESTRACK_DD);
 	xa_unlock(&rt->xa);
 }
+EXPORT_SYMBOL(rdma_restrack_abort_del);
 
 /**
  * rdma_restrack_leftover() - what an unpublished entry still holds
- * @res: the entry, after rdma_restrack_unpublish()
+ * @res: the entry, after rdma_restrack_begin_del()
  * @left: filled in: its reserved id and owner
  *
  * For an object whose destroy frees it with its entry (an MR's
@@ -465,7 +469,7 @@ void rdma_restrack_free_leftover(struct rdma_restrack_leftover *left)
 void rdma_restrack_del(struct rdma_restrack_entry *res)
 {
 	if (res->valid) {
-		rdma_restrack_unpublish(res);
+		rdma_restrack_begin_del(res);
 		if (!res->no_track)
 			xa_erase(&rdma_restrack_root(res)->xa, res->id);
 		res->valid = false;
@@ -478,6 +482,36 @@ void rdma_restrack_del(struct rdma_restrack_entry *res)
 	}
 }
 EXPORT_SYMBOL(rdma_restrack_del);
+
+/**
+ * rdma_restrack_commit_del() - free the id of an object destroyed
+ * @res: its entry, after rdma_restrack_begin_del() and a successful destroy
+ *
+ * What rdma_restrack_del() does to an entry that is no longer published.
+ */
+void rdma_restrack_commit_del(struct rdma_restrack_entry *res)
+{
+	rdma_restrack_del(res);
+}
+EXPORT_SYMBOL(rdma_restrack_commit_del);
+
+/**
+ * rdma_restrack_sync() - wait out readers of an object about to change
+ * @res: its entry
+ *
+ * For a change of a field nldev reads without a lock (an MR's PD after a
+ * rereg): once this returns, every reader that may have seen the old
+ * value is gone, and the object is listed again under the same id.  The
+ * caller excludes a concurrent delete.
+ */
+void rdma_restrack_sync(struct rdma_restrack_entry *res)
+{
+	if (!res->valid || res->no_track)
+		return;
+	rdma_restrack_begin_del(res);
+	rdma_restrack_abort_del(res);
+}
+EXPORT_SYMBOL(rdma_restrack_sync);
 
 /**
  * rdma_restrack_get_byid() - find and pin a tracked object by its id

@@ -197,8 +197,8 @@ struct ib_uverbs_file {
 
 	/*
 	 * The VMAs rdma_user_mmap_io() set up on this file (struct
-	 * rdma_umap.list), so that removal can revoke them.  @umap_lock
-	 * protects @umaps and each rdma_umap's entry; it nests inside the
+	 * rdma_umap_priv.list), so that removal can revoke them.
+	 * @umap_lock protects @umaps and each one's entry; it nests in the
 	 * mmap lock of the VMAs' mm (mmap() and the vm_ops run under it).
 	 */
 	struct mutex umap_lock;
@@ -212,13 +212,18 @@ struct ib_uverbs_file {
  * put, while the user context still exists: the entry points into it).
  * The VMA's file keeps @ufile until the VMA closes.
  */
-struct rdma_umap {
+struct rdma_umap_priv {
 	struct list_head list;
 	struct vm_area_struct *vma;
 	struct ib_uverbs_file *ufile;
 	/* Holds a reference, or NULL; under ufile->umap_lock. */
 	struct rdma_user_mmap_entry *entry;
 };
+
+/* Exported by ib_core (ib_core_uverbs.c), stock's prototype. */
+void rdma_umap_priv_init(struct rdma_umap_priv *priv,
+			 struct vm_area_struct *vma,
+			 struct rdma_user_mmap_entry *entry);
 
 /*
  * The uobjects of the types that report events: the event file their
@@ -352,7 +357,8 @@ extern const struct file_operations uverbs_comp_channel_fops;
 extern const struct file_operations uverbs_async_event_fops;
 
 /*
- * The rdma cgroup controller's limits (rdma.max): a user context is one
+ * The rdma cgroup controller's limits (rdma.max), charged with ib_core's
+ * ib_rdmacg_try_charge()/ib_rdmacg_uncharge(): a user context is one
  * HCA_HANDLE, every handle-table uobject (not an fd: comp channels and
  * async event fds are free, as on stock) one HCA_OBJECT.  Charged to the
  * cgroup of the task creating it, which @cg_obj remembers (with a
@@ -363,34 +369,6 @@ extern const struct file_operations uverbs_async_event_fops;
  * context is gone (ib_uverbs' remove() runs before
  * rdmacg_unregister_device()).
  */
-#ifdef CONFIG_CGROUP_RDMA
-static inline int uverbs_rdmacg_charge(struct ib_rdmacg_object *cg_obj,
-				       struct ib_device *ib_dev,
-				       enum rdmacg_resource_type type)
-{
-	return rdmacg_try_charge(&cg_obj->cg, &ib_dev->cg_device, type);
-}
-
-static inline void uverbs_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
-					  struct ib_device *ib_dev,
-					  enum rdmacg_resource_type type)
-{
-	rdmacg_uncharge(cg_obj->cg, &ib_dev->cg_device, type);
-}
-#else
-static inline int uverbs_rdmacg_charge(struct ib_rdmacg_object *cg_obj,
-				       struct ib_device *ib_dev,
-				       enum rdmacg_resource_type type)
-{
-	return 0;
-}
-
-static inline void uverbs_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
-					  struct ib_device *ib_dev,
-					  enum rdmacg_resource_type type)
-{
-}
-#endif
 
 /* rdma_core.c */
 

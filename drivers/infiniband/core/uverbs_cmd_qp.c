@@ -10,7 +10,6 @@
 #include <linux/capability.h>
 #include <linux/slab.h>
 #include <rdma/ib_user_verbs.h>
-#include <rdma/restrack.h>
 #include <rdma/uverbs_std_types.h>
 
 #include "core_priv.h"
@@ -128,34 +127,6 @@ static int qp_check_users(const struct uverbs_qp_create_params *params)
 	return srq->srq_type == IB_SRQT_XRC ? -EINVAL : 0;
 }
 
-static struct ib_qp *qp_alloc(struct ib_device *ib_dev, struct ib_pd *pd,
-			      struct ib_uqp_object *uqp,
-			      const struct ib_qp_init_attr *init)
-{
-	struct ib_qp *qp;
-
-	qp = rdma_zalloc_drv_obj(ib_dev, ib_qp);
-	if (!qp)
-		return NULL;
-	qp->device = ib_dev;
-	qp->pd = pd;
-	qp->send_cq = init->send_cq;
-	qp->recv_cq = init->recv_cq;
-	qp->srq = init->srq;
-	qp->real_qp = qp;
-	qp->qp_type = init->qp_type;
-	qp->event_handler = init->event_handler;
-	qp->qp_context = init->qp_context;
-	qp->uobject = uqp;
-	atomic_set(&qp->usecnt, 0);
-	spin_lock_init(&qp->mr_lock);
-	INIT_LIST_HEAD(&qp->rdma_mrs);
-	INIT_LIST_HEAD(&qp->sig_mrs);
-	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_set_name(&qp->res, NULL);
-	return qp;
-}
-
 static void qp_init_attr_from_params(struct ib_qp_init_attr *init,
 				     const struct uverbs_qp_create_params *params)
 {
@@ -203,24 +174,18 @@ int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	ib_uverbs_uevent_init(&uqp->uevent, params->event_file);
 	qp_init_attr_from_params(&init, params);
 
-	qp = qp_alloc(ib_dev, params->pd->object, uqp, &init);
-	if (!qp) {
-		ret = -ENOMEM;
+	qp = ib_create_qp_user(ib_dev, params->pd->object, &init,
+			       &attrs->driver_udata, uqp, NULL);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
 		goto err_events;
 	}
-	ret = ib_dev->ops.create_qp(qp, &init, &attrs->driver_udata);
-	if (ret)
-		goto err_qp;
-	ib_qp_hold_users(qp);
-	rdma_restrack_add(&qp->res);
+	ib_qp_usecnt_inc(qp);
 	uobj->object = qp;
 	uobj->user_handle = params->user_handle;
 	params->cap = init.cap;
 	return 0;
 
-err_qp:
-	rdma_restrack_del(&qp->res);
-	kfree(qp);
 err_events:
 	ib_uverbs_uevent_release(&uqp->uevent);
 	mutex_destroy(&uqp->mcast_lock);

@@ -59,8 +59,8 @@ static void ucontext_free(struct ib_ucontext *ucontext, bool driver_owned)
 	rdma_restrack_del(&ucontext->res);
 	if (driver_owned)
 		ucontext->device->ops.dealloc_ucontext(ucontext);
-	uverbs_rdmacg_uncharge(&ucontext->cg_obj, ucontext->device,
-			       RDMACG_RESOURCE_HCA_HANDLE);
+	ib_rdmacg_uncharge(&ucontext->cg_obj, ucontext->device,
+			   RDMACG_RESOURCE_HCA_HANDLE);
 	xa_destroy(&ucontext->mmap_xa);
 	kfree(ucontext);
 }
@@ -91,7 +91,7 @@ static int ucontext_begin(struct uverbs_attr_bundle *attrs,
 		return -ENOMEM;
 	}
 	/* Over the cgroup's hca_handle limit: -EAGAIN, as stock. */
-	ret = uverbs_rdmacg_charge(&ucontext->cg_obj, ib_dev,
+	ret = ib_rdmacg_try_charge(&ucontext->cg_obj, ib_dev,
 				   RDMACG_RESOURCE_HCA_HANDLE);
 	if (ret) {
 		kfree(ucontext);
@@ -246,7 +246,7 @@ struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile)
 EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
 
 /* Revoke @umap: nothing left to zap, or zapped; its entry goes now. */
-static void umap_revoke(struct rdma_umap *umap)
+static void umap_revoke(struct rdma_umap_priv *umap)
 {
 	lockdep_assert_held(&umap->ufile->umap_lock);
 
@@ -269,13 +269,13 @@ static void umap_revoke(struct rdma_umap *umap)
  */
 static void ufile_revoke_mmaps(struct ib_uverbs_file *ufile)
 {
-	struct rdma_umap *umap, *next;
+	struct rdma_umap_priv *umap, *next;
 	struct mm_struct *mm;
 
 	for (;;) {
 		mutex_lock(&ufile->umap_lock);
 		umap = list_first_entry_or_null(&ufile->umaps,
-						struct rdma_umap, list);
+						struct rdma_umap_priv, list);
 		if (!umap) {
 			mutex_unlock(&ufile->umap_lock);
 			return;

@@ -2,8 +2,9 @@
 /*
  * The verbs ib_core implements on top of a driver's ops for objects that
  * ib_uverbs (or, later, a kernel user) created: the QP state machine check,
- * modify/query of QPs, address handles and their attributes, multicast
- * attachment, and the destruction of PDs, CQs, QPs, SRQs, MRs and AHs.
+ * modify/query of QPs and the usecnts they hold, address handles (create,
+ * modify, query) and their attributes, multicast attachment, CQ resize and
+ * moderation, and the destruction of PDs, CQs, QPs, SRQs, MRs and AHs.
  *
  * Object contract with the creator
  * --------------------------------
@@ -578,6 +579,62 @@ int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 }
 EXPORT_SYMBOL(rdma_destroy_ah_user);
 
+/**
+ * rdma_modify_ah - change the address of an address handle
+ * @ah: the AH
+ * @ah_attr: the new address, of the AH's type
+ *
+ * The AH's source GID reference follows the new address once the driver
+ * accepted it; on failure the AH keeps the old one.
+ *
+ * Return: 0; -EINVAL for another address type, a bad port, a missing GRH
+ * or an empty source GID slot; -EOPNOTSUPP when the driver cannot modify
+ * AHs (rxe); or the driver's error.
+ */
+int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
+{
+	const struct ib_gid_attr *saved, *old;
+	int ret;
+
+	if (ah->type != ah_attr->type)
+		return -EINVAL;
+	ret = get_sgid_attr(ah->device, ah_attr, &saved);
+	if (ret)
+		return ret;
+
+	if (!ah->device->ops.modify_ah) {
+		ret = -EOPNOTSUPP;
+	} else {
+		ret = ah->device->ops.modify_ah(ah, ah_attr);
+		if (!ret) {
+			old = ah->sgid_attr;
+			ah->sgid_attr = hold_sgid_attr(ah_attr);
+			if (old)
+				rdma_put_gid_attr(old);
+		}
+	}
+	put_sgid_attr(ah_attr, saved);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_modify_ah);
+
+/**
+ * rdma_query_ah - the address of an address handle
+ * @ah: the AH
+ * @ah_attr: filled in by the driver; holds no GID reference
+ *	(grh.sgid_attr is NULL)
+ *
+ * Return: 0, -EOPNOTSUPP when the driver cannot tell, or its error.
+ */
+int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
+{
+	ah_attr->grh.sgid_attr = NULL;
+	if (!ah->device->ops.query_ah)
+		return -EOPNOTSUPP;
+	return ah->device->ops.query_ah(ah, ah_attr);
+}
+EXPORT_SYMBOL(rdma_query_ah);
+
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                          */
 
@@ -754,35 +811,75 @@ int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 EXPORT_SYMBOL(ib_query_qp);
 
 /**
+ * ib_qp_usecnt_inc - hold the objects a QP uses
+ * @qp: made by the driver, its core fields set
+ *
+ * One usecnt on each of its PD, send CQ, receive CQ (twice on a CQ that
+ * serves both), SRQ and RWQ indirection table that it has, so none of
+ * them can be destroyed before it.  The creator calls it once the driver
+ * made the QP; ib_destroy_qp_user() undoes it with ib_qp_usecnt_dec().
+ */
+void ib_qp_usecnt_inc(struct ib_qp *qp)
+{
+	if (qp->pd)
+		atomic_inc(&qp->pd->usecnt);
+	if (qp->send_cq)
+		atomic_inc(&qp->send_cq->usecnt);
+	if (qp->recv_cq)
+		atomic_inc(&qp->recv_cq->usecnt);
+	if (qp->srq)
+		atomic_inc(&qp->srq->usecnt);
+	if (qp->rwq_ind_tbl)
+		atomic_inc(&qp->rwq_ind_tbl->usecnt);
+}
+EXPORT_SYMBOL(ib_qp_usecnt_inc);
+
+/**
+ * ib_qp_usecnt_dec - let go of what ib_qp_usecnt_inc() held
+ * @qp: the QP, whose driver object is gone or never was
+ */
+void ib_qp_usecnt_dec(struct ib_qp *qp)
+{
+	if (qp->rwq_ind_tbl)
+		atomic_dec(&qp->rwq_ind_tbl->usecnt);
+	if (qp->srq)
+		atomic_dec(&qp->srq->usecnt);
+	if (qp->recv_cq)
+		atomic_dec(&qp->recv_cq->usecnt);
+	if (qp->send_cq)
+		atomic_dec(&qp->send_cq->usecnt);
+	if (qp->pd)
+		atomic_dec(&qp->pd->usecnt);
+}
+EXPORT_SYMBOL(ib_qp_usecnt_dec);
+
+/**
  * ib_destroy_qp_user - destroy a QP
  * @qp: the QP
  * @udata: the user's command, or NULL for a kernel QP
  *
- * Return: 0; -EBUSY while multicast groups are attached (qp->usecnt);
- * -EOPNOTSUPP for a shared QP handle (not supported); or the driver's
- * error (nothing changed then).
+ * A handle from ib_open_qp() (or ib_create_qp_user() of an XRC target) is
+ * closed, and the XRC target QP destroyed with its last handle.
+ *
+ * Return: 0; -EBUSY while multicast groups are attached or handles are
+ * open (qp->usecnt); or the driver's error (nothing changed then).
  */
 int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 {
 	const struct ib_gid_attr *alt_sgid_attr = qp->alt_path_sgid_attr;
 	const struct ib_gid_attr *av_sgid_attr = qp->av_sgid_attr;
-	struct ib_rwq_ind_table *ind_tbl = qp->rwq_ind_tbl;
-	struct ib_cq *send_cq = qp->send_cq;
-	struct ib_cq *recv_cq = qp->recv_cq;
-	struct ib_srq *srq = qp->srq;
-	struct ib_pd *pd = qp->pd;
 	int ret;
 
 	if (atomic_read(&qp->usecnt))
 		return -EBUSY;
-	/* ib_open_qp() handles do not exist yet. */
+	/* A handle of a shared XRC target QP (ib_open_qp()): closed. */
 	if (qp->real_qp != qp)
-		return -EOPNOTSUPP;
+		return ib_destroy_shared_qp(qp);
 
-	rdma_restrack_unpublish(&qp->res);
+	rdma_restrack_begin_del(&qp->res);
 	ret = qp->device->ops.destroy_qp(qp, udata);
 	if (ret) {
-		rdma_restrack_republish(&qp->res);
+		rdma_restrack_abort_del(&qp->res);
 		return ret;
 	}
 	rdma_restrack_del(&qp->res);
@@ -798,16 +895,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		rdma_put_gid_attr(alt_sgid_attr);
 	if (av_sgid_attr)
 		rdma_put_gid_attr(av_sgid_attr);
-	if (pd)
-		atomic_dec(&pd->usecnt);
-	if (send_cq)
-		atomic_dec(&send_cq->usecnt);
-	if (recv_cq)
-		atomic_dec(&recv_cq->usecnt);
-	if (srq)
-		atomic_dec(&srq->usecnt);
-	if (ind_tbl)
-		atomic_dec(&ind_tbl->usecnt);
+	ib_qp_usecnt_dec(qp);
 	kfree(qp);
 	return 0;
 }
@@ -921,10 +1009,10 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 	if (atomic_read(&cq->usecnt))
 		return -EBUSY;
 
-	rdma_restrack_unpublish(&cq->res);
+	rdma_restrack_begin_del(&cq->res);
 	ret = cq->device->ops.destroy_cq(cq, udata);
 	if (ret) {
-		rdma_restrack_republish(&cq->res);
+		rdma_restrack_abort_del(&cq->res);
 		return ret;
 	}
 
@@ -933,6 +1021,40 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 	return 0;
 }
 EXPORT_SYMBOL(ib_destroy_cq_user);
+
+/**
+ * ib_resize_cq - change the number of entries of a kernel CQ
+ * @cq: the CQ
+ * @cqe: the entries wanted; the driver may give more (cq->cqe)
+ *
+ * Return: 0; -EOPNOTSUPP for a CQ of the shared pool or a driver that
+ * cannot resize; or the driver's error (-EINVAL for fewer entries than
+ * the CQ holds, say).
+ */
+int ib_resize_cq(struct ib_cq *cq, int cqe)
+{
+	if (cq->shared || !cq->device->ops.resize_cq)
+		return -EOPNOTSUPP;
+	return cq->device->ops.resize_cq(cq, cqe, NULL);
+}
+EXPORT_SYMBOL(ib_resize_cq);
+
+/**
+ * rdma_set_cq_moderation - coalesce completion events of a CQ
+ * @cq: the CQ
+ * @cq_count: completions before an event
+ * @cq_period: microseconds before an event
+ *
+ * Return: 0; -EOPNOTSUPP for a CQ of the shared pool (its users would
+ * disagree) or a driver without moderation (rxe); or the driver's error.
+ */
+int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
+{
+	if (cq->shared || !cq->device->ops.modify_cq)
+		return -EOPNOTSUPP;
+	return cq->device->ops.modify_cq(cq, cq_count, cq_period);
+}
+EXPORT_SYMBOL(rdma_set_cq_moderation);
 
 /**
  * ib_destroy_srq_user - destroy an SRQ
@@ -959,10 +1081,10 @@ int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 	if (ib_srq_has_cq(type))
 		cq = srq->ext.cq;
 
-	rdma_restrack_unpublish(&srq->res);
+	rdma_restrack_begin_del(&srq->res);
 	ret = srq->device->ops.destroy_srq(srq, udata);
 	if (ret) {
-		rdma_restrack_republish(&srq->res);
+		rdma_restrack_abort_del(&srq->res);
 		return ret;
 	}
 	rdma_restrack_del(&srq->res);
@@ -996,12 +1118,12 @@ int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 	struct ib_dm *dm = mr->dm;
 	int ret;
 
-	rdma_restrack_unpublish(&mr->res);
+	rdma_restrack_begin_del(&mr->res);
 	/* The driver frees the MR with its entry. */
 	rdma_restrack_leftover(&mr->res, &left);
 	ret = mr->device->ops.dereg_mr(mr, udata);
 	if (ret) {
-		rdma_restrack_republish(&mr->res);
+		rdma_restrack_abort_del(&mr->res);
 		return ret;
 	}
 	rdma_restrack_free_leftover(&left);
@@ -1035,10 +1157,10 @@ int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 		pd->__internal_mr = NULL;
 	}
 
-	rdma_restrack_unpublish(&pd->res);
+	rdma_restrack_begin_del(&pd->res);
 	ret = pd->device->ops.dealloc_pd(pd, udata);
 	if (ret) {
-		rdma_restrack_republish(&pd->res);
+		rdma_restrack_abort_del(&pd->res);
 		return ret;
 	}
 

@@ -206,7 +206,7 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				 dev->attrs.max_sge_rd);
 	if (qp_init_attr->create_flags & IB_QP_CREATE_INTEGRITY_EN)
 		qp->integrity_en = true;
-	ib_qp_hold_users(qp);
+	ib_qp_usecnt_inc(qp);
 	rdma_restrack_add(&qp->res);
 
 	/* The pools last: a failure is undone by the plain destroy. */

@@ -128,6 +128,23 @@ err_free_num:
 	return err;
 }
 
+/*
+ * ops.modify_ah (kernel callers: rdma_modify_ah()).  The new AV is built
+ * aside and copied in whole; a UD send posted meanwhile may go to either
+ * address, as on stock: the caller orders its sends and its modify.
+ */
+int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct rxe_av av;
+	int err;
+
+	err = rxe_av_from_attr(to_rdev(ibah->device), &av, attr);
+	if (err)
+		return err;
+	to_rah(ibah)->av = av;
+	return 0;
+}
+
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	rxe_av_to_attr(&to_rah(ibah)->av, attr);

@@ -238,6 +238,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.get_port_immutable = rxe_get_port_immutable,
 	.map_mr_sg = rxe_map_mr_sg,
 	.mmap = rxe_mmap,
+	.modify_ah = rxe_modify_ah,
 	.modify_device = rxe_modify_device,
 	.modify_hw_stat = rxe_modify_hw_stat,
 	.modify_port = rxe_modify_port,

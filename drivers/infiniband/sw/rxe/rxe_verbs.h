@@ -322,6 +322,7 @@ int rxe_av_from_attr(struct rxe_dev *rxe, struct rxe_av *av,
 void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
 int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata);
+int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
 
