@@ -665,10 +665,13 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	struct ib_qp *qp;
 	int ret;
 
-	if (!id->device || id->device != pd->device ||
-	    (qp_init_attr->port_num && id->port_num != qp_init_attr->port_num))
+	if (!id->device || id->device != pd->device)
 		return -EINVAL;
 
+	/*
+	 * The QP is on the id's port whatever the caller put in port_num,
+	 * as on stock: rpcrdma passes ~0 there.
+	 */
 	qp_init_attr->port_num = id->port_num;
 	qp = ib_create_qp(pd, qp_init_attr);
 	if (IS_ERR(qp)) {
