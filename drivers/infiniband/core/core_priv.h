@@ -36,7 +36,8 @@
  *	mad*.c		the MAD layer (QP0/QP1, agents, sends), mad_priv.h
  *	sa_guidinfo.c	SA GuidInfoRecord queries (none without an IB SA)
  *	xrc.c		XRC domains, shared XRC target QPs (ib_open_qp)
- *	qp_user.c	ib_create_qp_user(), ib_uverbs' QPs
+ *	qp_user.c	ib_create_qp_user(), ib_uverbs' QPs, and the QP
+ *			creation they share with kernel QPs
  *	wq.c		work queues
  *	mr_user.c	kernel MRs of user memory, ib_advise_mr()
  *	block_iter.c	DMA block iteration (rdma/iter.h)
@@ -434,6 +435,12 @@ struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
 				struct ib_qp_init_attr *attr,
 				struct ib_udata *udata,
 				struct ib_uqp_object *uobj, const char *caller);
+/* qp_user.c: what every QP's creation shares, kernel QPs' too. */
+struct ib_qp *ib_qp_driver_create(struct ib_device *dev, struct ib_pd *pd,
+				  struct ib_qp_init_attr *attr,
+				  struct ib_udata *udata,
+				  struct ib_uqp_object *uobj,
+				  const char *caller);
 
 /*
  * xrc.c: XRC target QPs are shared through handles (ib_open_qp()); the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ib_create_qp_user(): the QPs ib_uverbs makes for user space, the XRC
- * target QPs among them.
+ * target QPs among them; ib_qp_driver_create(), what they share with
+ * the kernel's QPs (ib_create_qp_kernel(), verbs_kern.c).
  *
  * An XRC target QP is not the process's: any process that opened the
  * same XRC domain may open it (ib_open_qp()), and it lives as long as
@@ -14,10 +15,27 @@
 
 #include "core_priv.h"
 
-static struct ib_qp *qp_create(struct ib_device *dev, struct ib_pd *pd,
-			       struct ib_qp_init_attr *attr,
-			       struct ib_udata *udata,
-			       struct ib_uqp_object *uobj, const char *caller)
+/**
+ * ib_qp_driver_create - allocate a QP and have the driver create it
+ * @dev: the device
+ * @pd: its protection domain (NULL for an XRC target)
+ * @attr: the creation attributes, as the driver may change them
+ * @udata: the user's command, or NULL for a kernel QP
+ * @uobj: the QP's uobject, or NULL
+ * @caller: the owner's name for a kernel QP (restrack)
+ *
+ * What kernel and user QPs share: the core's fields from @attr, the
+ * restrack entry (new, not yet published: the caller adds it once the QP
+ * is complete), the driver's create_qp.  No usecnt is taken.
+ *
+ * Return: the QP or ERR_PTR(): -EOPNOTSUPP without ops.create_qp,
+ * -ENOMEM, or the driver's error.
+ */
+struct ib_qp *ib_qp_driver_create(struct ib_device *dev, struct ib_pd *pd,
+				  struct ib_qp_init_attr *attr,
+				  struct ib_udata *udata,
+				  struct ib_uqp_object *uobj,
+				  const char *caller)
 {
 	struct ib_qp *qp;
 	int ret;
@@ -57,7 +75,20 @@ static struct ib_qp *qp_create(struct ib_device *dev, struct ib_pd *pd,
 	/* A driver may have changed them in @attr's copy it worked on. */
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
-	rdma_restrack_add(&qp->res);
+	return qp;
+}
+
+/* A user QP, or an XRC target's kernel-owned QP, published. */
+static struct ib_qp *qp_create(struct ib_device *dev, struct ib_pd *pd,
+			       struct ib_qp_init_attr *attr,
+			       struct ib_udata *udata,
+			       struct ib_uqp_object *uobj, const char *caller)
+{
+	struct ib_qp *qp;
+
+	qp = ib_qp_driver_create(dev, pd, attr, udata, uobj, caller);
+	if (!IS_ERR(qp))
+		rdma_restrack_add(&qp->res);
 	return qp;
 }
 

@@ -169,36 +169,11 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 	if (ret)
 		return ERR_PTR(ret);
 
-	qp = rdma_zalloc_drv_obj(dev, ib_qp);
-	if (!qp)
-		return ERR_PTR(-ENOMEM);
-	qp->device = dev;
-	qp->pd = pd;
-	qp->real_qp = qp;
-	qp->qp_type = qp_init_attr->qp_type;
-	qp->send_cq = qp_init_attr->send_cq;
-	qp->recv_cq = qp_init_attr->recv_cq;
-	qp->srq = qp_init_attr->srq;
-	qp->rwq_ind_tbl = qp_init_attr->rwq_ind_tbl;
-	qp->event_handler = qp_init_attr->event_handler;
-	qp->qp_context = qp_init_attr->qp_context;
-	qp->port = qp_init_attr->port_num;
-	atomic_set(&qp->usecnt, 0);
-	spin_lock_init(&qp->mr_lock);
-	INIT_LIST_HEAD(&qp->rdma_mrs);
-	INIT_LIST_HEAD(&qp->sig_mrs);
-	INIT_LIST_HEAD(&qp->open_list);
-	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_set_name(&qp->res, caller);
-
 	if (qp_init_attr->cap.max_rdma_ctxs)
 		rdma_rw_init_qp(dev, qp_init_attr);
-	ret = dev->ops.create_qp(qp, qp_init_attr, NULL);
-	if (ret) {
-		rdma_restrack_del(&qp->res);
-		kfree(qp);
-		return ERR_PTR(ret);
-	}
+	qp = ib_qp_driver_create(dev, pd, qp_init_attr, NULL, NULL, caller);
+	if (IS_ERR(qp))
+		return qp;
 
 	/* What a ULP may put in one WR (rdma_rw uses these). */
 	qp->max_write_sge = qp_init_attr->cap.max_send_sge;
