@@ -29,7 +29,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug interop perf \
-	perf-pair kabi-check
+	perf-pair kabi-check soak
 
 all: modules
 
@@ -106,6 +106,12 @@ debug-kernel:
 check-debug:
 	$(MAKE) check KERNEL=debug
 
+# make check with the cycle and race selftests at SOAK (default 4) times
+# their rounds (lib.sh, soak()): the counts they had before make check's
+# half-hour bound, and longer.  OOT_TESTS= narrows it as for check.
+soak: deps
+	OOT_SOAK=$(or $(SOAK),4) scripts/check
+
 demo: deps modules
 	scripts/vm --timeout 600 -- scripts/demo-guest
 
@@ -138,6 +144,7 @@ help:
 	@echo 'make check       build, sparse, checkpatch and the VM selftests'
 	@echo 'make check KERNEL=debug  the VM selftests on the debug kernel'
 	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
+	@echo 'make soak        make check with the cycle and race tests at SOAK=4x rounds'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-12}
+ROUNDS=${ROUNDS:-$(soak 6)}
 SECONDS_BOUND=${SECONDS_BOUND:-20}
 STORM="$TESTDIR/core_chardev_storm.py"
 

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-8}
+ROUNDS=${ROUNDS:-$(soak 4)}
 
 ktap_print_header
 ktap_set_plan 3

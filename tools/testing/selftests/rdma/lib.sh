@@ -12,6 +12,13 @@ OOT_REPO=${OOT_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)}
 # in which they can be unloaded.
 RDMA_MODULES="rdma_rxe rdma_ucm ib_umad ib_uverbs rdma_cm iw_cm ib_cm ib_core"
 
+# soak N: the rounds of a cycle or race test, N in make check and N
+# times OOT_SOAK in make soak, where the count matters and the time does
+# not.  make check's N is what the suite's half-hour affords.
+soak() {
+	echo $(($1 * ${OOT_SOAK:-1}))
+}
+
 TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # nlrdma ARGS...: one raw NETLINK_RDMA request, see nlrdma.py.

@@ -9,8 +9,8 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-ADD_DEL=${ADD_DEL:-100}
-LOADS=${LOADS:-20}
+ADD_DEL=${ADD_DEL:-$(soak 25)}
+LOADS=${LOADS:-$(soak 5)}
 
 ktap_print_header
 ktap_set_plan 3

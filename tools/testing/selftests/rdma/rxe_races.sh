@@ -9,7 +9,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=${ROUNDS:-10}
+ROUNDS=${ROUNDS:-$(soak 4)}
 
 ktap_print_header
 ktap_set_plan 5
