@@ -210,9 +210,29 @@ topo_port() {
 # line-buffered so that a tool killed by the bound leaves what it printed.
 # Succeeds when both end with status 0; their output is in
 # $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
+#
+# perftest turns cycles into time with a clock rate it samples at start;
+# on a starved guest (two guests and the static steps of make check on
+# two cores, the debug kernel) the sample can fail its own check
+# ("Correlation coefficient r^2: ... < 0.9"), and that end exits 1 with
+# "Can't produce a report" though the traffic ran (seen in rxe_refused's
+# ib_send_bw).  Such a run is made again, once, on a new port.
 TOOL_OUT=
 TOOL_TIMEOUT=$((${TOOL_TIMEOUT:-60} * ${OOT_TIMEOUT_SCALE:-1}))
 tool_pair() {
+	local out
+	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
+	out=$(tool_pair_once "$@") && { [ -z "$out" ] || echo "$out"; return 0; }
+	if grep -qs "Correlation coefficient" "$TOOL_OUT/server" "$TOOL_OUT/client"; then
+		echo "# $8: perftest doubted its clock; once more"
+		tool_pair_once "$@"
+		return
+	fi
+	echo "$out"
+	return 1
+}
+
+tool_pair_once() {
 	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 gopt=$7 tool=$8
 	local sgid cgid port pid rc=0 src=0
 	shift 8
@@ -220,7 +240,6 @@ tool_pair() {
 	cgid=$(topo_gid "$cdev" "$caddr" "$cns") ||
 		{ echo "no GID for $saddr on $sdev or $caddr on $cdev"; return 1; }
 	port=$(topo_port)
-	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
 	in_ns "$sns" timeout "$TOOL_TIMEOUT" stdbuf -oL "$tool" -d "$sdev" "$gopt" "$sgid" -p "$port" "$@" \
 		>"$TOOL_OUT/server" 2>&1 &
 	pid=$!
