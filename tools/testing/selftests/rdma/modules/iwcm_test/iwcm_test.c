@@ -755,9 +755,16 @@ out:
 	return ret;
 }
 
-/* Connects @a to the listener and accepts: the passive id, or NULL. */
+/*
+ * Connects @a to the listener and accepts: the passive id, or NULL.
+ * @a's addresses are read before the connect: a handler that returns
+ * non-zero on CONNECT_REPLY (it_reply_destroys()) has iw_cm free @a
+ * once it returns, while the reply is still being checked here.
+ */
 static struct iw_cm_id *it_establish(struct iw_cm_id *a, int *nl, int *na)
 {
+	struct sockaddr_storage a_local = a->local_addr;
+	struct sockaddr_storage a_remote = a->remote_addr;
 	struct iw_cm_conn_param param = {
 		.private_data = "world",
 		.private_data_len = 6,
@@ -777,38 +784,45 @@ static struct iw_cm_id *it_establish(struct iw_cm_id *a, int *nl, int *na)
 		return NULL;
 	(*nl)++;
 	p = e->id;
+	/* Not a new id of ours: nothing of it to destroy. */
 	if (KTAP_BAD(p != it_listener && p->device == fiw.iw &&
-		     p->context == &ctx_l, "the new id") ||
-	    KTAP_BAD(!e->status && e->pdata_len == 6 &&
+		     p->context == &ctx_l, "the new id"))
+		return NULL;
+	if (KTAP_BAD(!e->status && e->pdata_len == 6 &&
 		     !memcmp(e->pdata, "hello", 6), "request: %d, %u bytes",
 		     e->status, e->pdata_len) ||
-	    KTAP_BAD(it_addr_eq(&e->local, &a->remote_addr) &&
-		     it_addr_eq(&e->remote, &a->local_addr),
+	    KTAP_BAD(it_addr_eq(&e->local, &a_remote) &&
+		     it_addr_eq(&e->remote, &a_local),
 		     "request %pISpc -> %pISpc", &e->remote, &e->local) ||
-	    KTAP_BAD(it_addr_eq(&p->remote_addr, &a->local_addr) &&
+	    KTAP_BAD(it_addr_eq(&p->remote_addr, &a_local) &&
 		     it_addr_eq(&p->local_addr, &it_listener->local_addr),
 		     "new id %pISpc -> %pISpc", &p->remote_addr, &p->local_addr))
-		return NULL;
+		goto fail;
 
 	r = iw_cm_accept(p, &param);
 	if (KTAP_BAD(!r, "accept: %d", r))
-		return NULL;
+		goto fail;
 	e = it_wait(&ctx_a, *na + 1, *na);
 	if (KTAP_BAD(e && e->id == a && e->type == IW_CM_EVENT_CONNECT_REPLY &&
 		     !e->status, "reply") ||
 	    KTAP_BAD(e->pdata_len == 6 && !memcmp(e->pdata, "world", 6),
 		     "reply: %u bytes", e->pdata_len) ||
-	    KTAP_BAD(it_addr_eq(&e->local, &a->local_addr) &&
-		     it_addr_eq(&e->remote, &a->remote_addr),
+	    KTAP_BAD(it_addr_eq(&e->local, &a_local) &&
+		     it_addr_eq(&e->remote, &a_remote),
 		     "reply %pISpc -> %pISpc", &e->local, &e->remote))
-		return NULL;
+		goto fail;
 	(*na)++;
 	e = it_wait(&ctx_l, *nl + 1, *nl);
 	if (KTAP_BAD(e && e->id == p && e->type == IW_CM_EVENT_ESTABLISHED &&
 		     !e->status, "no ESTABLISHED"))
-		return NULL;
+		goto fail;
 	(*nl)++;
 	return p;
+
+fail:
+	/* Whatever state it is in, the passive id must not outlive the case. */
+	iw_destroy_cm_id(p);
+	return NULL;
 }
 
 /* Both ends of an established connection hold their QP. */
