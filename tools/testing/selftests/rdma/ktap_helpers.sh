@@ -22,6 +22,16 @@ ktap_fail=0
 ktap_skip=0
 ktap_xfail=0
 ktap_plan=
+ktap_lap=$SECONDS
+
+# What a result cost, when it cost enough to matter to make check's time
+# budget: "# N s" after each result that took 5 s or more since the last.
+ktap_print_lap() {
+	local took=$((SECONDS - ktap_lap))
+
+	ktap_lap=$SECONDS
+	[ "$took" -lt 5 ] || echo "# $took s"
+}
 
 ktap_print_header() {
 	echo "TAP version 13"
@@ -41,12 +51,14 @@ ktap_test_pass() {
 	ktap_n=$((ktap_n + 1))
 	ktap_pass=$((ktap_pass + 1))
 	echo "ok $ktap_n $1"
+	ktap_print_lap
 }
 
 ktap_test_fail() {
 	ktap_n=$((ktap_n + 1))
 	ktap_fail=$((ktap_fail + 1))
 	echo "not ok $ktap_n $1"
+	ktap_print_lap
 }
 
 # ktap_test_skip DESCRIPTION REASON
@@ -54,6 +66,7 @@ ktap_test_skip() {
 	ktap_n=$((ktap_n + 1))
 	ktap_skip=$((ktap_skip + 1))
 	echo "ok $ktap_n $1 # SKIP ${2:-}"
+	ktap_print_lap
 }
 
 # ktap_test_todo DESCRIPTION REASON COMMAND...: a requirement known not to
@@ -72,6 +85,7 @@ ktap_test_todo() {
 		ktap_n=$((ktap_n + 1))
 		ktap_xfail=$((ktap_xfail + 1))
 		echo "not ok $ktap_n $desc # TODO $reason"
+		ktap_print_lap
 	fi
 }
 

@@ -6,21 +6,21 @@
 # peer's receive backlog, which now overflows within one 64 KiB message
 # sent from a softirq, and veth_xmit() then returns NET_XMIT_DROP.
 #
-# Each case must complete, and no packet may be retransmitted: a refused
-# packet is built again after a pause, so the peer never sees a hole
-# (duplicate_request and completer_retry_err stay 0 on both devices).
+# Each case must complete, and a refused packet must not be
+# retransmitted: it is built again after a pause, so the peer never sees
+# a hole (out_of_seq_request and rcvd_seq_err stay 0 on both devices).
 # Packets must have been refused (send_err > 0), or the case tested
 # nothing: it skips, naming the counters.
 #
-# On a slower kernel (OOT_TIMEOUT_SCALE above 1: the debug kernel under
-# TCG) answers can come later than the QP's 67 ms timeout, and a timer
-# then fires with nothing lost: stock, on the debug kernel, 2517
-# retries and 11138 duplicates in the ping-pong.  There the case asserts
-# that the peer never saw a hole (out_of_seq_request and rcvd_seq_err
-# stay 0) and that each timeout cost about one packet, the probe
-# (duplicate_request at most twice completer_retry_err), where going
-# back N had cost twenty (89000 duplicates, 4481 retries, 70 of 100
-# iterations in 240 s).  Stock goes back N: its ping-pong skips there.
+# The QP's timeout (67 ms) is not an assertion on timing: on a starved
+# guest (CI's two guests on two cores, the debug kernel under TCG) an
+# answer can come later than that, and a timer then fires with nothing
+# lost.  So a case may see retries, but each timeout must cost about one
+# packet, the probe (duplicate_request at most twice
+# completer_retry_err), where going back N costs twenty or more: stock,
+# ib_write_bw below, 177 duplicates after 8 retries; on the debug kernel
+# its ping-pong, 11138 duplicates after 2517 retries (70 of 100
+# iterations in 240 s), so that case skips on stock there.
 #
 # Measured under TCG, 6.1.0-56 stock:
 #   - ibv_srq_pingpong -s 65536 -n 100: send_err 155, no duplicate;
@@ -89,10 +89,9 @@ refused() {
 	elif [ "$hole" != 0 ]; then
 		echo "# the peer saw a hole: $hole out-of-sequence packets"
 		ktap_test_fail "$desc"
-	elif [ $((dup + retry)) = 0 ]; then
-		ktap_test_pass "$desc"
-	elif [ "$slow" = 1 ] && [ "$dup" -le $((2 * retry)) ]; then
-		echo "# a slow kernel: $retry timeouts, $dup duplicates"
+	elif [ "$dup" -le $((2 * retry)) ]; then
+		[ "$retry" = 0 ] ||
+			echo "# a starved guest: $retry timeouts, $dup duplicates"
 		ktap_test_pass "$desc"
 	else
 		echo "# sent again: $dup duplicates after $retry timeouts"
