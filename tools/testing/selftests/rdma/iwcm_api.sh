@@ -80,8 +80,15 @@ run_module() {
 	# A device without iWARP verbs: rxe0 on a veth.
 	veth_setup && rdma link add rxe0 type rxe netdev "$VETH" &&
 		args+=(dev=rxe0)
-	# The stock iw_cm calls the missing verbs of such a device.
-	ours && args+=(noiw_ops=1)
+	# The stock iw_cm calls the missing verbs of such a device, and
+	# BUG()s when an id listens twice or connects again after a
+	# refusal (iwcm_test.c, reuse).
+	if ours; then
+		args+=(noiw_ops=1)
+	else
+		args+=(reuse=0)
+		echo "# stock: no id listens twice or connects again (it BUG()s in alloc_work_entries)"
+	fi
 
 	out=$(test_module_load iwcm_test "${args[@]}") || load_rc=$?
 	if [ $load_rc != 0 ]; then
