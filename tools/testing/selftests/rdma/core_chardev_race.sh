@@ -25,7 +25,7 @@ modprobe rdma_rxe
 modprobe ib_uverbs
 
 settled_empty() {
-	eventually 10 test -z "$(rxe_devices)"
+	eventually 10 no_rdma_devices
 }
 
 # storm_check OUT...: every storm ended cleanly and, together, got a

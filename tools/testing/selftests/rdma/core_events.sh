@@ -38,7 +38,7 @@ events_vs_removal() {
 		rdma link del rxe0 || return 1
 		wait
 	done
-	eventually 10 test -z "$(rxe_devices)" && timeout 20 ip link del "$VETH"
+	eventually 10 no_rdma_devices && timeout 20 ip link del "$VETH"
 }
 ktap_test_result "port events racing device removal" events_vs_removal
 

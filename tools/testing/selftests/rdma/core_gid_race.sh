@@ -49,7 +49,7 @@ ktap_test_result "GID attrs put while addresses come and go" gid_churn
 
 # Every deleted GID was freed: the device and its netdev go cleanly.
 gone_cleanly() {
-	eventually 10 test -z "$(rxe_devices)" && timeout 20 ip link del "$VETH"
+	eventually 10 no_rdma_devices && timeout 20 ip link del "$VETH"
 }
 ktap_test_result "the device and netdev go afterwards" gone_cleanly
 

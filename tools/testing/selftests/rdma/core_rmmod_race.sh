@@ -21,7 +21,7 @@ ktap_set_plan 3
 rdma_unload_all
 
 settled_empty() {
-	eventually 10 test -z "$(rxe_devices)"
+	eventually 10 no_rdma_devices
 }
 
 two_veths() {

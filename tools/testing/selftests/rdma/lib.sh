@@ -198,6 +198,12 @@ rxe_devices() {
 	ls /sys/class/infiniband 2>/dev/null | sort | tr '\n' ' '
 }
 
+# No RDMA device left (for eventually, which runs a command again and
+# again: "test -z $(rxe_devices)" would test one expansion forever).
+no_rdma_devices() {
+	[ -z "$(rxe_devices)" ]
+}
+
 # verbs_holder_start DIR ARGS...: start verbs_holder.py (ARGS: its
 # options and action) in the background with DIR as its handshake
 # directory; HOLDER_PID is its pid.  Returns once it holds the device.

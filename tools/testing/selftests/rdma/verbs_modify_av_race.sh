@@ -30,9 +30,9 @@ own_gid=2001:0db8:0000:0000:0000:0000:0000:0001
 ip -6 addr add 2001:db8::1/64 dev "$VETH" nodad
 gid_index() {
 	grep -lx "$own_gid" /sys/class/infiniband/rxe0/ports/1/gids/* |
-		head -n 1 | sed 's|.*/||'
+		head -n 1 | sed 's|.*/||' | grep .
 }
-eventually 10 test -n "$(gid_index)"
+eventually 10 gid_index
 idx=$(gid_index)
 
 race() {
