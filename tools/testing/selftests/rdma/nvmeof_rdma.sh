@@ -6,11 +6,15 @@
 # namespace on rxe0, discovery, connect, 64 MiB of O_DIRECT writes read
 # back and compared, disconnect and target teardown; then a target port
 # removed while the host is connected, which the host must survive
-# (reconnecting or failing its I/O) and let go of when told to.  Nothing
-# is left in `rdma res` and the modules unload.
+# (reconnecting or failing its I/O) and let go of when told to; then the
+# device itself removed (rdma link del) under a connected controller:
+# nvme-rdma and nvmet-rdma get their device-removal callbacks and let
+# go, and the removal returns.  Nothing is left in `rdma res` and the
+# modules unload.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
+. "$(dirname "$0")/ulp_lib.sh"
 
 NQN=nqn.2026-11.org.oot-rdma:nvmeof-rdma
 HOSTNQN=nqn.2026-11.org.oot-rdma:host
@@ -26,34 +30,11 @@ if ! command -v nvme >/dev/null; then
 	echo "# SKIP nvme-cli is not installed (scripts/setup installs it)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 7
+ktap_set_plan 8
 
 rdma_unload_all
 modprobe configfs
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-
-# The controller nvme-rdma made for our subsystem, e.g. nvme0, or nothing.
-ctrl() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		[ "$(cat "$c/subsysnqn")" = "$NQN" ] && { basename "$c"; return; }
-	done
-}
-
-# The block device of namespace $1 of our subsystem: with native
-# multipath (Debian's default) the head, nvmeXnY, not a path nvmeXcZnY.
-ns_dev() {
-	local b name
-	for b in /sys/block/nvme*n*; do
-		name=${b##*/}
-		[[ $name != nvme*c*n* ]] || continue
-		[ "$(cat "$b/nsid" 2>/dev/null)" = "$1" ] || continue
-		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-		echo "/dev/$name"
-		return
-	done
-}
 
 target_port_up() {
 	mkdir "$CFS/ports/1" &&
@@ -103,29 +84,24 @@ connect() {
 	local c
 	timeout $((60 * ${OOT_TIMEOUT_SCALE:-1})) nvme connect -t rdma \
 		-n "$NQN" -a "$ONE_IP" -s "$PORT" --hostnqn="$HOSTNQN" || return 1
-	eventually 30 test -n "$(ctrl)" || { echo "no controller"; return 1; }
-	c=$(ctrl)
+	eventually 30 nvme_ctrl "$NQN" || { echo "no controller"; return 1; }
+	c=$(nvme_ctrl "$NQN")
 	expect_eq "$c transport" "$(cat "/sys/class/nvme/$c/transport")" rdma &&
-	eventually 30 grep -qx live "/sys/class/nvme/$c/state" &&
-	eventually 30 test -n "$(ns_dev 1)" &&
-	eventually 30 test -n "$(ns_dev 2)"
+	eventually 30 nvme_live "$NQN" &&
+	eventually 30 nvme_ns_dev "$NQN" 1 &&
+	eventually 30 nvme_ns_dev "$NQN" 2
 }
 ktap_test_result "nvme connect -t rdma: a live controller with both namespaces" connect
 
 io() {
 	local f n
-	f=$(ns_dev 1) n=$(ns_dev 2)
+	f=$(nvme_ns_dev "$NQN" 1) n=$(nvme_ns_dev "$NQN" 2)
 	if [ -z "$f" ] || [ -z "$n" ]; then
 		echo "no namespaces"
 		return 1
 	fi
 	echo "# $f: $(blockdev --getsize64 "$f") bytes, $n: $(blockdev --getsize64 "$n") bytes; backing $(stat -c %s "$BACKING")"
-	dd if=/dev/urandom of="$WORK/src" bs=1M count="$MIB" status=none &&
-	dd if="$WORK/src" of="$f" bs=1M oflag=direct conv=fsync status=none &&
-	dd if="$f" of="$WORK/dst" bs=1M count="$MIB" iflag=direct status=none ||
-		return 1
-	expect_eq "sha256 of $MIB MiB read back" \
-		"$(sha256sum <"$WORK/dst")" "$(sha256sum <"$WORK/src")" &&
+	blk_roundtrip "$f" "$MIB" "$WORK" &&
 	dd if="$n" of=/dev/null bs=1M count="$MIB" iflag=direct status=none &&
 	dd if=/dev/zero of="$n" bs=1M count="$MIB" oflag=direct status=none
 }
@@ -134,7 +110,7 @@ ktap_test_result "$MIB MiB of O_DIRECT I/O, read back and compared" io
 disconnect() {
 	timeout $((60 * ${OOT_TIMEOUT_SCALE:-1})) nvme disconnect -n "$NQN" ||
 		return 1
-	eventually 30 test -z "$(ctrl)" || { echo "$(ctrl) still there"; return 1; }
+	eventually 30 nvme_ctrl_gone "$NQN" || { echo "$(nvme_ctrl "$NQN") still there"; return 1; }
 }
 ktap_test_result "nvme disconnect removes the controller" disconnect
 
@@ -144,25 +120,34 @@ ktap_test_result "nvme disconnect removes the controller" disconnect
 port_removed() {
 	local c
 	connect >/dev/null || { echo "connect failed"; return 1; }
-	c=$(ctrl)
+	c=$(nvme_ctrl "$NQN")
 	target_port_down
 	eventually 60 sh -c "! grep -qx live /sys/class/nvme/$c/state" ||
 		{ echo "$c: still live with no port"; return 1; }
 	echo "# $c after the port went: $(cat "/sys/class/nvme/$c/state" 2>/dev/null)"
 	timeout $((120 * ${OOT_TIMEOUT_SCALE:-1})) nvme disconnect -n "$NQN" ||
 		{ echo "disconnect failed"; return 1; }
-	eventually 30 test -z "$(ctrl)"
+	eventually 30 nvme_ctrl_gone "$NQN"
 }
 ktap_test_result "a port removed under a connected host: the host lets go" port_removed
 
-# No QP in `rdma res` but the MAD layer's (for eventually).
-no_rc_qps() {
-	! rdma res show qp | grep -qv 'type GSI'
+# rxe0 goes under a connected controller, host and target on it: the
+# removal must return, and the host's controller must go (nvme-rdma
+# deletes the controllers of a device that goes away).
+device_removed() {
+	local t0
+	target_port_up && connect >/dev/null || { echo "connect failed"; return 1; }
+	t0=$(date +%s)
+	timeout $((120 * ${OOT_TIMEOUT_SCALE:-1})) rdma link del "$ONE_DEV" ||
+		{ echo "rdma link del failed or hung"; return 1; }
+	echo "# rdma link del returned after $(($(date +%s) - t0)) s"
+	eventually 60 nvme_ctrl_gone "$NQN" || { echo "$(nvme_ctrl "$NQN") still there"; return 1; }
 }
+ktap_test_result "rdma link del under a connected controller: both sides let go" device_removed
 
 teardown() {
 	local s=$CFS/subsystems/$NQN ns
-	[ -z "$(ctrl)" ] || nvme disconnect -n "$NQN" >/dev/null
+	[ -z "$(nvme_ctrl "$NQN")" ] || nvme disconnect -n "$NQN" >/dev/null
 	target_port_down
 	for ns in 1 2; do
 		[ -d "$s/namespaces/$ns" ] || continue
