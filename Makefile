@@ -145,7 +145,7 @@ help:
 	@echo 'make check       build, sparse, checkpatch and the VM selftests'
 	@echo 'make check KERNEL=debug  the VM selftests on the debug kernel'
 	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
-	@echo 'make soak        make check with the cycle and race tests at SOAK=4x rounds'
+	@echo 'make soak        make check with the cycle and race tests at SOAK=4x rounds, one guest of 2 vCPUs'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
