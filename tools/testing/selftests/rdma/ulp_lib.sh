@@ -4,8 +4,8 @@
 # nvmeof_rdma.sh) and make perf (scripts/lib/perf-guest) both need it:
 # an NFS server listening on RDMA and a client mount of it, the lookups
 # of an NVMe-oF controller and namespace in sysfs, and whether a ULP has
-# let its connections go.  The caller
-# defines eventually and expect_eq (lib.sh, or perf-guest's own).
+# let its connections go.  The caller defines eventually and expect_eq
+# (lib.sh, or perf-guest's own).
 #
 # Every step that can hang is bounded by ULP_BOUND seconds (default 120,
 # times OOT_TIMEOUT_SCALE on the debug kernel): a hang fails the step
