@@ -111,10 +111,14 @@ else
 	ktap_test_skip "$desc" \
 		"stock goes back N at each timeout (debug kernel: 11138 duplicates, 2517 retries)"
 fi
+# 300 iterations each; 100 on the debug kernel, where ib_send_bw's 300
+# outlasted the tool's bound (195 s, 881 timeouts, no packet lost).
+iters=300
+[ "$slow" = 0 ] || iters=100
 for tool in ib_read_bw ib_write_bw ib_send_bw; do
 	desc="$tool 64 KiB, refused packets sent again"
 	if ours; then
-		refused "$desc" -x "$tool" -s 65536 -n 300
+		refused "$desc" -x "$tool" -s 65536 -n "$iters"
 	else
 		ktap_test_skip "$desc" \
 			"stock retransmits (177 duplicates in ib_write_bw) and WARNs in rxe_completer on READ"
