@@ -202,10 +202,13 @@ struct rxe_send_wqe *rxe_comp_oldest(struct rxe_qp *qp)
 
 /*
  * Timeouts that prove spurious lengthen the timer, up to the four times
- * the QP's timeout that IBTA allows.  A timeout was spurious when the
- * answer to its probe acknowledges PSNs the probe did not carry: the
- * responder had them from the first time, and its answer was only late
- * (a slow or loaded host).
+ * the QP's timeout that IBTA allows: a late answer (a slow or loaded
+ * host) is not a loss.  A timeout was spurious when the answer to its
+ * probe acknowledges everything outstanding, past what the probe
+ * carried (the responder had it all from the first time), or arrives
+ * before the probe left.  A lost ACK looks the same; so the timer
+ * comes back one step each time a window empties without a timeout
+ * (rxe_comp_progress()), and a lossy wire never keeps it long.
  */
 #define RXE_TIMEOUT_SHIFT_MAX	2
 
@@ -216,11 +219,19 @@ static void rxe_comp_spurious(struct rxe_req_info *req)
 }
 
 /*
- * Progress past the probe's last PSN answers it.  Beyond the probe: the
- * timeout was spurious, and what is still outstanding waits for its own
- * answer (or the next timeout).  Up to the probe exactly, with more
- * outstanding: the responder holds nothing after the probe, which was
- * the hole, and the rest goes again at once.
+ * Progress past the probe's last PSN answers it.
+ *  - Everything acknowledged: the timeout was spurious.
+ *  - Up to the probe exactly, with more outstanding: the responder holds
+ *    nothing after the probe, which was the hole; the rest goes again at
+ *    once.
+ *  - Beyond the probe, with more outstanding: the responder had more
+ *    than the probe, and either its answers are late or a packet after
+ *    them is lost (a burst's last packet, or one whose NAK was lost: the
+ *    common case, as ACKs are coalesced and comp_psn lags behind).  A
+ *    second probe, at the new comp_psn, tells at once; waiting for the
+ *    next timeout instead cost one more timeout per loss.  One such
+ *    probe per timeout: each costs a duplicate when the answers are only
+ *    late, so a timeout costs at most two.
  */
 static void rxe_comp_probe_answered(struct rxe_qp *qp)
 {
@@ -228,17 +239,27 @@ static void rxe_comp_probe_answered(struct rxe_qp *qp)
 	u32 next = (req->probe_psn + 1) & RXE_BTH_PSN_MASK;
 
 	req->probing = false;
-	if (rxe_psn_cmp(req->comp_psn, next) > 0) {
-		rxe_comp_spurious(req);
+	if (req->comp_psn == req->psn) {
+		if (rxe_psn_cmp(req->comp_psn, next) > 0)
+			rxe_comp_spurious(req);
 		return;
 	}
-	if (req->comp_psn != req->psn) {
-		rxe_req_rewind(qp);
-		req->in_retry = true;
+	if (rxe_psn_cmp(req->comp_psn, next) > 0) {
+		if (req->reprobe) {
+			req->reprobe = false;
+			req->probe_owed = true;
+			req->probing = true;
+		}
+		return;
 	}
+	rxe_req_rewind(qp);
+	req->in_retry = true;
 }
 
-/* Progress: the retry budgets start over, the timer runs on. */
+/*
+ * Progress: the retry budgets start over, the timer runs on, and comes
+ * back one step when the window empties with no timeout in it.
+ */
 static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
 {
 	struct rxe_req_info *req = &qp->req;
@@ -257,10 +278,14 @@ static void rxe_comp_progress(struct rxe_qp *qp, u32 psn)
 	} else if (req->probing && rxe_psn_cmp(psn, req->probe_psn) > 0) {
 		rxe_comp_probe_answered(qp);
 	}
-	if (req->comp_psn == req->psn)
-		del_timer(&req->retrans_timer);
-	else
+	if (req->comp_psn != req->psn) {
 		rxe_req_arm_retrans(qp);
+		return;
+	}
+	del_timer(&req->retrans_timer);
+	if (!req->window_timed_out && req->timeout_shift)
+		req->timeout_shift--;
+	req->window_timed_out = false;
 }
 
 /* The oldest WQE fails with @status: the QP goes to ERR (flushes). */
@@ -335,6 +360,8 @@ static void rxe_comp_timeout(struct rxe_qp *qp)
 		return;
 	req->probe_owed = true;
 	req->probing = true;
+	req->reprobe = true;
+	req->window_timed_out = true;
 	rxe_req_arm_retrans(qp);
 }
 

@@ -756,6 +756,8 @@ static void rxe_req_reinit(struct rxe_qp *qp)
 	req->timeout_shift = 0;
 	req->probe_owed = false;
 	req->probing = false;
+	req->reprobe = false;
+	req->window_timed_out = false;
 	rxe_xmit_wait_reset(&req->xmit_wait);
 	req->drained = false;
 	req->events = 0;

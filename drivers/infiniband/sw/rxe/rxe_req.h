@@ -88,11 +88,15 @@ struct rxe_req_info {
 	 * probes (rxe_req_send_probe()): probe_owed until the packet at
 	 * comp_psn has gone again, with AckReq; probing, with nothing new
 	 * sent, until progress passes probe_psn, the probe's last PSN
-	 * (rxe_comp_progress()).
+	 * (rxe_comp_progress()); reprobe while one more probe may follow
+	 * (rxe_comp_probe_answered()).  window_timed_out: a timeout since
+	 * the window last emptied (the timer comes back a step if not).
 	 */
 	u8			timeout_shift;
 	bool			probe_owed;
 	bool			probing;
+	bool			reprobe;
+	bool			window_timed_out;
 	u32			probe_psn;
 	/* IB_EVENT_SQ_DRAINED raised for the current SQD. */
 	bool			drained;

@@ -21,7 +21,15 @@
 #     object is left on either device;
 #   - with every packet dropped and retry_cnt 7, the requester
 #     retransmits for ever, as stock (rxe_traffic.py retry-forever): no
-#     completion in 3 s, then the SEND completes once the loss ends.
+#     completion in 3 s, then the SEND completes once the loss ends;
+#   - a burst's last packet lost (a tc filter drops the first RDMA WRITE
+#     LAST): the WRITE completes after one timeout (completer_retry_err
+#     1), with no hole at the responder and, on ours, at most two
+#     packets it already had sent again (rxe.rst, "The retransmission
+#     timer": the probe, then one more at the hole).  Measured: ours
+#     1 timeout, 1 duplicate, 1.09 s; before that second probe, ours
+#     waited a second, doubled timeout (2 timeouts, 3.30 s); stock goes
+#     back N (1 timeout, 15 duplicates, 1.10 s).
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
@@ -29,7 +37,7 @@
 LOSS_MIB=${LOSS_MIB:-1}
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 rdma_unload_all
 modprobe ib_uverbs
@@ -108,6 +116,48 @@ retry_forever() {
 ktap_test_result "100% loss, retry_cnt 7: retransmits for ever, completes once packets pass" \
 	retry_forever
 rm -rf "$tmp"
+
+# Only the first WRITE LAST, on the responder's side of the veth: a
+# drop at the requester's egress would be a refusal, which rxe sends
+# again at once (rxe_xmit.c), not a loss.  A policer whose bucket holds
+# one such packet and refills in about ten seconds drops what conforms
+# (the first) and passes what exceeds (the requester's copies).  u32
+# offsets are from the IPv4 header: UDP at 20, the BTH's opcode at 28.
+drop_first_write_last() {
+	tc qdisc add dev "$TWO_IF2" clsact &&
+		tc filter add dev "$TWO_IF2" ingress protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 0x08 0xff at 28 \
+			action police rate 1kbit burst 1500 mtu 64k \
+			conform-exceed pass/drop
+}
+
+tail_loss() {
+	local retry dup oos stats dropped rc=0
+	retry=$(hw_counter "$TWO_DEV1" completer_retry_err)
+	dup=$(hw_counter "$TWO_DEV2" duplicate_request)
+	oos=$(hw_counter "$TWO_DEV2" out_of_seq_request)
+	drop_first_write_last || { echo "no tc police filter"; return 1; }
+	traffic tail-loss || rc=1
+	stats=$(tc -s filter show dev "$TWO_IF2" ingress)
+	dropped=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' |
+		head -1)
+	[ "$dropped" = 1 ] || echo "$stats"
+	tc qdisc del dev "$TWO_IF2" clsact
+	retry=$(($(hw_counter "$TWO_DEV1" completer_retry_err) - retry))
+	dup=$(($(hw_counter "$TWO_DEV2" duplicate_request) - dup))
+	oos=$(($(hw_counter "$TWO_DEV2" out_of_seq_request) - oos))
+	echo "# $retry timeouts, $dup duplicates, $oos out of sequence"
+	expect_eq "WRITE LAST packets dropped" "$dropped" 1 || rc=1
+	expect_eq "$TWO_DEV1 completer_retry_err" "$retry" 1 || rc=1
+	expect_eq "$TWO_DEV2 out_of_seq_request" "$oos" 0 || rc=1
+	if ours && [ "$dup" -gt 2 ]; then
+		echo "$dup duplicates, more than the two probes"
+		rc=1
+	fi
+	return $rc
+}
+ktap_test_result "a burst's last packet lost: one timeout, nothing else lost" tail_loss
 
 netem loss 0%
 topo_down

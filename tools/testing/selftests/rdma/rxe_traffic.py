@@ -23,6 +23,10 @@ Cases:
                  loss: the case creates GO.ready (QPs connected: stock
                  resolves the peer's MAC then) and waits for GO.lost,
                  then creates GO.lossy and waits for GO (--go)
+    tail-loss    one RDMA WRITE of 16 KiB at path MTU 1024 and QP timeout
+                 18 (1.07 s) whose last packet the caller drops (once):
+                 it completes, and the responder's buffer holds the
+                 requester's bytes; the caller judges the counters
     counters     a fixed sequence at path MTU 1024: SEND 4 KiB, WRITE
                  8 KiB, READ 8 KiB, FETCH_ADD, each completed before the
                  next
@@ -368,6 +372,27 @@ def counters(a):
     resp.close()
 
 
+def tail_loss(a):
+    req, resp = pair(a, timeout=18)
+    n = 16384
+    lmr = MR(req.pd, n, ACCESS_ALL)
+    rmr = MR(resp.pd, n, ACCESS_ALL)
+    data = os.urandom(n)
+    lmr.write(data, n)
+    wr = send_wr(1, e.IBV_WR_RDMA_WRITE, lmr, 0, n)
+    wr.set_wr_rdma(rmr.rkey, rmr.buf)
+    t0 = time.monotonic()
+    req.qp.post_send(wr)
+    ok(poll(req.cq)[0], "WRITE")
+    print("# completed after %.2f s" % (time.monotonic() - t0))
+    if rmr.read(n, 0) != data:
+        problem("the responder's buffer differs from the WRITE's source")
+    lmr.close()
+    rmr.close()
+    req.close()
+    resp.close()
+
+
 def fill(mr, off, n, seed):
     """n bytes at off of mr that differ from any other seed's."""
     data = hashlib.sha256(b"%d" % seed).digest() * (n // 32 + 1)
@@ -542,6 +567,7 @@ def window_bounds(a):
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,
+             "tail-loss": tail_loss,
              "layouts": layouts, "windows": windows,
              "window-bounds": window_bounds}
     ap = argparse.ArgumentParser()
