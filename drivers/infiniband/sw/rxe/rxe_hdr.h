@@ -118,10 +118,20 @@ struct rxe_ieth {
 #define RXE_ICRC_SIZE		4
 #define RXE_MAX_HDR_LENGTH	80	/* IPv6 + UDP + BTH + RETH + ICRC */
 
-/* PSNs are 24-bit and compared in a window of half their space. */
+/*
+ * PSNs are 24-bit and compared in a window of half their space.  Only
+ * the sign of the result means anything: it is the distance scaled by
+ * 2^8, so a distance is rxe_psn_dist()'s.
+ */
 static inline int rxe_psn_cmp(u32 a, u32 b)
 {
 	return (s32)((a - b) << 8);
+}
+
+/* How many PSNs from @b up to @a (@a not before @b). */
+static inline u32 rxe_psn_dist(u32 a, u32 b)
+{
+	return (a - b) & RXE_BTH_PSN_MASK;
 }
 
 /*

@@ -674,7 +674,7 @@ static bool rxe_req_may_start(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	if ((wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) && req->rd_atomic <= 0)
 		return false;
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    rxe_psn_cmp(req->psn, req->comp_psn) >= RXE_MAX_UNACKED_PSNS)
+	    rxe_psn_dist(req->psn, req->comp_psn) >= RXE_MAX_UNACKED_PSNS)
 		return false;
 	return true;
 }

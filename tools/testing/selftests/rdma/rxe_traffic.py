@@ -27,6 +27,12 @@ Cases:
                  18 (1.07 s) whose last packet the caller drops (once):
                  it completes, and the responder's buffer holds the
                  requester's bytes; the caller judges the counters
+    pipeline     three chains of 16 WRs, each posted with one call and
+                 completed before the next: RDMA READs of 20 KiB (the
+                 QP's max_rd_atomic is 4), SENDs of 4 KiB and RDMA
+                 WRITEs of 64 KiB, at path MTU 1024, each checked byte
+                 for byte; the caller judges from a capture how many
+                 were in flight at once
     counters     a fixed sequence at path MTU 1024: SEND 4 KiB, WRITE
                  8 KiB, READ 8 KiB, FETCH_ADD, each completed before the
                  next
@@ -393,6 +399,47 @@ def tail_loss(a):
     resp.close()
 
 
+def chain(wrs):
+    for i in range(len(wrs) - 1):
+        wrs[i].next_wr = wrs[i + 1]
+    return wrs[0]
+
+
+def pipeline(a):
+    k, slot = 16, 64 << 10
+    req, resp = pair(a, depth=2 * k)
+    lmr = MR(req.pd, k * slot, ACCESS_ALL)
+    rmr = MR(resp.pd, k * slot, ACCESS_ALL)
+    for what, op, n in (("READ", e.IBV_WR_RDMA_READ, 20 << 10),
+                        ("SEND", e.IBV_WR_SEND, 4 << 10),
+                        ("WRITE", e.IBV_WR_RDMA_WRITE, slot)):
+        # WR i moves the n bytes at slot i of the source to slot i of
+        # the destination.
+        src, dst = (rmr, lmr) if op == e.IBV_WR_RDMA_READ else (lmr, rmr)
+        src.write(os.urandom(k * slot), k * slot)
+        wrs = []
+        for i in range(k):
+            wrs.append(send_wr(i, op, lmr, i * slot, n))
+            if op == e.IBV_WR_SEND:
+                resp.qp.post_recv(recv_wr(i, rmr, i * slot, n))
+            else:
+                wrs[i].set_wr_rdma(rmr.rkey, rmr.buf + i * slot)
+        req.qp.post_send(chain(wrs))
+        for wc in poll(req.cq, k):
+            ok(wc, what)
+        if op == e.IBV_WR_SEND:
+            for wc in poll(resp.cq, k):
+                ok(wc, "RECV")
+        for i in range(k):
+            if dst.read(n, i * slot) != src.read(n, i * slot):
+                problem("%s %d: the destination's bytes differ from the source's" % (what, i))
+                break
+    lmr.close()
+    rmr.close()
+    req.close()
+    resp.close()
+
+
 def fill(mr, off, n, seed):
     """n bytes at off of mr that differ from any other seed's."""
     data = hashlib.sha256(b"%d" % seed).digest() * (n // 32 + 1)
@@ -567,7 +614,7 @@ def window_bounds(a):
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,
-             "tail-loss": tail_loss,
+             "tail-loss": tail_loss, "pipeline": pipeline,
              "layouts": layouts, "windows": windows,
              "window-bounds": window_bounds}
     ap = argparse.ArgumentParser()
