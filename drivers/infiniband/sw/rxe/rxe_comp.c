@@ -218,6 +218,13 @@ static void rxe_comp_spurious(struct rxe_req_info *req)
 		req->timeout_shift++;
 }
 
+/* The requester sends a probe next, and nothing new until it is answered. */
+static void rxe_comp_owe_probe(struct rxe_req_info *req)
+{
+	req->probe_owed = true;
+	req->probing = true;
+}
+
 /*
  * Progress past the probe's last PSN answers it.
  *  - Everything acknowledged: the timeout was spurious.
@@ -237,18 +244,18 @@ static void rxe_comp_probe_answered(struct rxe_qp *qp)
 {
 	struct rxe_req_info *req = &qp->req;
 	u32 next = (req->probe_psn + 1) & RXE_BTH_PSN_MASK;
+	bool beyond = rxe_psn_cmp(req->comp_psn, next) > 0;
 
 	req->probing = false;
 	if (req->comp_psn == req->psn) {
-		if (rxe_psn_cmp(req->comp_psn, next) > 0)
+		if (beyond)
 			rxe_comp_spurious(req);
 		return;
 	}
-	if (rxe_psn_cmp(req->comp_psn, next) > 0) {
+	if (beyond) {
 		if (req->reprobe) {
 			req->reprobe = false;
-			req->probe_owed = true;
-			req->probing = true;
+			rxe_comp_owe_probe(req);
 		}
 		return;
 	}
@@ -358,8 +365,7 @@ static void rxe_comp_timeout(struct rxe_qp *qp)
 
 	if (!wqe || !rxe_comp_take_retry(qp, wqe))
 		return;
-	req->probe_owed = true;
-	req->probing = true;
+	rxe_comp_owe_probe(req);
 	req->reprobe = true;
 	req->window_timed_out = true;
 	rxe_req_arm_retrans(qp);
