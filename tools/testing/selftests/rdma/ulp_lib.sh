@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kernel ULPs' own setup, as the selftests (nfs_rdma*.sh,
+# The kernel ULPs' own setup, as the selftests (nfs_rdma.sh, iser.sh,
 # nvmeof_rdma.sh) and make perf (scripts/lib/perf-guest) both need it:
 # an NFS server listening on RDMA and a client mount of it, the lookups
 # of an NVMe-oF controller and namespace in sysfs, and whether a ULP has
