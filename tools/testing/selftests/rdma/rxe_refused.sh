@@ -102,7 +102,12 @@ refused() {
 
 tmp=$(mktemp -d)
 TOOL_OUT=$tmp
-TOOL_TIMEOUT=120
+# A bound against hangs, scaled as rxe_topo.sh scales its default (set
+# after it, this one was not): on the debug kernel, beside a guest
+# running the ULP tests, the ping-pong's server outlasted a plain 120 s
+# with 85 s of iterations; alone it took 140 s, 43 in the iterations,
+# most of the rest setting up its 16 QPs.
+TOOL_TIMEOUT=$((120 * ${OOT_TIMEOUT_SCALE:-1}))
 
 desc="RC SEND ping-pong, 64 KiB, refused packets sent again"
 if ours || [ "$slow" = 0 ]; then
