@@ -134,8 +134,8 @@ void rxe_req_rewind(struct rxe_qp *qp)
 		if (rxe_psn_cmp(req->comp_psn, wqe->first_psn) > 0 &&
 		    (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))) {
 			/* The responder has the packets before comp_psn. */
-			rxe_dma_seek(wqe, ((req->comp_psn - wqe->first_psn) &
-					   RXE_BTH_PSN_MASK) * mtu);
+			rxe_dma_seek(wqe, rxe_psn_dist(req->comp_psn,
+						       wqe->first_psn) * mtu);
 			wqe->state = RXE_WQE_SENDING;
 			continue;
 		}
@@ -620,7 +620,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 		rxe_req_rewind(qp);
 		return 0;
 	}
-	off = (req->comp_psn - wqe->first_psn) & RXE_BTH_PSN_MASK;
+	off = rxe_psn_dist(req->comp_psn, wqe->first_psn);
 	rxe_req_save(qp, wqe, &undo);
 	/* A READ's position is already past what arrived (the completer). */
 	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))
