@@ -44,45 +44,36 @@ server_up() {
 ktap_test_result "nfsd on rxe2 listens on rdma $NFS_RDMA_PORT, the client on rxe1" \
 	server_up
 
-# io VERS: write, remount, read back, compare.
+# io VERS MIB NAME: MIB MiB written to NAME, remounted, read back,
+# compared, also with the server's file.
 io() {
-	local v=$1 f=$MNT/data.$1
+	local v=$1 mib=$2 f=$MNT/$3
 	nfs_mount "$SERVER" "$v" "$MNT" "$EXPORT" ||
 		{ echo "NFSv$v mount failed"; return 1; }
-	dd if=/dev/urandom of="$WORK/src" bs=1M count="$MIB" status=none &&
+	dd if=/dev/urandom of="$WORK/src" bs=1M count="$mib" status=none &&
 	dd if="$WORK/src" of="$f" bs=1M oflag=direct status=none &&
 	umount "$MNT" || return 1
 	nfs_mount "$SERVER" "$v" "$MNT" "$EXPORT" ||
 		{ echo "NFSv$v mount again failed"; return 1; }
 	dd if="$f" of="$WORK/dst" bs=1M iflag=direct status=none || return 1
 	umount "$MNT" || return 1
-	expect_eq "NFSv$v: sha256 of $MIB MiB read back" \
+	expect_eq "NFSv$v: sha256 of $mib MiB read back" \
 		"$(sha256sum <"$WORK/dst")" "$(sha256sum <"$WORK/src")" &&
 	expect_eq "NFSv$v: the file on the server" \
-		"$(sha256sum <"$EXPORT/data.$v")" "$(sha256sum <"$WORK/src")"
+		"$(sha256sum <"$EXPORT/$3")" "$(sha256sum <"$WORK/src")"
 }
-ktap_test_result "NFSv4.2 over RDMA: $MIB MiB written, remounted, read back" io 4.2
-ktap_test_result "NFSv3 over RDMA: $MIB MiB written, remounted, read back" io 3
+ktap_test_result "NFSv4.2 over RDMA: $MIB MiB written, remounted, read back" \
+	io 4.2 "$MIB" data.4.2
+ktap_test_result "NFSv3 over RDMA: $MIB MiB written, remounted, read back" \
+	io 3 "$MIB" data.3
 
 # The loss applies both ways: requests and ACKs, READ responses.
 lossy_io() {
-	local dev f=$MNT/lossy rc=0
+	local dev rc=0
 	for dev in "$TWO_IF1" "$TWO_IF2"; do
 		tc qdisc add dev "$dev" root netem loss 1% || return 1
 	done
-	dd if=/dev/urandom of="$WORK/src" bs=1M count="$LOSS_MIB" status=none
-	if nfs_mount "$SERVER" 4.2 "$MNT" &&
-	   dd if="$WORK/src" of="$f" bs=1M oflag=direct status=none &&
-	   umount "$MNT" && nfs_mount "$SERVER" 4.2 "$MNT" &&
-	   dd if="$f" of="$WORK/dst" bs=1M iflag=direct status=none &&
-	   umount "$MNT"; then
-		expect_eq "sha256 of $LOSS_MIB MiB read back" \
-			"$(sha256sum <"$WORK/dst")" "$(sha256sum <"$WORK/src")" ||
-			rc=1
-	else
-		echo "mount or I/O failed"
-		rc=1
-	fi
+	io 4.2 "$LOSS_MIB" lossy || rc=1
 	for dev in "$TWO_IF1" "$TWO_IF2"; do
 		echo "# $dev: netem $(tc -s qdisc show dev "$dev" | grep -o 'dropped [0-9]*')"
 		tc qdisc del dev "$dev" root || rc=1
