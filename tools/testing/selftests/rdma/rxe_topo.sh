@@ -224,31 +224,33 @@ topo_port() {
 # Succeeds when both end with status 0; their output is in
 # $TOOL_OUT/server and $TOOL_OUT/client, printed when they fail.
 #
-# perftest turns cycles into time with a clock rate it samples at start;
-# on a starved guest (two guests and the static steps of make check on
-# two cores, the debug kernel) the sample can fail its own check
-# ("Correlation coefficient r^2: ... < 0.9"), and that end exits 1 with
-# "Can't produce a report" though the traffic ran (seen in rxe_refused's
-# ib_send_bw).  Such a run is made again, once, on a new port.
+# perftest turns cycles into time with a clock rate it samples at start
+# and again for its report; on a starved guest (two guests and the static
+# steps of make check on two cores, the debug kernel) the sample can fail
+# its own check ("Correlation coefficient r^2: ... < 0.9").  A latency
+# tool then prints inf, a bandwidth tool with -F zeros; one without -F
+# says "Can't produce a report" and exits 1, which perftest does only
+# after the traffic completed (its report is computed from the
+# completion times).  No test judges perftest's figures (scripts/
+# measure speed), so that end counts as having succeeded.  Retrying did
+# not help: the guest that starved one sample starved the next (make
+# check, rxe_perftest_lat: all six cases failed both tries).
 TOOL_OUT=
 TOOL_TIMEOUT=$((${TOOL_TIMEOUT:-60} * ${OOT_TIMEOUT_SCALE:-1}))
-tool_pair() {
-	local out
-	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
-	out=$(tool_pair_once "$@") && { [ -z "$out" ] || echo "$out"; return 0; }
-	if grep -qs "Correlation coefficient" "$TOOL_OUT/server" "$TOOL_OUT/client"; then
-		echo "# $8: perftest doubted its clock; once more"
-		tool_pair_once "$@"
-		return
-	fi
-	echo "$out"
-	return 1
+# tool_ok STATUS FILE: whether a tool that exited STATUS with the output
+# FILE ran its traffic.
+tool_ok() {
+	[ "$1" = 0 ] && return 0
+	[ "$1" = 1 ] && grep -qs "Can't produce a report" "$2" &&
+		grep -qs "Correlation coefficient" "$2" || return 1
+	echo "# ${2##*/}: the traffic ran; perftest doubted its clock, no figures"
 }
 
-tool_pair_once() {
+tool_pair() {
 	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 gopt=$7 tool=$8
 	local sgid cgid port pid rc=0 src=0
 	shift 8
+	TOOL_OUT=${TOOL_OUT:-$(mktemp -d)}
 	sgid=$(topo_gid "$sdev" "$saddr" "$sns") &&
 	cgid=$(topo_gid "$cdev" "$caddr" "$cns") ||
 		{ echo "no GID for $saddr on $sdev or $caddr on $cdev"; return 1; }
@@ -263,9 +265,10 @@ tool_pair_once() {
 		echo "$tool: the server never listened on $port"
 		rc=1
 	fi
-	[ $rc = 0 ] || kill $pid 2>/dev/null
+	[ $rc = 0 ] || tool_ok $rc "$TOOL_OUT/client" >/dev/null ||
+		kill $pid 2>/dev/null
 	wait $pid || src=$?
-	if [ $rc != 0 ] || [ $src != 0 ]; then
+	if ! tool_ok $src "$TOOL_OUT/server" || ! tool_ok $rc "$TOOL_OUT/client"; then
 		echo "$tool $*: server status $src, client status $rc"
 		sed 's/^/server: /' "$TOOL_OUT/server"
 		sed 's/^/client: /' "$TOOL_OUT/client" 2>/dev/null
