@@ -21,7 +21,8 @@
 # RC ping-pong: it completes (the last ACK, parked, is not lost when the
 # QPs go), its capture passes the same checks, and its ACKs waited for
 # the reply's batch or the 2 ms timer.  Stock sends one packet at a
-# time, and each ACK at once: those two checks skip on it.
+# time, and each ACK at once: those two checks skip on it.  The three
+# captures are judged by one run of the check, after the traffic.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -47,8 +48,8 @@ if ! command -v tshark >/dev/null || [ ! -d /usr/lib/python3/dist-packages/scapy
 	ktap_test_skip "wire checks" "no tshark or python3-scapy (scripts/setup)"
 	ktap_finished
 fi
-PASSES=(veth gso-list-off)
-ktap_set_plan $((${#PASSES[@]} * ${#CASES[@]} * 3 + 4))
+# Two passes of the cases, then the batches and the ping-pong.
+ktap_set_plan $((2 * ${#CASES[@]} * 3 + 4))
 
 tmp=$(mktemp -d)
 trap 'seglist_probe_off; wire_down; rm -rf "$tmp"' EXIT
@@ -75,17 +76,18 @@ seglist_hits() {
 	grep -c ' seglist:' "$TRACING/trace"
 }
 
-# counters_match CASE MSGS: the counter deltas against the capture's
-# packets per source address (sent_pkts, rcvd_pkts), MSGS messages
-# (rdma_sends of rxe1, rdma_recvs of rxe2), and 0 for every error counter.
+# counters_match DIR CASE MSGS: the counter deltas of a pass (its
+# directory) against the capture's packets per source address
+# (sent_pkts, rcvd_pkts), MSGS messages (rdma_sends of rxe1, rdma_recvs
+# of rxe2), and 0 for every error counter.
 counters_match() {
-	local c=$1 msgs=$2 dev src rc=0
+	local d=$1 c=$2 msgs=$3 dev src rc=0
 	for dev in rxe1 rxe2; do
 		src=$WIRE_A
 		[ $dev = rxe1 ] || src=$WIRE_B
-		join "$tmp/$c.$dev.before" "$tmp/$c.$dev.after" |
-		awk -v dev=$dev -v from="$(from_src "$c" "$src" from)" \
-			-v to="$(from_src "$c" "$src" to)" -v msgs="$msgs" '
+		join "$d/$c.$dev.before" "$d/$c.$dev.after" |
+		awk -v dev=$dev -v from="$(from_src "$d" "$c" "$src" from)" \
+			-v to="$(from_src "$d" "$c" "$src" to)" -v msgs="$msgs" '
 			$1 == "lifespan" { next }	# a setting, not a counter
 			{
 				d = $3 - $2
@@ -109,74 +111,108 @@ counters_match() {
 	return $rc
 }
 
-# from_src CASE ADDR from|to: the case's packets from ADDR, or to it
-# (CASE.by_src: "address packets" a line).
+# from_src DIR CASE ADDR from|to: the case's packets from ADDR, or to
+# it (DIR/CASE.by_src: "address packets" a line).
 from_src() {
-	awk -v a="$2" -v d="$3" '($1 == a) == (d == "from") { n += $2 } END { print n + 0 }' \
-		"$tmp/$1.by_src"
+	awk -v a="$3" -v d="$4" '($1 == a) == (d == "from") { n += $2 } END { print n + 0 }' \
+		"$1/$2.by_src"
 }
 
-# capture_ok CASE: the check's verdict on that case's packets.
+# capture_ok DIR CASE: the check's verdict on that case's packets.
 capture_ok() {
-	[ ! -s "$tmp/$1.errors" ] || { cat "$tmp/$1.errors"; return 1; }
+	[ ! -s "$1/$2.errors" ] || { cat "$1/$2.errors"; return 1; }
 }
 
-# wire_pass PASS: one capture, one traffic process, one check: python,
-# pyverbs, scapy and tshark each start once (slow under TCG).  Each
-# case's packets are those to its own QPs.
-wire_pass() {
-	local pass=$1 c f qpns name msgs names=()
+# wire_traffic PASS: one capture and one traffic process for every case
+# (pyverbs starts once; it is slow under TCG) into $tmp/PASS, and a line
+# of $tmp/spec for each case: its packets are those to its own QPs.
+wire_traffic() {
+	local d=$tmp/$1 c f qpns names=()
 
-	rm -f "$tmp"/*
+	mkdir "$d"
 	for c in "${CASES[@]}"; do
 		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
 		names+=("${f[0]}")
 	done
-	capture_start ve0 "$tmp/all.pcap" "$WIRE_B"
+	capture_start ve0 "$d/all.pcap" "$WIRE_B"
 	timeout 120 python3 "$TESTDIR/roce_traffic.py" wire --a rxe1 --b rxe2 \
-		--counters "$tmp" "${names[@]}" >"$tmp/traffic" 2>&1
+		--counters "$d" "${names[@]}" >"$d/traffic" 2>&1
 	capture_stop
-	sed 's/^/# /' "$tmp/traffic"
+	sed "s/^/# $1: /" "$d/traffic"
 	for c in "${CASES[@]}"; do
 		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
-		qpns=$(sed -n "s/^${f[0]}: ok qpns //p" "$tmp/traffic")
-		echo "$tmp/all.pcap name=${f[0]} qpns=${qpns:-none} ${f[*]:1}" |
+		qpns=$(sed -n "s/^${f[0]}: ok qpns //p" "$d/traffic")
+		echo "$d/all.pcap name=$1/${f[0]} qpns=${qpns:-none} ${f[*]:1}" |
 			sed 's/ msgs=[0-9]*//' >>"$tmp/spec"
 	done
-	python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/all.json" \
-		--spec "$tmp/spec" | sed 's/^/# /'
-	# Per case, for the shell: its errors and its packets per source.
-	python3 - "$tmp" <<-'PY'
-	import json, os, sys
-	for name, s in json.load(open(os.path.join(sys.argv[1], "all.json"))).items():
-	    with open(os.path.join(sys.argv[1], name + ".errors"), "w") as f:
-	        f.write("".join(e + "\n" for e in s["errors"]))
-	    with open(os.path.join(sys.argv[1], name + ".by_src"), "w") as f:
-	        f.write("".join("%s %d\n" % kv for kv in s["by_src"].items()))
-	PY
+}
+
+# wire_results PASS: each case's results, from the one check of every
+# capture (check_all).
+wire_results() {
+	local d=$tmp/$1 c f name msgs
 
 	for c in "${CASES[@]}"; do
 		read -r -a f <<<"$(echo "$c" | tr '\n\t' '  ')"
 		name=${f[0]}
 		msgs=${f[-1]#msgs=}
-		ktap_test_result "$pass: $name: the message arrives" \
-			grep -q "^$name: ok" "$tmp/traffic"
-		ktap_test_result "$pass: $name: tshark decodes, ICRCs verify, flags and packets as stock" \
-			capture_ok "$name"
-		ktap_test_result "$pass: $name: hw counters count the packets, no error" \
-			counters_match "$name" "$msgs"
+		ktap_test_result "$1: $name: the message arrives" \
+			grep -q "^$name: ok" "$d/traffic"
+		ktap_test_result "$1: $name: tshark decodes, ICRCs verify, flags and packets as stock" \
+			capture_ok "$d" "$name"
+		ktap_test_result "$1: $name: hw counters count the packets, no error" \
+			counters_match "$d" "$name" "$msgs"
 	done
 }
 
-wire_pass veth
+# check_all: roce_capture_check.py once over both passes' captures and
+# the ping-pong's (python, scapy and tshark each start once: about 20 s
+# under TCG); each entry's errors and packets per source into
+# $tmp/PASS/CASE.errors and .by_src, the ping-pong's summary into
+# $tmp/pp.json.
+check_all() {
+	python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/all.json" \
+		--spec "$tmp/spec" "$tmp/pp.pcap" | sed 's/^/# /'
+	python3 - "$tmp" <<-'PY'
+	import json, os, sys
+	tmp = sys.argv[1]
+	for name, s in json.load(open(os.path.join(tmp, "all.json"))).items():
+	    if name.endswith(".pcap"):
+	        json.dump(s, open(os.path.join(tmp, "pp.json"), "w"))
+	        continue
+	    with open(os.path.join(tmp, name + ".errors"), "w") as f:
+	        f.write("".join(e + "\n" for e in s["errors"]))
+	    with open(os.path.join(tmp, name + ".by_src"), "w") as f:
+	        f.write("".join("%s %d\n" % kv for kv in s["by_src"].items()))
+	PY
+}
+
+wire_traffic veth
 
 ethtool -K "$TWO_IF1" tx-gso-list off && ethtool -K "$TWO_IF2" tx-gso-list off ||
 	echo "# ethtool could not turn tx-gso-list off"
 probe=0
 seglist_probe_on && probe=1
-wire_pass gso-list-off
+wire_traffic gso-list-off
 hits=$(seglist_hits 2>/dev/null || echo 0)
 seglist_probe_off
+
+# pp_json KEY: a figure of the ping-pong capture's summary.
+pp_json() {
+	python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$tmp/pp.json" "$1"
+}
+mkdir "$tmp/pp"
+capture_start ve0 "$tmp/pp.pcap" "$WIRE_B"
+TOOL_OUT=$tmp/pp tool_pair "" rxe2 "$WIRE_B" "" rxe1 "$WIRE_A" -g \
+	ibv_rc_pingpong -n 20 -s 4096 >"$tmp/pp.log" 2>&1
+pp=$?
+capture_stop
+sed 's/^/# /' "$tmp/pp.log"
+
+check_all
+wire_results veth
+wire_results gso-list-off
 echo "# super-packets segmented: $hits"
 if ! ours; then
 	ktap_test_skip "gso-list-off: the packets left in batches" \
@@ -186,23 +222,6 @@ elif [ $probe = 0 ]; then
 else
 	ktap_test_result "gso-list-off: the packets left in batches" [ "$hits" -gt 0 ]
 fi
-
-# pp_json KEY: a figure of the ping-pong capture's summary.
-pp_json() {
-	python3 -c 'import json, sys
-print(next(iter(json.load(open(sys.argv[1])).values()))[sys.argv[2]])' \
-		"$tmp/pp.json" "$1"
-}
-rm -rf "$tmp"/*
-mkdir "$tmp/pp"
-capture_start ve0 "$tmp/pp.pcap" "$WIRE_B"
-TOOL_OUT=$tmp/pp tool_pair "" rxe2 "$WIRE_B" "" rxe1 "$WIRE_A" -g \
-	ibv_rc_pingpong -n 20 -s 4096 >"$tmp/pp.log" 2>&1
-pp=$?
-capture_stop
-sed 's/^/# /' "$tmp/pp.log"
-python3 "$TESTDIR/roce_capture_check.py" --strict --json "$tmp/pp.json" \
-	"$tmp/pp.pcap" | sed 's/^/# /'
 ktap_test_result "gso-list-off: ibv_rc_pingpong 4 KiB x 20 completes" [ $pp = 0 ]
 ktap_test_result "gso-list-off: ping-pong: tshark decodes, ICRCs verify, flags as stock" \
 	[ "$(pp_json errors 2>/dev/null)" = "[]" ]
