@@ -28,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
-	checkpatch coccicheck help kdir debug-kernel check-debug interop perf \
+	checkpatch coccicheck help kdir debug-kernel check-debug check-long interop perf \
 	perf-pair kabi-check soak
 
 all: modules
@@ -106,12 +106,17 @@ debug-kernel:
 check-debug:
 	$(MAKE) check KERNEL=debug
 
-# make check with the cycle and race selftests at SOAK (default 4) times
-# their rounds (lib.sh, soak()): the counts they had before make check's
-# half-hour bound, and longer, in one guest of two vCPUs, where the races
-# run truly at once.  OOT_TESTS= narrows it as for check.
+# make check with the long cases that check leaves out for its half-hour
+# bound (lib.sh, long_cases()).
+check-long: deps
+	OOT_LONG=1 scripts/check
+
+# make check-long with the cycle and race selftests at SOAK (default 4)
+# times their rounds (lib.sh, soak()): the counts they had before make
+# check's half-hour bound, and longer, in one guest of two vCPUs, where
+# the races run truly at once.  OOT_TESTS= narrows it as for check.
 soak: deps
-	OOT_SOAK=$(or $(SOAK),4) OOT_GUESTS=1 OOT_SMP=2 scripts/check
+	OOT_LONG=1 OOT_SOAK=$(or $(SOAK),4) OOT_GUESTS=1 OOT_SMP=2 scripts/check
 
 demo: deps modules
 	scripts/vm --timeout 600 -- scripts/demo-guest
@@ -145,7 +150,8 @@ help:
 	@echo 'make check       build, sparse, checkpatch and the VM selftests'
 	@echo 'make check KERNEL=debug  the VM selftests on the debug kernel'
 	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
-	@echo 'make soak        make check with the cycle and race tests at SOAK=4x rounds, one guest of 2 vCPUs'
+	@echo 'make check-long  make check with the long cases it leaves out (iSER, NFSv3, ...)'
+	@echo 'make soak        make check-long with the cycle and race tests at SOAK=4x rounds, one guest of 2 vCPUs'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'

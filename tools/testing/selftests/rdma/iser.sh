@@ -13,7 +13,9 @@
 # itself; logout, target cleared (the iscsi fabric's configfs group
 # too: it holds iscsi_target_mod), every module unloads, also
 # target_core_user, which LIO loads by itself, and nothing is left in
-# `rdma res`.  The same cases pass on both stacks.
+# `rdma res`.  The same cases pass on both stacks.  A long test
+# (lib.sh, long_cases): nfs_rdma and nvmeof_rdma run ULP I/O in make
+# check.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
@@ -28,6 +30,10 @@ WORK=$(mktemp -d)
 BACKING=$(mktemp -p /dev/shm iser-XXXXXX)
 
 ktap_print_header
+if ! long_cases; then
+	echo "# SKIP $LONG_SKIP"
+	exit "$KSFT_SKIP"
+fi
 for tool in iscsiadm iscsid; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "# SKIP $tool is not installed (scripts/setup installs it)"

@@ -19,6 +19,16 @@ soak() {
 	echo $(($1 * ${OOT_SOAK:-1}))
 }
 
+# long_cases: whether this run takes the long cases, which make check
+# leaves out to stay within its half hour on two cores (testing.rst,
+# "Time"): make check-long, make soak and the debug tier take them
+# (OOT_LONG=1).  A test reports each case it leaves out as skipped, with
+# LONG_SKIP for the reason.
+long_cases() {
+	[ "${OOT_LONG:-0}" != 0 ]
+}
+LONG_SKIP="a long case: make check-long runs it"
+
 TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # nlrdma ARGS...: one raw NETLINK_RDMA request, see nlrdma.py.
