@@ -21,7 +21,7 @@ soak() {
 
 # long_cases: whether this run takes the long cases, which make check
 # leaves out to stay within its half hour on two cores (testing.rst,
-# "Time"): make check-long, make soak and the debug tier take them
+# "make check"): make check-long, make soak and the debug tier take them
 # (OOT_LONG=1).  A test reports each case it leaves out as skipped, with
 # LONG_SKIP for the reason.
 long_cases() {
