@@ -29,6 +29,16 @@ long_cases() {
 }
 LONG_SKIP="a long case: make check-long runs it"
 
+# long_case DESCRIPTION COMMAND...: ktap_test_result, or when this run
+# leaves the long cases out, DESCRIPTION reported skipped for LONG_SKIP.
+long_case() {
+	if long_cases; then
+		ktap_test_result "$@"
+	else
+		ktap_test_skip "$1" "$LONG_SKIP"
+	fi
+}
+
 TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # nlrdma ARGS...: one raw NETLINK_RDMA request, see nlrdma.py.

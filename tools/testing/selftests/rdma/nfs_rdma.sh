@@ -67,13 +67,8 @@ io() {
 }
 ktap_test_result "NFSv4.2 over RDMA: $MIB MiB written, remounted, read back" \
 	io 4.2 "$MIB" data.4.2
-if long_cases; then
-	ktap_test_result "NFSv3 over RDMA: $MIB MiB written, remounted, read back" \
-		io 3 "$MIB" data.3
-else
-	ktap_test_skip "NFSv3 over RDMA: $MIB MiB written, remounted, read back" \
-		"$LONG_SKIP"
-fi
+long_case "NFSv3 over RDMA: $MIB MiB written, remounted, read back" \
+	io 3 "$MIB" data.3
 
 # The loss applies both ways: requests and ACKs, READ responses.
 lossy_io() {

@@ -104,17 +104,10 @@ race() {
 	return $rc
 }
 # Long cases (lib.sh): make check runs each race in one process above.
-if long_cases; then
-	ktap_test_result "two processes × $(soak 3) of the connect-request cases, then no cm_id" \
-		race "$(soak 3)" connreq
-	ktap_test_result "two processes × $(soak 10) of the multicast and state cases, then no cm_id" \
-		race "$(soak 10)" state
-else
-	ktap_test_skip "two processes × 3 of the connect-request cases, then no cm_id" \
-		"$LONG_SKIP"
-	ktap_test_skip "two processes × 10 of the multicast and state cases, then no cm_id" \
-		"$LONG_SKIP"
-fi
+long_case "two processes × $(soak 3) of the connect-request cases, then no cm_id" \
+	race "$(soak 3)" connreq
+long_case "two processes × $(soak 10) of the multicast and state cases, then no cm_id" \
+	race "$(soak 10)" state
 
 topo_down
 ktap_test_result "the stack unloads afterwards" rdma_unload_all

@@ -5,13 +5,15 @@
 # (10.200.0.1 and fd00:200::1 on veth0, rxe_topo.sh): every server and
 # its client on that address, each bounded by a timeout.
 #   rping               IPv4 and IPv6, -S 4096 and 32768, -C 10, -V
+#                       (IPv6 at 32768 a long case)
 #   ucmatose            one connection and 4 connections
 #   udaddy              UD through SIDR
 #   mckey               a multicast receiver and a sender (-m)
 #   rdma_server/client  librdmacm's verbs helpers (rdma_getaddrinfo, ...)
 #   rstream, riostream  rsockets: blocking, async (poll, the server) and
 #                       nonblocking, 64 B and 64 KiB transfers, verified
-#                       (-T takes one option letter a time: "-T b -T v")
+#                       (-T takes one option letter a time: "-T b -T v";
+#                       async and nonblocking at 64 B long cases)
 #   cmtime              50 connections
 # After each, no cm_id is left (`rdma res show cm_id` empty); at the end
 # the stack unloads.  Every case passes on --stock (measured), mckey's
@@ -35,11 +37,16 @@ modprobe rdma_ucm
 topo_one_up || exit "$KSFT_FAIL"
 ip addr add "$IP6/64" dev "$VETH" nodad
 
+# Long cases (lib.sh): IPv6 at 32 KiB, and the async and nonblocking
+# rsockets at 64 B, repeat what the cases beside them run (IPv6 at 4 KiB,
+# the same mode at 64 KiB, 64 B blocking).
 port=$(topo_port)
 for a in "$IP4" "$IP6"; do
 	for s in 4096 32768; do
 		port=$(topo_port)
-		ktap_test_result "rping -S $s -C 10 -V on $a" \
+		run=ktap_test_result
+		[ "$a/$s" != "$IP6/32768" ] || run=long_case
+		$run "rping -S $s -C 10 -V on $a" \
 			cm_pair WAIT "rping -s -a $a -p $port -S $s -C 10 -V" \
 			"rping -c -a $a -p $port -S $s -C 10 -V"
 	done
@@ -77,7 +84,9 @@ for tool in rstream riostream; do
 		[ "$t" = a ] && ct=b
 		for s in 64 65536; do
 			port=$(topo_port)
-			ktap_test_result "$tool -T $t -T v -S $s" \
+			run=ktap_test_result
+			[ "$t/$s" = b/64 ] || [ $s != 64 ] || run=long_case
+			$run "$tool -T $t -T v -S $s" \
 				cm_pair WAIT "$tool -b $IP4 -p $port -T $t -T v -S $s -C 100" \
 				"$tool -s $IP4 -p $port -T $ct -T v -S $s -C 100"
 		done
