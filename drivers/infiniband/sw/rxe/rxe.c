@@ -145,15 +145,15 @@ static void rxe_init_port(struct rxe_port *port, struct net_device *ndev)
 static void rxe_init_indices(struct rxe_dev *rxe)
 {
 	rxe_index_space_init(&rxe->qp_index, RXE_MIN_QP_INDEX,
-			     RXE_MAX_QP_INDEX - 1);
+			     RXE_MAX_QP_INDEX - 1, true);
 	rxe_index_space_init(&rxe->srq_index, RXE_MIN_SRQ_INDEX,
-			     RXE_MAX_SRQ_INDEX);
+			     RXE_MAX_SRQ_INDEX, false);
 	rxe_index_space_init(&rxe->mr_index, RXE_MIN_MR_INDEX,
-			     RXE_MAX_MR_INDEX);
+			     RXE_MAX_MR_INDEX, false);
 	rxe_index_space_init(&rxe->mw_index, RXE_MIN_MW_INDEX,
-			     RXE_MAX_MW_INDEX);
+			     RXE_MAX_MW_INDEX, false);
 	rxe_index_space_init(&rxe->ah_index, RXE_MIN_AH_INDEX,
-			     RXE_MAX_AH_INDEX);
+			     RXE_MAX_AH_INDEX, false);
 }
 
 static void rxe_destroy_indices(struct rxe_dev *rxe)

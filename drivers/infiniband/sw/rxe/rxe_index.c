@@ -6,15 +6,42 @@
  *
  * AHs come and go in any context (rdma_create_ah() without
  * RDMA_CREATE_AH_SLEEPABLE, rdma_destroy_ah() from completion handlers):
- * the xarray lock is taken with interrupts off, for every kind alike.
+ * their xarray lock is taken with interrupts off.  The QP index is
+ * changed in process context only and read by the receive path, in
+ * softirq or a sender's context, once for every packet: its lock is
+ * taken with bottom halves off, which costs less than masking
+ * interrupts (under TCG, unmasking them ends a translation block).
  */
 #include "rxe_index.h"
 
-void rxe_index_space_init(struct rxe_index_space *space, u32 min, u32 max)
+void rxe_index_space_init(struct rxe_index_space *space, u32 min, u32 max,
+			  bool bh)
 {
-	xa_init_flags(&space->xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&space->xa, XA_FLAGS_ALLOC |
+		      (bh ? XA_FLAGS_LOCK_BH : XA_FLAGS_LOCK_IRQ));
 	space->range = XA_LIMIT(min, max);
 	space->next = min;
+	space->bh = bh;
+}
+
+static void rxe_index_lock(struct rxe_index_space *space,
+			   unsigned long *flags)
+	__acquires(&space->xa.xa_lock)
+{
+	if (space->bh)
+		xa_lock_bh(&space->xa);
+	else
+		xa_lock_irqsave(&space->xa, *flags);
+}
+
+static void rxe_index_unlock(struct rxe_index_space *space,
+			     unsigned long flags)
+	__releases(&space->xa.xa_lock)
+{
+	if (space->bh)
+		xa_unlock_bh(&space->xa);
+	else
+		xa_unlock_irqrestore(&space->xa, flags);
 }
 
 /* Every object is gone by now: the device is being freed. */
@@ -32,13 +59,13 @@ void rxe_index_space_destroy(struct rxe_index_space *space)
 int rxe_index_alloc(struct rxe_index_space *space, void *object, u32 *index,
 		    gfp_t gfp)
 {
-	unsigned long flags;
+	unsigned long flags = 0;
 	int err;
 
-	xa_lock_irqsave(&space->xa, flags);
+	rxe_index_lock(space, &flags);
 	err = __xa_alloc_cyclic(&space->xa, index, object, space->range,
 				&space->next, gfp);
-	xa_unlock_irqrestore(&space->xa, flags);
+	rxe_index_unlock(space, flags);
 
 	if (err == -EBUSY)
 		return -ENOMEM;
@@ -52,14 +79,16 @@ int rxe_index_alloc(struct rxe_index_space *space, void *object, u32 *index,
  */
 int rxe_index_insert(struct rxe_index_space *space, void *object, u32 index)
 {
+	if (space->bh)
+		return xa_insert_bh(&space->xa, index, object, GFP_KERNEL);
 	return xa_insert_irq(&space->xa, index, object, GFP_KERNEL);
 }
 
 void rxe_index_free(struct rxe_index_space *space, u32 index)
 {
-	unsigned long flags;
+	unsigned long flags = 0;
 
-	xa_lock_irqsave(&space->xa, flags);
+	rxe_index_lock(space, &flags);
 	__xa_erase(&space->xa, index);
-	xa_unlock_irqrestore(&space->xa, flags);
+	rxe_index_unlock(space, flags);
 }

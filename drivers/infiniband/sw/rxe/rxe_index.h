@@ -13,13 +13,22 @@
 #include <linux/xarray.h>
 
 struct rxe_index_space {
-	/* The xarray's own lock serialises allocation and freeing. */
+	/*
+	 * The xarray's own lock serialises allocation and freeing; taken
+	 * with bottom halves off if @bh, else with interrupts off.
+	 */
 	struct xarray	xa;
 	struct xa_limit	range;
 	u32		next;
+	bool		bh;
 };
 
-void rxe_index_space_init(struct rxe_index_space *space, u32 min, u32 max);
+/*
+ * @bh: the kind is created and destroyed in process context only, and
+ * looked up at most from softirq (rxe_index.c).
+ */
+void rxe_index_space_init(struct rxe_index_space *space, u32 min, u32 max,
+			  bool bh);
 void rxe_index_space_destroy(struct rxe_index_space *space);
 int rxe_index_alloc(struct rxe_index_space *space, void *object, u32 *index,
 		    gfp_t gfp);

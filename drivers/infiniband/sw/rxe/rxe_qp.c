@@ -18,18 +18,19 @@
  * The QP index is the only way from a number on the wire to a QP: the
  * lookup takes its reference under the index's lock, so that a QP
  * erased from the index (destroy, first thing) is never found again and
- * one found before holds a reference that destroy waits for.
+ * one found before holds a reference that destroy waits for.  (Not
+ * under RCU alone: the core frees the QP's memory as soon as destroy
+ * returns, without a grace period.)  Softirq or process context.
  */
 struct rxe_qp *rxe_qp_lookup(struct rxe_dev *rxe, u32 qpn)
 {
 	struct rxe_qp *qp;
-	unsigned long flags;
 
-	xa_lock_irqsave(&rxe->qp_index.xa, flags);
+	xa_lock_bh(&rxe->qp_index.xa);
 	qp = xa_load(&rxe->qp_index.xa, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	xa_unlock_irqrestore(&rxe->qp_index.xa, flags);
+	xa_unlock_bh(&rxe->qp_index.xa);
 	return qp;
 }
 
