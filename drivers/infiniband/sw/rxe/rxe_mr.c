@@ -75,7 +75,12 @@ static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 	return mr;
 }
 
-/* Unpublishes @mr and waits until no packet or WQE uses it. */
+/*
+ * Unpublishes @mr and waits until no packet or WQE uses it.  The
+ * memory of struct rxe_mr outlives a grace period: a lookup that found
+ * it just before, under RCU alone, may still try for a reference
+ * (rxe_mr_get_by_key()).
+ */
 static void rxe_mr_free(struct rxe_dev *rxe, struct rxe_mr *mr)
 {
 	rxe_index_free(&rxe->mr_index, mr->index);
@@ -85,7 +90,7 @@ static void rxe_mr_free(struct rxe_dev *rxe, struct rxe_mr *mr)
 	ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree(mr->buf);
-	kfree(mr);
+	kfree_rcu(mr, rcu);
 }
 
 void rxe_mr_get(struct rxe_mr *mr)
@@ -99,17 +104,22 @@ void rxe_mr_put(struct rxe_mr *mr)
 		complete(&mr->ref_done);
 }
 
-/* A referenced MR by the index of @key, or NULL.  Any context. */
+/*
+ * A referenced MR by the index of @key, or NULL.  Any context, and no
+ * lock: every key of every packet and WQE comes here.  An MR found as
+ * it is being deregistered is still memory (rxe_mr_free() frees it
+ * after a grace period); its count, zero once deregistration no longer
+ * waits for it, then refuses the reference.
+ */
 static struct rxe_mr *rxe_mr_get_by_key(struct rxe_dev *rxe, u32 key)
 {
 	struct rxe_mr *mr;
-	unsigned long flags;
 
-	xa_lock_irqsave(&rxe->mr_index.xa, flags);
+	rcu_read_lock();
 	mr = xa_load(&rxe->mr_index.xa, rxe_key_index(key));
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
-	xa_unlock_irqrestore(&rxe->mr_index.xa, flags);
+	rcu_read_unlock();
 	return mr;
 }
 

@@ -153,9 +153,9 @@ enum rxe_mr_state {
 
 /*
  * A memory region.  The data path finds it by the index of a key
- * (rxe->mr_index, under the xarray's lock) and takes a reference;
- * deregistration unpublishes the index, then waits for the references
- * before the pages and the MR go.
+ * (rxe->mr_index, under RCU) and takes a reference; deregistration
+ * unpublishes the index, then waits for the references before the
+ * pages go, and the MR a grace period later.
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
@@ -197,6 +197,7 @@ struct rxe_mr {
 	unsigned int		max_pages;	/* RXE_MR_FAST capacity */
 	unsigned int		page_shift;
 	unsigned int		page_off;
+	struct rcu_head		rcu;
 };
 
 enum rxe_mw_state {
