@@ -13,6 +13,7 @@
  */
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
 /* IBTA vol. 1, table 45: RNR NAK timer field to microseconds. */
@@ -25,20 +26,12 @@ static const u32 rxe_rnr_usecs[32] = {
 /*
  * The packet's QP reference is dropped here if the QP is being
  * destroyed (the task is stopped: rxe_req_stop() has purged or will
- * purge the queue under the same lock), else when it is consumed.
+ * purge the queue, and nothing is queued after: rxe_pktq_add()), else
+ * when it is consumed.
  */
 void rxe_comp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
-	unsigned long flags;
-	bool dead;
-
-	spin_lock_irqsave(&qp->comp.pkts.lock, flags);
-	dead = READ_ONCE(qp->req.task.stopped);
-	if (!dead)
-		__skb_queue_tail(&qp->comp.pkts, skb);
-	spin_unlock_irqrestore(&qp->comp.pkts.lock, flags);
-
-	if (dead) {
+	if (!rxe_pktq_add(&qp->comp.pkts, skb, &qp->req.task)) {
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 		return;
@@ -537,7 +530,7 @@ static void rxe_comp_drop_pkts(struct rxe_qp *qp)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&qp->comp.pkts))) {
+	while ((skb = rxe_pktq_take(&qp->comp.pkts))) {
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 	}
@@ -604,7 +597,7 @@ int rxe_comp_step(struct rxe_qp *qp)
 	 * N before reading them would resend a whole window for nothing,
 	 * and on a slow enough host every window again.
 	 */
-	skb = skb_dequeue(&qp->comp.pkts);
+	skb = rxe_pktq_take(&qp->comp.pkts);
 	if (skb) {
 		rxe_comp_rcv(qp, rxe_skb_pkt(skb));
 		kfree_skb(skb);

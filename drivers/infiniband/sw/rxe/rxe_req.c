@@ -22,6 +22,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
 /*
@@ -821,7 +822,7 @@ int rxe_req_init(struct rxe_qp *qp)
 	struct rxe_queue *q = qp->sq.queue;
 
 	rxe_task_init(&qp->req.task, qp, rxe_req_task, rxe_req_task_end);
-	skb_queue_head_init(&qp->comp.pkts);
+	rxe_pktq_init(&qp->comp.pkts);
 	spin_lock_init(&qp->req.sq_lock);
 	timer_setup(&qp->req.retrans_timer, rxe_req_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
@@ -874,7 +875,7 @@ void rxe_req_kick(struct rxe_qp *qp)
  * task, so once it is stopped they can be shut down for good.  Packets
  * queued to the completer go with their references; later ones are
  * dropped by rxe_comp_queue_pkt(), which checks the stopped task under
- * the queue's lock.
+ * the queue's lock (rxe_pktq_add()).
  */
 void rxe_req_stop(struct rxe_qp *qp)
 {
@@ -885,12 +886,10 @@ void rxe_req_stop(struct rxe_qp *qp)
 	del_timer_sync(&qp->req.rnr_timer);
 	rxe_xmit_wait_stop(&qp->req.xmit_wait);
 
-	spin_lock_irq(&qp->comp.pkts.lock);
-	while ((skb = __skb_dequeue(&qp->comp.pkts))) {
+	while ((skb = rxe_pktq_take(&qp->comp.pkts))) {
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 	}
-	spin_unlock_irq(&qp->comp.pkts.lock);
 }
 
 void rxe_req_cleanup(struct rxe_qp *qp)

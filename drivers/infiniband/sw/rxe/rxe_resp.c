@@ -29,6 +29,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
 /* Bytes of GRH a UD receive buffer starts with (IBTA 11.4.1.1). */
@@ -965,7 +966,7 @@ static void rxe_resp_drop_pkts(struct rxe_qp *qp)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&qp->resp.pkts))) {
+	while ((skb = rxe_pktq_take(&qp->resp.pkts))) {
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 	}
@@ -1103,7 +1104,7 @@ static int rxe_responder(struct rxe_qp *qp)
 	if (rxe_resp_reading(qp))
 		return rxe_resp_read_next(qp, &ctx);
 
-	skb = skb_dequeue(&qp->resp.pkts);
+	skb = rxe_pktq_take(&qp->resp.pkts);
 	if (!skb)
 		return 1;
 	rxe_resp_handle(qp, &ctx, rxe_skb_pkt(skb));
@@ -1119,9 +1120,8 @@ static void rxe_responder_end(struct rxe_qp *qp)
 }
 
 /*
- * Once the task is stopped (destroy), nothing is queued any more: the
- * check and the purge in rxe_resp_stop() are both under the queue's
- * lock, so no packet, and no QP reference, is left behind.
+ * Once the task is stopped (destroy), nothing is queued any more
+ * (rxe_pktq_add()), so no packet, and no QP reference, is left behind.
  */
 void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
@@ -1135,16 +1135,8 @@ void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 	 */
 	bool defer = (rxe_skb_pkt(skb)->mask &
 		      (RXE_LOOPBACK_MASK | RXE_END_MASK)) == RXE_LOOPBACK_MASK;
-	unsigned long flags;
-	bool stopped;
 
-	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
-	stopped = READ_ONCE(qp->resp.task.stopped);
-	if (!stopped)
-		__skb_queue_tail(&qp->resp.pkts, skb);
-	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
-
-	if (stopped) {
+	if (!rxe_pktq_add(&qp->resp.pkts, skb, &qp->resp.task)) {
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 		return;
@@ -1164,7 +1156,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	if (!qp->resp.res)
 		return -ENOMEM;
 
-	skb_queue_head_init(&qp->resp.pkts);
+	rxe_pktq_init(&qp->resp.pkts);
 	spin_lock_init(&qp->resp.rq_lock);
 	qp->resp.opcode = -1;
 	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
@@ -1198,18 +1190,10 @@ void rxe_resp_modify(struct rxe_qp *qp, int mask)
 
 void rxe_resp_stop(struct rxe_qp *qp)
 {
-	unsigned long flags;
-	struct sk_buff *skb;
-
 	rxe_task_stop(&qp->resp.task);
 	rxe_xmit_wait_stop(&qp->resp.xmit_wait);
-
-	spin_lock_irqsave(&qp->resp.pkts.lock, flags);
-	while ((skb = __skb_dequeue(&qp->resp.pkts))) {
-		kfree_skb(skb);
-		rxe_qp_put(qp);
-	}
-	spin_unlock_irqrestore(&qp->resp.pkts.lock, flags);
+	/* Nothing is queued once the task is stopped (rxe_pktq_add()). */
+	rxe_resp_drop_pkts(qp);
 }
 
 void rxe_resp_cleanup(struct rxe_qp *qp)
