@@ -66,7 +66,8 @@ struct rxe_resp_info {
 	/*
 	 * Serialises the producers of a kernel QP's receive queue
 	 * (post_recv) and orders them with the responder that consumes
-	 * it.  Any context: irqsave.
+	 * it.  Any context: irqsave.  A user QP's RQ needs none
+	 * (rxe_rq_take_wqe()).
 	 */
 	spinlock_t		rq_lock;
 

@@ -90,28 +90,38 @@ int rxe_recv_wqe_copy(struct rxe_queue *q, u32 max_sge,
 	return 0;
 }
 
+static int rxe_rq_take_locked(struct rxe_qp *qp, struct rxe_recv_wqe *wqe)
+{
+	struct rxe_queue *q = qp->rq.queue;
+	int err;
+
+	if (rxe_queue_empty(q))
+		return -EAGAIN;
+	err = rxe_recv_wqe_copy(q, qp->rq.max_sge, wqe);
+	rxe_queue_advance_consumer(q);
+	return err;
+}
+
 /*
  * The next receive WQE of @qp (its RQ or its SRQ) into @wqe, consumed.
  * -EAGAIN when none is posted, -EINVAL when it was malformed (consumed
  * all the same; @wqe->wr_id tells which).  Called by the responder
- * task only, which is the RQ's only consumer.
+ * task only, which is the RQ's only consumer.  A user RQ has one
+ * producer too, the application, ordered with us by the indices'
+ * acquire and release: no lock.
  */
 int rxe_rq_take_wqe(struct rxe_qp *qp, struct rxe_recv_wqe *wqe)
 {
-	struct rxe_queue *q = qp->rq.queue;
 	unsigned long flags;
 	int err;
 
 	if (qp->ibqp.srq)
 		return rxe_srq_take_wqe(to_rsrq(qp->ibqp.srq), wqe);
+	if (qp->is_user)
+		return rxe_rq_take_locked(qp, wqe);
 
 	spin_lock_irqsave(&qp->resp.rq_lock, flags);
-	if (rxe_queue_empty(q)) {
-		err = -EAGAIN;
-	} else {
-		err = rxe_recv_wqe_copy(q, qp->rq.max_sge, wqe);
-		rxe_queue_advance_consumer(q);
-	}
+	err = rxe_rq_take_locked(qp, wqe);
 	spin_unlock_irqrestore(&qp->resp.rq_lock, flags);
 	return err;
 }
