@@ -22,12 +22,31 @@
  * instead, to run beside the application that posted it (typically
  * busy-polling its CQ) rather than behind it on the same CPU.
  *
- * The state machine under task->lock makes a task single-threaded: only
- * the caller that moves it from IDLE to BUSY runs it (or queues it);
- * anyone asking while it is BUSY moves it to ARMED, and the runner,
- * when its function reports nothing left, goes round again instead of
- * going IDLE.  A request is thus never lost, and the function never
- * runs twice at once.
+ * The state machine makes a task single-threaded: only the caller that
+ * moves it from IDLE to BUSY runs it (or queues it); anyone asking while
+ * it is BUSY moves it to ARMED, and the runner, when its function
+ * reports nothing left, goes round again instead of going IDLE.  A
+ * request is thus never lost, and the function never runs twice at
+ * once.
+ *
+ * The state is changed by compare-and-exchange, without a lock: every
+ * packet and post passes here two or three times, and a lock taken in
+ * any context would mask interrupts each time (under TCG, unmasking
+ * them ends a translation block).  A successful exchange is a full
+ * barrier, which gives the orderings the lock gave:
+ *
+ * - What a caller asked for (a packet queued, a WQE posted, an event
+ *   bit set) is visible to the run that the caller's exchange
+ *   guarantees: the runner's next exchange, ARMED to BUSY, comes after
+ *   it.  A caller that finds the task ARMED exchanges nothing: it has
+ *   a barrier of its own before it looks (rxe_task_claim()).
+ * - A run that goes IDLE has finished with the task's data before the
+ *   next claimer's exchange from IDLE.
+ * - stopped against a claim: the stopper writes stopped, then reads the
+ *   state; a claimer exchanges the state, then reads stopped.  With a
+ *   barrier between each pair, one of them sees the other: either the
+ *   claimer backs off, or rxe_task_stop() waits for the run, which sees
+ *   stopped before its next call of the function.
  */
 #include <linux/delay.h>
 #include <linux/sched.h>
@@ -49,19 +68,13 @@ static struct workqueue_struct *rxe_task_wq_any;
  */
 static bool rxe_task_done(struct rxe_task *task)
 {
-	unsigned long flags;
-	bool done;
+	int old = atomic_read(&task->state), new;
 
-	spin_lock_irqsave(&task->lock, flags);
-	if (task->state == RXE_TASK_ARMED && !task->stopped) {
-		task->state = RXE_TASK_BUSY;
-		done = false;
-	} else {
-		task->state = RXE_TASK_IDLE;
-		done = true;
-	}
-	spin_unlock_irqrestore(&task->lock, flags);
-	return done;
+	do {
+		new = old == RXE_TASK_ARMED && !READ_ONCE(task->stopped) ?
+		      RXE_TASK_BUSY : RXE_TASK_IDLE;
+	} while (!atomic_try_cmpxchg(&task->state, &old, new));
+	return new == RXE_TASK_IDLE;
 }
 
 /*
@@ -130,8 +143,7 @@ void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
 	task->qp = qp;
 	task->fn = fn;
 	task->end = end;
-	spin_lock_init(&task->lock);
-	task->state = RXE_TASK_IDLE;
+	atomic_set(&task->state, RXE_TASK_IDLE);
 	task->stopped = false;
 	task->any_cpu = false;
 }
@@ -139,21 +151,25 @@ void rxe_task_init(struct rxe_task *task, struct rxe_qp *qp,
 /* True if the caller moved the task from IDLE to BUSY and must run it. */
 static bool rxe_task_claim(struct rxe_task *task)
 {
-	unsigned long flags;
-	bool claimed = false;
+	int old, new;
 
-	spin_lock_irqsave(&task->lock, flags);
-	if (task->stopped)
-		goto out;
-	if (task->state == RXE_TASK_IDLE) {
-		task->state = RXE_TASK_BUSY;
-		claimed = true;
-	} else {
-		task->state = RXE_TASK_ARMED;
+	/* What was asked for, before the state that says who sees it. */
+	smp_mb();
+	old = atomic_read(&task->state);
+	do {
+		if (old == RXE_TASK_ARMED)
+			return false;
+		new = old == RXE_TASK_IDLE ? RXE_TASK_BUSY : RXE_TASK_ARMED;
+	} while (!atomic_try_cmpxchg(&task->state, &old, new));
+	if (new == RXE_TASK_ARMED)
+		return false;
+
+	/* After the exchange: see the top comment. */
+	if (unlikely(READ_ONCE(task->stopped))) {
+		atomic_set(&task->state, RXE_TASK_IDLE);
+		return false;
 	}
-out:
-	spin_unlock_irqrestore(&task->lock, flags);
-	return claimed;
+	return true;
 }
 
 void rxe_task_run(struct rxe_task *task)
@@ -172,13 +188,7 @@ void rxe_task_sched(struct rxe_task *task)
 
 static bool rxe_task_idle(struct rxe_task *task)
 {
-	unsigned long flags;
-	bool idle;
-
-	spin_lock_irqsave(&task->lock, flags);
-	idle = task->state == RXE_TASK_IDLE;
-	spin_unlock_irqrestore(&task->lock, flags);
-	return idle;
+	return atomic_read(&task->state) == RXE_TASK_IDLE;
 }
 
 /*
@@ -189,11 +199,9 @@ static bool rxe_task_idle(struct rxe_task *task)
  */
 void rxe_task_stop(struct rxe_task *task)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&task->lock, flags);
-	task->stopped = true;
-	spin_unlock_irqrestore(&task->lock, flags);
+	WRITE_ONCE(task->stopped, true);
+	/* Before the state is read: see the top comment. */
+	smp_mb();
 
 	for (;;) {
 		flush_work(&task->work);

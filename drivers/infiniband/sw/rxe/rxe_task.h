@@ -10,7 +10,7 @@
 #ifndef RXE_TASK_H
 #define RXE_TASK_H
 
-#include <linux/spinlock.h>
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -33,9 +33,8 @@ struct rxe_task {
 	 * for the run (packets to send together) goes now.  Optional.
 	 */
 	void			(*end)(struct rxe_qp *qp);
-	/* Protects state and stopped; taken in any context (irqsave). */
-	spinlock_t		lock;
-	enum rxe_task_state	state;
+	/* An enum rxe_task_state, changed by exchange (rxe_task.c). */
+	atomic_t		state;
 	/* Set once by rxe_task_stop(): no run starts afterwards. */
 	bool			stopped;
 	/*
