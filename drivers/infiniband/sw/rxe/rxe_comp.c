@@ -526,16 +526,6 @@ static void rxe_comp_rcv(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	}
 }
 
-static void rxe_comp_drop_pkts(struct rxe_qp *qp)
-{
-	struct sk_buff *skb;
-
-	while ((skb = rxe_pktq_take(&qp->comp.pkts))) {
-		kfree_skb(skb);
-		rxe_qp_put(qp);
-	}
-}
-
 /* SQD: once nothing is outstanding, IB_EVENT_SQ_DRAINED, once. */
 static void rxe_comp_check_drained(struct rxe_qp *qp)
 {
@@ -573,11 +563,11 @@ int rxe_comp_step(struct rxe_qp *qp)
 	struct sk_buff *skb;
 
 	if (state == IB_QPS_RESET) {
-		rxe_comp_drop_pkts(qp);
+		rxe_pktq_purge(&qp->comp.pkts, qp);
 		return 1;
 	}
 	if (state == IB_QPS_ERR) {
-		rxe_comp_drop_pkts(qp);
+		rxe_pktq_purge(&qp->comp.pkts, qp);
 		rxe_comp_flush(qp);
 		return 1;
 	}

@@ -19,6 +19,7 @@
 
 #include <linux/skbuff.h>
 
+#include "rxe_engine.h"
 #include "rxe_task.h"
 
 static inline void rxe_pktq_init(struct sk_buff_head *q)
@@ -55,6 +56,17 @@ static inline struct sk_buff *rxe_pktq_take(struct sk_buff_head *q)
 	skb = __skb_dequeue(q);
 	spin_unlock_bh(&q->lock);
 	return skb;
+}
+
+/* Drops every packet queued, each with its reference on @qp. */
+static inline void rxe_pktq_purge(struct sk_buff_head *q, struct rxe_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = rxe_pktq_take(q))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
 }
 
 #endif /* RXE_PKTQ_H */

@@ -879,17 +879,12 @@ void rxe_req_kick(struct rxe_qp *qp)
  */
 void rxe_req_stop(struct rxe_qp *qp)
 {
-	struct sk_buff *skb;
-
 	rxe_task_stop(&qp->req.task);
 	del_timer_sync(&qp->req.retrans_timer);
 	del_timer_sync(&qp->req.rnr_timer);
 	rxe_xmit_wait_stop(&qp->req.xmit_wait);
 
-	while ((skb = rxe_pktq_take(&qp->comp.pkts))) {
-		kfree_skb(skb);
-		rxe_qp_put(qp);
-	}
+	rxe_pktq_purge(&qp->comp.pkts, qp);
 }
 
 void rxe_req_cleanup(struct rxe_qp *qp)

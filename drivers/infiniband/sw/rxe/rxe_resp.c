@@ -962,16 +962,6 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 /* ---- the task ---- */
 
-static void rxe_resp_drop_pkts(struct rxe_qp *qp)
-{
-	struct sk_buff *skb;
-
-	while ((skb = rxe_pktq_take(&qp->resp.pkts))) {
-		kfree_skb(skb);
-		rxe_qp_put(qp);
-	}
-}
-
 /* Back to a QP that has received nothing. */
 static void rxe_resp_forget(struct rxe_qp *qp)
 {
@@ -1001,7 +991,7 @@ void rxe_resp_flush(struct rxe_qp *qp)
 	u32 n;
 	int err;
 
-	rxe_resp_drop_pkts(qp);
+	rxe_pktq_purge(&qp->resp.pkts, qp);
 	rxe_resp_end_read(qp);
 	qp->resp.opcode = -1;
 
@@ -1088,7 +1078,7 @@ static int rxe_responder(struct rxe_qp *qp)
 	}
 	if (ctx.state < IB_QPS_RTR) {
 		rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
-		rxe_resp_drop_pkts(qp);
+		rxe_pktq_purge(&qp->resp.pkts, qp);
 		return 1;
 	}
 
@@ -1193,7 +1183,7 @@ void rxe_resp_stop(struct rxe_qp *qp)
 	rxe_task_stop(&qp->resp.task);
 	rxe_xmit_wait_stop(&qp->resp.xmit_wait);
 	/* Nothing is queued once the task is stopped (rxe_pktq_add()). */
-	rxe_resp_drop_pkts(qp);
+	rxe_pktq_purge(&qp->resp.pkts, qp);
 }
 
 void rxe_resp_cleanup(struct rxe_qp *qp)

@@ -90,7 +90,8 @@ int rxe_recv_wqe_copy(struct rxe_queue *q, u32 max_sge,
 	return 0;
 }
 
-static int rxe_rq_take_locked(struct rxe_qp *qp, struct rxe_recv_wqe *wqe)
+/* The consumer's end of @qp's RQ; the caller orders it with producers. */
+static int rxe_rq_take_slot(struct rxe_qp *qp, struct rxe_recv_wqe *wqe)
 {
 	struct rxe_queue *q = qp->rq.queue;
 	int err;
@@ -118,10 +119,10 @@ int rxe_rq_take_wqe(struct rxe_qp *qp, struct rxe_recv_wqe *wqe)
 	if (qp->ibqp.srq)
 		return rxe_srq_take_wqe(to_rsrq(qp->ibqp.srq), wqe);
 	if (qp->is_user)
-		return rxe_rq_take_locked(qp, wqe);
+		return rxe_rq_take_slot(qp, wqe);
 
 	spin_lock_irqsave(&qp->resp.rq_lock, flags);
-	err = rxe_rq_take_locked(qp, wqe);
+	err = rxe_rq_take_slot(qp, wqe);
 	spin_unlock_irqrestore(&qp->resp.rq_lock, flags);
 	return err;
 }
