@@ -437,7 +437,9 @@ static int ucma_set_id_option(struct ucma_ctx *ctx, u32 optname,
 /*
  * RDMA_OPTION_IB_PATH: userspace resolved the route itself (ibacm, say)
  * and hands over path records; the first primary, bidirectional, GMP one
- * becomes the id's route, reported as ROUTE_RESOLVED.
+ * becomes the id's route, reported as ROUTE_RESOLVED.  Under
+ * ctx->cmd_lock: a BIND that fails detaches the device it attached, so
+ * cm_id->device is only stable under it.
  */
 static int ucma_set_ib_path(struct ucma_ctx *ctx,
 			    struct ib_path_rec_data *recs, size_t optlen)
@@ -445,10 +447,13 @@ static int ucma_set_ib_path(struct ucma_ctx *ctx,
 	const u32 wanted = IB_PATH_GMP | IB_PATH_PRIMARY |
 			   IB_PATH_BIDIRECTIONAL;
 	struct ib_path_rec_data *rec = NULL;
+	struct rdma_cm_id *cm_id = ctx->cm_id;
 	struct rdma_cm_event event = {};
 	struct sa_path_rec path = {};
 	size_t i, n;
 	int ret;
+
+	lockdep_assert_held(&ctx->cmd_lock);
 
 	if (optlen % sizeof(*recs))
 		return -EINVAL;
@@ -458,29 +463,27 @@ static int ucma_set_ib_path(struct ucma_ctx *ctx,
 			rec = &recs[i];
 	if (!rec)
 		return -EINVAL;
-	if (!ctx->cm_id->device)
+	if (!cm_id->device)
 		return -EINVAL;
 
 	path.rec_type = SA_PATH_REC_TYPE_IB;
 	ib_sa_unpack_path(rec->path_rec, &path);
 
-	mutex_lock(&ctx->cmd_lock);
-	if (rdma_cap_opa_ah(ctx->cm_id->device, ctx->cm_id->port_num)) {
+	if (rdma_cap_opa_ah(cm_id->device, cm_id->port_num)) {
 		struct sa_path_rec opa;
 
 		sa_convert_path_ib_to_opa(&opa, &path);
-		ret = rdma_set_ib_path(ctx->cm_id, &opa);
+		ret = rdma_set_ib_path(cm_id, &opa);
 	} else {
-		ret = rdma_set_ib_path(ctx->cm_id, &path);
+		ret = rdma_set_ib_path(cm_id, &path);
 	}
-	mutex_unlock(&ctx->cmd_lock);
 	if (ret)
 		return ret;
 
 	event.event = RDMA_CM_EVENT_ROUTE_RESOLVED;
-	rdma_lock_handler(ctx->cm_id);
-	ret = ucma_event_handler(ctx->cm_id, &event);
-	rdma_unlock_handler(ctx->cm_id);
+	rdma_lock_handler(cm_id);
+	ret = ucma_event_handler(cm_id, &event);
+	rdma_unlock_handler(cm_id);
 	return ret;
 }
 
@@ -507,11 +510,10 @@ int ucma_cmd_set_option(struct ucma_file *file, const void __user *in,
 		goto out;
 	}
 
+	mutex_lock(&ctx->cmd_lock);
 	switch (cmd.level) {
 	case RDMA_OPTION_ID:
-		mutex_lock(&ctx->cmd_lock);
 		ret = ucma_set_id_option(ctx, cmd.optname, optval, cmd.optlen);
-		mutex_unlock(&ctx->cmd_lock);
 		break;
 	case RDMA_OPTION_IB:
 		ret = cmd.optname == RDMA_OPTION_IB_PATH ?
@@ -521,6 +523,7 @@ int ucma_cmd_set_option(struct ucma_file *file, const void __user *in,
 		ret = -UCMA_ENOTIMPL;
 		break;
 	}
+	mutex_unlock(&ctx->cmd_lock);
 	kfree(optval);
 out:
 	ucma_ctx_put(ctx);

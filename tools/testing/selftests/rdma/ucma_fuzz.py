@@ -32,6 +32,9 @@ ucma_fuzz.sh, without librdmacm.
     ucma_fuzz.py mcast     (rxe0) one group joined twice by one id, by
                            two ids and two files; join then leave,
                            destroy or close at once, many times
+    ucma_fuzz.py path_bind (rxe0 on ADDR) SET_OPTION(IB_PATH) in a loop
+                           while another thread BINDs the id to a held
+                           port (the device attached, then detached)
     ucma_fuzz.py ... --measure   print each case's errno instead of
                            checking it (to write the expectations from a
                            --stock run)
@@ -1289,12 +1292,66 @@ def case_mcast():
         fails.report()
 
 
+# ---- locking -----------------------------------------------------------
+
+WILD_PORT = 18960
+
+
+IB_PATH_WANTED = 0x2b	# IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL
+
+
+def case_path_bind():
+    """SET_OPTION(IB_PATH) on an id in a loop, while another thread binds
+    it to a port another id holds: each BIND attaches the device, fails
+    (EADDRINUSE) and detaches it.  The option must read the device under
+    the id's command lock: each SET_OPTION answers EINVAL (no device, or
+    no resolved address), never a NULL device."""
+    fails = Failures("SET_OPTION(IB_PATH) racing a failing BIND")
+    fd = opendev(nonblock=True)
+    holder = create(fd, uid=0x11)
+    i = create(fd, uid=0x12)
+    port = WILD_PORT + 1
+    if expect("BIND_IP of the port's holder",
+              cmd(fd, BIND_IP, req_bind_ip(holder, sin(ADDR, port))), 0):
+        answers = {BIND_IP: {}, SET_OPTION: {}}
+        done = threading.Event()
+
+        def binder(ar, _rng):
+            try:
+                for _ in rounds("BIND_IP to a held port, failing", RACE_SECS / 3):
+                    for _ in range(200):
+                        e = cmd(fd, BIND_IP, req_bind_ip(i, sin(ADDR, port)), ar=ar)
+                        answers[BIND_IP][e] = answers[BIND_IP].get(e, 0) + 1
+            finally:
+                done.set()
+
+        def setter(ar, _rng):
+            rec = struct.pack("<II", IB_PATH_WANTED, 0) + bytes(64)
+            ar.mm[PAGE - 512:PAGE - 512 + len(rec)] = rec
+            req = struct.pack("<QIIII", ar.base + PAGE - 512, i, OPTION_IB,
+                              OPT_IB_PATH, len(rec))
+            while not done.is_set():
+                e = cmd(fd, SET_OPTION, req, ar=ar)
+                answers[SET_OPTION][e] = answers[SET_OPTION].get(e, 0) + 1
+
+        run_threads("IB_PATH racing BIND", (binder, setter), RACE_SECS + 30 * SCALE)
+        for c, name, want in ((BIND_IP, "BIND_IP", errno.EADDRINUSE),
+                              (SET_OPTION, "SET_OPTION(IB_PATH)", errno.EINVAL)):
+            print(f"{name} answers: " + ", ".join(
+                f"{ename(e)} {n}" for e, n in sorted(answers[c].items())), flush=True)
+            if set(answers[c]) != {want}:
+                fails.add(f"{name} answered {sorted(map(ename, answers[c]))}, "
+                          f"want only {ename(want)}")
+    os.close(fd)
+    fails.report()
+
+
 CASES = {
     "write": case_write, "ids": case_ids, "sizes": case_sizes,
     "pointers": case_pointers, "creds": case_creds, "state": case_state,
     "connreq": case_connreq, "resolve": case_resolve,
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
-    "mcast": case_mcast,
+    "mcast": case_mcast, "path_bind": case_path_bind,
 }
 
 if __name__ == "__main__":
