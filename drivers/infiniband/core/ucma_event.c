@@ -10,7 +10,9 @@
  * a listener moved by MIGRATE_ID takes them along with its events.
  */
 
+#include <linux/pagemap.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_marshall.h>
@@ -170,18 +172,12 @@ static void ucma_adopt_new_ctx(struct ucma_file *file, struct ucma_ctx *ctx)
 	ucma_ctx_publish(ctx);
 }
 
-int ucma_cmd_get_event(struct ucma_file *file, const void __user *in,
-		       u16 in_len, u16 out_len)
+/*
+ * Waits for an event on @file; returns 0 with file->lock held and an
+ * event queued, or an errno without the lock.
+ */
+static int ucma_lock_nonempty(struct ucma_file *file)
 {
-	struct rdma_ucm_get_event cmd;
-	struct ucma_event *ev;
-
-	/* Old 32-bit librdmacm knows neither the tail padding nor the ECE. */
-	if (out_len < offsetof(struct rdma_ucm_event_resp, reserved))
-		return -ENOSPC;
-	if (copy_from_user(&cmd, in, sizeof(cmd)))
-		return -EFAULT;
-
 	mutex_lock(&file->lock);
 	while (list_empty(&file->events)) {
 		mutex_unlock(&file->lock);
@@ -192,14 +188,13 @@ int ucma_cmd_get_event(struct ucma_file *file, const void __user *in,
 			return -ERESTARTSYS;
 		mutex_lock(&file->lock);
 	}
+	return 0;
+}
 
-	ev = list_first_entry(&file->events, struct ucma_event, entry);
-	/* An event that could not be delivered stays queued. */
-	if (copy_to_user(u64_to_user_ptr(cmd.response), &ev->resp,
-			 min_t(size_t, out_len, sizeof(ev->resp)))) {
-		mutex_unlock(&file->lock);
-		return -EFAULT;
-	}
+/* @ev was delivered: off the queue, counted, its new context adopted. */
+static void ucma_event_consume(struct ucma_file *file, struct ucma_event *ev)
+{
+	lockdep_assert_held(&file->lock);
 
 	list_del(&ev->entry);
 	ev->ctx->events_reported++;
@@ -209,6 +204,50 @@ int ucma_cmd_get_event(struct ucma_file *file, const void __user *in,
 		atomic_inc(&ev->ctx->backlog);
 		ucma_adopt_new_ctx(file, ev->new_ctx);
 	}
+}
+
+/*
+ * The first event is copied out and consumed under file->lock, so that
+ * one that cannot be delivered stays queued, as on stock.  But every
+ * rdma_cm handler of the file's ids takes file->lock, under its handler
+ * lock, on rdma_cm's and ib_cm's shared work queues: a copy that waits
+ * for userspace (a userfaultfd or FUSE page) must not hold it, or
+ * connection management stops for every consumer.  So the copy under the
+ * lock never faults; a page that is not there is faulted in with the
+ * lock dropped, and the copy retried on whatever event is first then.
+ */
+int ucma_cmd_get_event(struct ucma_file *file, const void __user *in,
+		       u16 in_len, u16 out_len)
+{
+	struct rdma_ucm_get_event cmd;
+	struct ucma_event *ev;
+	void __user *uresp;
+	size_t len;
+	int ret;
+
+	/* Old 32-bit librdmacm knows neither the tail padding nor the ECE. */
+	if (out_len < offsetof(struct rdma_ucm_event_resp, reserved))
+		return -ENOSPC;
+	if (copy_from_user(&cmd, in, sizeof(cmd)))
+		return -EFAULT;
+	uresp = u64_to_user_ptr(cmd.response);
+	len = min_t(size_t, out_len, sizeof(ev->resp));
+
+	for (;;) {
+		ret = ucma_lock_nonempty(file);
+		if (ret)
+			return ret;
+		ev = list_first_entry(&file->events, struct ucma_event, entry);
+		if (!copy_to_user_nofault(uresp, &ev->resp, len))
+			break;
+		mutex_unlock(&file->lock);
+
+		if (fault_in_writeable(uresp, len))
+			return -EFAULT;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	ucma_event_consume(file, ev);
 	mutex_unlock(&file->lock);
 
 	kfree(ev);

@@ -23,6 +23,11 @@
  *
  * rdma_cm delivers a CONNECT_REQUEST for a new id while holding the
  * listener's handler lock, so the listener's ->file is stable there too.
+ *
+ * Every handler takes file->lock, under its handler lock, on work queues
+ * that all rdma_cm consumers share: nothing that may wait for userspace
+ * (a copy to or from it that faults) runs under file->lock or a handler
+ * lock.  GET_EVENT copies under file->lock only without faulting.
  */
 #ifndef OOT_RDMA_UCMA_PRIV_H
 #define OOT_RDMA_UCMA_PRIV_H

@@ -35,6 +35,9 @@ ucma_fuzz.sh, without librdmacm.
     ucma_fuzz.py path_bind (rxe0 on ADDR) SET_OPTION(IB_PATH) in a loop
                            while another thread BINDs the id to a held
                            port (the device attached, then detached)
+    ucma_fuzz.py event_stall   (rxe0) GET_EVENT into an unserved
+                           userfaultfd page (a child process), while a
+                           connect on other files must complete
     ucma_fuzz.py ... --measure   print each case's errno instead of
                            checking it (to write the expectations from a
                            --stock run)
@@ -1346,12 +1349,132 @@ def case_path_bind():
     fails.report()
 
 
+# struct uffdio_api / uffdio_register (include/uapi/linux/userfaultfd.h)
+UFFD_API = 0xAA
+UFFDIO_API = 0xc018aa3f
+UFFDIO_REGISTER = 0xc020aa00
+UFFDIO_REGISTER_MODE_MISSING = 1
+NR_USERFAULTFD = 323	# x86_64
+
+
+def uffd_page():
+    """An anonymous page registered with a userfaultfd that nobody
+    serves: a fault on it waits until the process dies.  (The mapping
+    and its address, the userfaultfd), or None with the reason.  Not
+    inherited by fork(): make it in the process that faults."""
+    libc.syscall.restype = ctypes.c_long
+    uffd = libc.syscall(NR_USERFAULTFD, os.O_CLOEXEC | os.O_NONBLOCK)
+    if uffd < 0:
+        return None, f"userfaultfd: {ename(ctypes.get_errno())}"
+    api = ctypes.create_string_buffer(struct.pack("<QQQ", UFFD_API, 0, 0), 24)
+    if libc.ioctl(uffd, ctypes.c_ulong(UFFDIO_API), api):
+        return None, f"UFFDIO_API: {ename(ctypes.get_errno())}"
+    mm = mmap.mmap(-1, PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    page = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+    reg = ctypes.create_string_buffer(
+        struct.pack("<QQQQ", page, PAGE, UFFDIO_REGISTER_MODE_MISSING, 0), 32)
+    if libc.ioctl(uffd, ctypes.c_ulong(UFFDIO_REGISTER), reg):
+        return None, f"UFFDIO_REGISTER: {ename(ctypes.get_errno())}"
+    return (mm, page, uffd), None
+
+
+def stalled_get_event(ready):
+    """In a forked child (a write() from a child of the opener is EACCES:
+    the child opens its own file): GET_EVENT on a file with an event,
+    into an unserved userfaultfd page, while a thread of the child starts
+    a route resolution on that file, whose handler then queues on it from
+    rdma_cm's ordered work queue.  Writes "1" to ready once that started,
+    or the reason it cannot; never returns on its own."""
+    fd = opendev(nonblock=True)
+    first, second = create(fd, uid=0x31), create(fd, uid=0x32)
+    steps = [(RESOLVE_ADDR, req_resolve_addr(i)) for i in (first, second)]
+    steps.append((RESOLVE_ROUTE, req_resolve_route(first)))
+    for c_cmd, req in steps:
+        e = cmd(fd, c_cmd, req)
+        if not e:
+            e, _ = wait_event(fd, 10 * SCALE) if c_cmd == RESOLVE_ADDR else \
+                (0, select.select([fd], [], [], 10 * SCALE))
+        if e:
+            os.write(ready, f"command {c_cmd}: {ename(e)}".encode())
+            os._exit(1)
+    # The first's ROUTE_RESOLVED is queued: the event the GET_EVENT reads.
+    got, why = uffd_page()
+    if got is None:
+        os.write(ready, why.encode())
+        os._exit(1)
+
+    def resolve_second():
+        time.sleep(0.3)
+        w = cmd(fd, RESOLVE_ROUTE, req_resolve_route(second), ar=Arena())
+        os.write(ready, b"1" if not w else f"RESOLVE_ROUTE: {ename(w)}".encode())
+
+    threading.Thread(target=resolve_second, daemon=True).start()
+    e = cmd(fd, GET_EVENT, req_get_event(got[1]), EVENT_RESP)
+    os._exit(100 + e)
+
+
+def case_event_stall():
+    """GET_EVENT whose response page is a userfaultfd page nobody serves
+    stays blocked (in a child process), and another id of that file
+    resolves its route meanwhile (its handler queues on that file); then,
+    on other files, a client must get through address and route
+    resolution and its connect request reach a listener within a bound.
+    Holding the file's lock across the copy would stop the handler behind
+    it, and with it rdma_cm's ordered work queue, which every consumer's
+    route resolution goes through."""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        stalled_get_event(wr)
+    os.close(wr)
+    files = []
+    try:
+        why = os.read(rd, 200)
+        if why != b"1":
+            problem(f"the stalled GET_EVENT's setup: {why.decode()}")
+            return
+        time.sleep(0.5)
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            problem("GET_EVENT into the unserved page returned")
+            return
+        files = [opendev(nonblock=True), opendev(nonblock=True)]
+        s, c = files
+        listener(s, WILD_PORT + 2)
+        fails = Failures("connect on other files while GET_EVENT stalls")
+        t0 = time.monotonic()
+        connect_once(c, arena, WILD_PORT + 2, fails)
+        e, ev = wait_event(s, 10 * SCALE) if not fails.seen else (0, None)
+        took = time.monotonic() - t0
+        ok = not fails.seen and not e and ev[0:3:2] == (0x66, EV_CONNECT_REQUEST)
+        print(f"connect while GET_EVENT stalls: {'done' if ok else 'not done'} "
+              f"in {took:.1f} s", flush=True)
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            problem("GET_EVENT into the unserved page returned meanwhile")
+        if STOCK and not ok:
+            print("skipped on stock, which copies the event out under the "
+                  "file's lock (measured: resolution and connect on other "
+                  f"files not done in {took:.0f} s: "
+                  f"{(fails.seen or [ename(e)])[0]})", flush=True)
+        elif not ok:
+            fails.add(f"listener's event: {ename(e)} {ev}")
+            fails.report()
+    finally:
+        # First: on a stack with the defect, closing the other files
+        # waits for the work the stalled copy holds up.
+        os.close(rd)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        for f in files:
+            os.close(f)
+
+
 CASES = {
     "write": case_write, "ids": case_ids, "sizes": case_sizes,
     "pointers": case_pointers, "creds": case_creds, "state": case_state,
     "connreq": case_connreq, "resolve": case_resolve,
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
-    "mcast": case_mcast, "path_bind": case_path_bind,
+    "mcast": case_mcast, "path_bind": case_path_bind, "event_stall": case_event_stall,
 }
 
 if __name__ == "__main__":
