@@ -535,9 +535,9 @@ int cma_ib_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 		goto out_listener;
 	}
 
-	/* The listener's mutex keeps it listening while we hand over. */
-	mutex_lock(&listener->handler_mutex);
-	if (cma_state(listener) != RDMA_CM_LISTEN) {
+	/* The listeners' mutexes keep them listening while we hand over. */
+	cma_lock_listener(listener);
+	if (!cma_listener_listens(listener)) {
 		ret = -ECONNABORTED;
 		goto out_unlock;
 	}
@@ -549,7 +549,7 @@ int cma_ib_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 		goto out_unlock;
 	}
 
-	mutex_lock_nested(&conn->handler_mutex, SINGLE_DEPTH_NESTING);
+	mutex_lock_nested(&conn->handler_mutex, CMA_LOCK_CONN);
 	conn->cm_ib = cm_id;
 	cm_id->context = conn;
 	if (ev->event == IB_CM_REQ_RECEIVED) {
@@ -563,7 +563,7 @@ int cma_ib_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 	if (ret) {
 		/* ib_cm destroys cm_id (and rejects) when we fail. */
 		conn->cm_ib = NULL;
-		mutex_unlock(&listener->handler_mutex);
+		cma_unlock_listener(listener);
 		cma_destroy_id_unlock(conn);
 		goto out_listener;
 	}
@@ -576,7 +576,7 @@ int cma_ib_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 	mutex_unlock(&conn->handler_mutex);
 
 out_unlock:
-	mutex_unlock(&listener->handler_mutex);
+	cma_unlock_listener(listener);
 out_listener:
 	cma_id_put(listener);
 out_ndev:

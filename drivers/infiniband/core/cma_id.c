@@ -278,6 +278,57 @@ void rdma_unlock_handler(struct rdma_cm_id *id)
 }
 EXPORT_SYMBOL(rdma_unlock_handler);
 
+/* The listener a consumer made, which @listener takes requests for. */
+static struct rdma_id_private *cma_listener_owner(struct rdma_id_private *listener)
+{
+	return listener->internal ? listener->parent : listener;
+}
+
+/**
+ * cma_lock_listener - take the handler locks a connect request needs
+ * @listener: the listener the request reached
+ *
+ * A wildcard listener's per-device child delivers its requests to its
+ * parent's consumer: the parent's handler lock is taken too, so that
+ * rdma_lock_handler() on the consumer's listener holds off its connect
+ * requests as it does its other events (rdma_ucm's MIGRATE_ID relies on
+ * it).  Child first: the parent's destruction drops its own lock before
+ * it waits for the children.
+ *
+ * Return: the consumer's listener, the locks held.
+ */
+struct rdma_id_private *cma_lock_listener(struct rdma_id_private *listener)
+{
+	struct rdma_id_private *owner = cma_listener_owner(listener);
+
+	mutex_lock_nested(&listener->handler_mutex, CMA_LOCK_LISTENER);
+	if (owner != listener)
+		mutex_lock_nested(&owner->handler_mutex, CMA_LOCK_OWNER);
+	return owner;
+}
+
+void cma_unlock_listener(struct rdma_id_private *listener)
+{
+	struct rdma_id_private *owner = cma_listener_owner(listener);
+
+	if (owner != listener)
+		mutex_unlock(&owner->handler_mutex);
+	mutex_unlock(&listener->handler_mutex);
+}
+
+/*
+ * Under cma_lock_listener(): whether a request may still be delivered,
+ * which neither a stopping child nor a stopping parent allows.
+ */
+bool cma_listener_listens(struct rdma_id_private *listener)
+{
+	struct rdma_id_private *owner = cma_listener_owner(listener);
+
+	lockdep_assert_held(&owner->handler_mutex);
+	return cma_state(listener) == RDMA_CM_LISTEN &&
+	       cma_state(owner) == RDMA_CM_LISTEN;
+}
+
 /* ---------------------------------------------------------------- */
 /* Creation                                                           */
 

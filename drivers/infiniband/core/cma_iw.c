@@ -79,10 +79,9 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 	struct rdma_cm_event event = {};
 	int ret = -ECONNABORTED;
 
-	mutex_lock(&listener->handler_mutex);
-	if (cma_state(listener) != RDMA_CM_LISTEN)
+	owner = cma_lock_listener(listener);
+	if (!cma_listener_listens(listener))
 		goto out;
-	owner = listener->internal ? listener->parent : listener;
 
 	conn = cma_create_id(listener->net, owner->id.event_handler,
 			     owner->id.context, RDMA_PS_TCP, IB_QPT_RC,
@@ -91,7 +90,7 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 		ret = PTR_ERR(conn);
 		goto out;
 	}
-	mutex_lock_nested(&conn->handler_mutex, SINGLE_DEPTH_NESTING);
+	mutex_lock_nested(&conn->handler_mutex, CMA_LOCK_CONN);
 	conn->state = RDMA_CM_CONNECT;
 
 	memcpy(cma_src_addr(conn), &iw_event->local_addr,
@@ -101,7 +100,7 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 	ret = rdma_translate_ip(cma_src_addr(conn),
 				&conn->id.route.addr.dev_addr);
 	if (ret) {
-		mutex_unlock(&listener->handler_mutex);
+		cma_unlock_listener(listener);
 		cma_destroy_id_unlock(conn);
 		return ret;
 	}
@@ -126,13 +125,13 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 	ret = cma_deliver(conn, &event);
 	if (ret) {
 		conn->cm_iw = NULL;
-		mutex_unlock(&listener->handler_mutex);
+		cma_unlock_listener(listener);
 		cma_destroy_id_unlock(conn);
 		return ret;
 	}
 	mutex_unlock(&conn->handler_mutex);
 out:
-	mutex_unlock(&listener->handler_mutex);
+	cma_unlock_listener(listener);
 	return ret;
 }
 

@@ -311,6 +311,21 @@ int cma_set_default_qkey(struct rdma_id_private *id_priv);
 /* A wildcard listener stops: its children go (handler_mutex not held). */
 void cma_cancel_listens(struct rdma_id_private *id_priv);
 
+/*
+ * The handler_mutex subclasses of a connect request, which holds up to
+ * three: the listener it reached, that listener's wildcard parent (the
+ * consumer's listener) and the new id, in this order.
+ */
+enum {
+	CMA_LOCK_LISTENER,
+	CMA_LOCK_OWNER,
+	CMA_LOCK_CONN,
+};
+
+struct rdma_id_private *cma_lock_listener(struct rdma_id_private *listener);
+void cma_unlock_listener(struct rdma_id_private *listener);
+bool cma_listener_listens(struct rdma_id_private *listener);
+
 /* ---------------------------------------------------------------- */
 /* cma_ps.c                                                           */
 

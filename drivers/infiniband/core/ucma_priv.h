@@ -22,7 +22,9 @@
  *	xa_lock(&ucma_ctx_table), xa_lock(&ucma_mc_table)  (spinlocks)
  *
  * rdma_cm delivers a CONNECT_REQUEST for a new id while holding the
- * listener's handler lock, so the listener's ->file is stable there too.
+ * handler lock of the listener we created, also when a wildcard
+ * listener's per-device child took the request (it takes its parent's
+ * too), so the listener's ->file is stable there as well.
  *
  * Every handler takes file->lock, under its handler lock, on work queues
  * that all rdma_cm consumers share: nothing that may wait for userspace

@@ -38,6 +38,10 @@ ucma_fuzz.sh, without librdmacm.
     ucma_fuzz.py event_stall   (rxe0) GET_EVENT into an unserved
                            userfaultfd page (a child process), while a
                            connect on other files must complete
+    ucma_fuzz.py migrate_wild  (rxe0) a wildcard listener moved back
+                           and forth between two files by MIGRATE_ID
+                           while another thread connects to it; then
+                           DESTROY_ID, and GET_EVENT on the other file
     ucma_fuzz.py ... --measure   print each case's errno instead of
                            checking it (to write the expectations from a
                            --stock run)
@@ -1300,6 +1304,122 @@ def case_mcast():
 WILD_PORT = 18960
 
 
+def drain(fd, ar=arena):
+    """Every event queued on fd (non-blocking) now, as (uid, id, event,
+    status) tuples."""
+    evs = []
+    while True:
+        e, ev = get_event(fd, ar=ar)
+        if e:
+            return evs
+        evs.append(ev)
+
+
+def case_migrate_wild():
+    """A wildcard listener (0.0.0.0) takes its requests through a
+    per-device child listener; one thread keeps connecting to it while
+    the main thread moves the listener back and forth between two files
+    with MIGRATE_ID.  An event queued on the file the listener just left
+    would name a context another file owns: the listener's file must
+    never hold one.  Each round ends with DESTROY_ID on the listener's
+    current file and GET_EVENT on the other, which must find nothing (a
+    stray event there would name the freed context)."""
+    print(f"seed {SEED} (UCMA_SEED={SEED} repeats the choices)", flush=True)
+    fails = Failures("MIGRATE_ID of a wildcard listener while requests arrive")
+    done = threading.Event()
+    seen = {"connects": 0, "requests": 0, "migrations": 0}
+    rng = random.Random(SEED)
+
+    def step(fd, ar, ids, c_cmd, req, want):
+        """c_cmd on each of ids, then their events: those that got want."""
+        ids = [c for c in ids if not cmd(fd, c_cmd, req(c), ar=ar)]
+        got = []
+        for _ in ids:
+            e, ev = wait_event(fd, 10 * SCALE, ar)
+            if e:
+                break
+            if ev[2:4] == (want, 0):
+                got.append(ev[1])
+        return got
+
+    def client(ar, _crng):
+        # Eight ids at once: each step's work overlaps, more requests.
+        while not done.is_set():
+            fd = opendev(nonblock=True)
+            ids = [create(fd, uid=0x77, ar=ar) for _ in range(8)]
+            ids = step(fd, ar, ids, RESOLVE_ADDR,
+                       lambda c: req_resolve_addr(c, sin(ADDR, WILD_PORT)),
+                       EV_ADDR_RESOLVED)
+            ids = step(fd, ar, ids, RESOLVE_ROUTE, req_resolve_route,
+                       EV_ROUTE_RESOLVED)
+            for c in ids:
+                if not cmd(fd, CONNECT, req_connect(c), ar=ar):
+                    seen["connects"] += 1
+            time.sleep(0.05)
+            os.close(fd)
+
+    def stray(what, evs, r):
+        for ev in evs:
+            fails.add(f"round {r}: {what}: event (uid, id, event, status) {ev}")
+
+    def migrator(ar, _rng):
+        try:
+            for r in rounds("wildcard listener migrated while requests arrive",
+                            RACE_SECS):
+                files = [opendev(nonblock=True), opendev(nonblock=True)]
+                lid = create(files[0], uid=0x66, ar=ar)
+                e = cmd(files[0], BIND_IP,
+                        req_bind_ip(lid, sin("0.0.0.0", WILD_PORT)), ar=ar)
+                if not e:
+                    e = cmd(files[0], LISTEN, req_listen(lid, 0), ar=ar)
+                if e:
+                    fails.add(f"round {r}: BIND_IP 0.0.0.0 or LISTEN: {ename(e)}")
+                    for f in files:
+                        os.close(f)
+                    continue
+                cur = 0
+                end = time.monotonic() + rng.choice((0.2, 0.5, 1.0))
+                while time.monotonic() < end:
+                    e = cmd(files[1 - cur], MIGRATE_ID,
+                            req_migrate(lid, files[cur], ar.resp), 4, ar=ar)
+                    if e:
+                        fails.add(f"round {r}: MIGRATE_ID: {ename(e)}")
+                        break
+                    cur = 1 - cur
+                    seen["migrations"] += 1
+                    if rng.random() < 0.1:
+                        # What the listener owns is read on its file.
+                        seen["requests"] += len(drain(files[cur], ar))
+                # The file it left holds nothing of the listener.
+                stray("an event on the file the listener left",
+                      drain(files[1 - cur], ar), r)
+                e, _ = destroy(files[cur], lid, ar)
+                if e:
+                    fails.add(f"round {r}: DESTROY_ID: {ename(e)}")
+                # On stock a stray event here names the freed listener:
+                # reading it would write freed memory, so only ours reads.
+                if not STOCK:
+                    stray("an event after DESTROY_ID, on the other file",
+                          drain(files[1 - cur], ar), r)
+                for f in files:
+                    os.close(f)
+        finally:
+            done.set()
+
+    run_threads("wildcard listener migrated", (migrator, client),
+                2 * RACE_SECS + 30 * SCALE)
+    print(f"{seen['connects']} connects, {seen['migrations']} migrations, "
+          f"{seen['requests']} requests read", flush=True)
+    if not seen["requests"]:
+        fails.add("no connect request ever reached the listener")
+    if STOCK and fails.seen:
+        print(f"skipped on stock, which has the same race (measured: "
+              f"{len(fails.seen)} stray event(s), the first: {fails.seen[0]})",
+              flush=True)
+        return
+    fails.report()
+
+
 IB_PATH_WANTED = 0x2b	# IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL
 
 
@@ -1475,6 +1595,7 @@ CASES = {
     "connreq": case_connreq, "resolve": case_resolve,
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
     "mcast": case_mcast, "path_bind": case_path_bind, "event_stall": case_event_stall,
+    "migrate_wild": case_migrate_wild,
 }
 
 if __name__ == "__main__":

@@ -12,12 +12,13 @@
 # during address and route resolution, a listener closed while requests
 # arrive, MIGRATE_ID while a file closes, multicast join then leave at
 # once.  Then the locking: SET_OPTION(IB_PATH) racing a failing BIND
-# (which attaches and detaches the device), and a GET_EVENT stalled on
-# an unserved userfaultfd page (a connect on other files must still
-# complete).  Where ours deliberately differs (a connect request's id
-# moves with its listener on MIGRATE_ID), or stock has the defect, the
-# check is skipped on stock and ucma_fuzz.py prints why and what it
-# measured.
+# (which attaches and detaches the device), a GET_EVENT stalled on an
+# unserved userfaultfd page (a connect on other files must still
+# complete), and a wildcard listener migrated back and forth while
+# requests arrive (no event may stay on the file it left).  Where ours
+# deliberately differs (a connect request's id moves with its listener
+# on MIGRATE_ID), or stock has the defect, the check is skipped on stock
+# and ucma_fuzz.py prints why and what it measured.
 #
 # The device's own facts are checked first: mode 0666, abi_version 4,
 # max_backlog 1024, the GET_CHARDEV answer (which autoloads rdma_ucm).
@@ -26,7 +27,7 @@
 . "$(dirname "$0")/rxe_topo.sh"
 
 ktap_print_header
-ktap_set_plan 19
+ktap_set_plan 20
 
 rdma_unload_all
 warn0=$(dmesg | grep -c 'WARNING\|BUG:')
@@ -96,6 +97,8 @@ ktap_test_result "SET_OPTION(IB_PATH) racing a BIND that attaches, then detaches
 	run path_bind
 ktap_test_result "GET_EVENT stalled on an unserved userfaultfd page: a connect on other files completes" \
 	run event_stall
+ktap_test_result "a wildcard listener migrated between files as requests arrive; DESTROY_ID, GET_EVENT on the other" \
+	run migrate_wild
 
 # Two processes at once, a few times (soak: make soak runs more; make
 # check's 10 rounds of the connect-request cases took 148 s): the
