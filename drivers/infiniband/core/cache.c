@@ -22,7 +22,7 @@
  * RoCE GIDs come from roce_gid_mgmt.c through ib_cache_gid_add() and
  * ib_cache_gid_del_if(); GIDs of other ports, P_Keys, port state, LMC and
  * subnet prefix are read from the driver at setup and refreshed when the
- * driver reports a port event.
+ * driver reports a port event, before any handler sees the event.
  */
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
@@ -87,10 +87,12 @@ struct ib_gid_table {
 	struct list_head dead;
 	/* Frees the deleted entries whose last user is gone, and their slots. */
 	struct work_struct reclaim_work;
-	/* Refreshes the caches of this port from the driver. */
-	struct work_struct update_work;
-	struct ib_event_handler event_handler;
-	bool handler_registered;
+	/*
+	 * The event work refreshes this port's caches (ib_cache_event_refresh()).
+	 * From the end of setup to the start of cleanup; written under
+	 * device->event_handler_rwsem for write, read under it for read.
+	 */
+	bool live;
 	int sz;
 	/*
 	 * Slots.  Written under lock and device->cache_lock (write);
@@ -295,6 +297,10 @@ err_entry:
 	return ret;
 }
 
+/*
+ * The table changed: tell the handlers, after the change (they read the
+ * table).  Not a driver event, so nothing is refreshed from the driver.
+ */
 static void gid_change_event(struct ib_device *device, u32 port)
 {
 	struct ib_event event = {
@@ -303,7 +309,7 @@ static void gid_change_event(struct ib_device *device, u32 port)
 		.element.port_num = port,
 	};
 
-	ib_dispatch_event(&event);
+	ib_dispatch_cache_event(&event);
 }
 
 /**
@@ -1114,47 +1120,63 @@ static int port_cache_update(struct ib_gid_table *table)
 	return 0;
 }
 
-static void port_cache_update_work(struct work_struct *work)
-{
-	struct ib_gid_table *table =
-		container_of(work, struct ib_gid_table, update_work);
-	int ret;
-
-	ret = port_cache_update(table);
-	if (ret)
-		dev_warn(&table->device->dev,
-			 "port %u: cache refresh failed: %d\n", table->port,
-			 ret);
-}
-
 /*
- * Port events that change what the cache holds.  Handlers run from
- * ib_core's event work (process context); the refresh is queued all the
- * same, so that it never delays the other handlers of the event.
+ * Port events of the driver that change what the cache holds.  A GID_CHANGE
+ * of a RoCE port reports a change the core made itself (roce_gid_mgmt.c):
+ * its GIDs are not the driver's, but the port attributes are refreshed all
+ * the same, as stock does.
  */
-static void port_cache_event(struct ib_event_handler *handler,
-			     struct ib_event *event)
+static bool port_cache_event(enum ib_event_type type)
 {
-	struct ib_gid_table *table =
-		container_of(handler, struct ib_gid_table, event_handler);
-
-	switch (event->event) {
+	switch (type) {
 	case IB_EVENT_PORT_ACTIVE:
 	case IB_EVENT_PORT_ERR:
 	case IB_EVENT_LID_CHANGE:
 	case IB_EVENT_PKEY_CHANGE:
 	case IB_EVENT_CLIENT_REREGISTER:
-		break;
 	case IB_EVENT_GID_CHANGE:
-		/* RoCE GIDs are ours: the event reports our own change. */
-		if (rdma_protocol_roce(table->device, table->port))
-			return;
-		break;
+		return true;
 	default:
-		return;
+		return false;
 	}
-	if (event->element.port_num == table->port)
-		queue_work(system_wq, &table->update_work);
+}
+
+/**
+ * ib_cache_event_refresh - refresh the port's caches before a driver event
+ * @event: the event, as the driver dispatched it
+ *
+ * Called by the event work before the handlers see @event, so that a
+ * handler reads the state the event reports (a client's PORT_ACTIVE
+ * handler finds the port active in the cache, IPoIB the new GID).
+ *
+ * Return: whether the handlers should see @event.  As on stock they do
+ * not when the refresh failed (the cache would contradict the event) nor
+ * for a driver's GID_CHANGE: the GID table reports its own changes.
+ */
+bool ib_cache_event_refresh(const struct ib_event *event)
+{
+	struct ib_device *device = event->device;
+	u32 port = event->element.port_num;
+	struct ib_gid_table *table;
+	int ret;
+
+	lockdep_assert_held(&device->event_handler_rwsem);
+	if (!port_cache_event(event->event))
+		return true;
+	if (!rdma_is_port_valid(device, port))
+		return false;
+	table = gid_table(device, port);
+	/* Before setup or after cleanup: nothing cached to refresh. */
+	if (!table || !table->live)
+		return true;
+
+	ret = port_cache_update(table);
+	if (ret) {
+		dev_warn(&device->dev, "port %u: cache refresh failed: %d\n",
+			 port, ret);
+		return false;
+	}
+	return event->event != IB_EVENT_GID_CHANGE;
 }
 
 /* ---- Setup and teardown --------------------------------------------- */
@@ -1174,8 +1196,6 @@ static struct ib_gid_table *gid_table_alloc(struct ib_device *device,
 	mutex_init(&table->lock);
 	INIT_LIST_HEAD(&table->dead);
 	INIT_WORK(&table->reclaim_work, gid_table_reclaim_work);
-	INIT_WORK(&table->update_work, port_cache_update_work);
-	INIT_IB_EVENT_HANDLER(&table->event_handler, device, port_cache_event);
 	return table;
 }
 
@@ -1205,7 +1225,12 @@ static void port_cache_free(struct ib_device *device, u32 port)
 	if (!table)
 		return;
 
-	cancel_work_sync(&table->update_work);
+	/* The event work finds the table under the rwsem: detach it first. */
+	down_write(&device->event_handler_rwsem);
+	table->live = false;
+	cache->gid = NULL;
+	up_write(&device->event_handler_rwsem);
+
 	gid_table_flush(table);
 	cancel_work_sync(&table->reclaim_work);
 	gid_table_reclaim_work(&table->reclaim_work);
@@ -1213,8 +1238,22 @@ static void port_cache_free(struct ib_device *device, u32 port)
 	for (ix = 0; ix < table->sz; ix++)
 		WARN_ON(table->entries[ix]);
 	WARN_ON(!list_empty(&table->dead));
-	cache->gid = NULL;
 	kfree(table);
+}
+
+/* Starts or stops the event work's refreshes (ib_cache_event_refresh()). */
+static void ib_cache_set_live(struct ib_device *device, bool live)
+{
+	struct ib_gid_table *table;
+	u32 port;
+
+	down_write(&device->event_handler_rwsem);
+	rdma_for_each_port(device, port) {
+		table = gid_table(device, port);
+		if (table)
+			table->live = live;
+	}
+	up_write(&device->event_handler_rwsem);
 }
 
 int ib_cache_setup_one(struct ib_device *device)
@@ -1235,11 +1274,7 @@ int ib_cache_setup_one(struct ib_device *device)
 			goto err;
 	}
 
-	rdma_for_each_port(device, port) {
-		table = device->port_data[port].cache.gid;
-		ib_register_event_handler(&table->event_handler);
-		table->handler_registered = true;
-	}
+	ib_cache_set_live(device, true);
 	return 0;
 
 err:
@@ -1252,15 +1287,12 @@ void ib_cache_cleanup_one(struct ib_device *device)
 	struct ib_gid_table *table;
 	u32 port;
 
+	/* Once this returns, no event work refreshes the caches. */
+	ib_cache_set_live(device, false);
 	rdma_for_each_port(device, port) {
 		table = gid_table(device, port);
 		if (!table)
 			continue;
-		if (table->handler_registered) {
-			ib_unregister_event_handler(&table->event_handler);
-			table->handler_registered = false;
-		}
-		cancel_work_sync(&table->update_work);
 		gid_table_flush(table);
 		flush_work(&table->reclaim_work);
 	}
@@ -1273,13 +1305,6 @@ void ib_cache_release_one(struct ib_device *device)
 	if (!device->port_data)
 		return;
 
-	rdma_for_each_port(device, port) {
-		struct ib_gid_table *table = gid_table(device, port);
-
-		if (table && table->handler_registered) {
-			ib_unregister_event_handler(&table->event_handler);
-			table->handler_registered = false;
-		}
+	rdma_for_each_port(device, port)
 		port_cache_free(device, port);
-	}
 }

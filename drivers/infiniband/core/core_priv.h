@@ -148,17 +148,32 @@ int rdma_compatdev_set(u8 enable);
  * Called by ib_register_device() after port_data and immutables are set
  * up and before the device is visible: allocates every port's GID table
  * and P_Key cache and fills the caches from the driver (port state, LMC,
- * subnet prefix, P_Keys; for non-RoCE ports also GIDs).  Registers the
- * cache's event handler.  Undone by ib_cache_release_one().
+ * subnet prefix, P_Keys; for non-RoCE ports also GIDs).  From then on the
+ * event work refreshes them (ib_cache_event_refresh()).  Undone by
+ * ib_cache_release_one().
  */
 int ib_cache_setup_one(struct ib_device *device);
 
 /*
  * Called by unregistration once no client uses the device: removes every
  * GID (dropping their netdev references; gid_attrs still held by users
- * stay valid until put) and unregisters the event handler.
+ * stay valid until put) and stops the event work's refreshes.
  */
 void ib_cache_cleanup_one(struct ib_device *device);
+
+/*
+ * For device.c's event work, under device->event_handler_rwsem (read),
+ * before the handlers run: refreshes the port's caches from the driver
+ * when @event changes them; returns whether the handlers should see it
+ * (not when the refresh failed, nor a driver's GID_CHANGE: as stock).
+ */
+bool ib_cache_event_refresh(const struct ib_event *event);
+
+/*
+ * Queues @event for the handlers like ib_dispatch_event() but without the
+ * refresh: the GID table's own IB_EVENT_GID_CHANGE, after the change.
+ */
+void ib_dispatch_cache_event(const struct ib_event *event);
 
 /* Called from the device release: frees the tables. */
 void ib_cache_release_one(struct ib_device *device);

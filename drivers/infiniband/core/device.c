@@ -971,9 +971,14 @@ EXPORT_SYMBOL(ib_get_eth_speed);
  * Asynchronous events are dispatched in two steps.  ib_dispatch_event()
  * may be called from any context (drivers report port changes from
  * interrupt handlers and under their spinlocks): it only copies the event
- * and queues it on ib_event_wq.  The work then calls the handlers of the
- * device in process context, under device->event_handler_rwsem held for
- * read, in registration order.
+ * and queues it on ib_event_wq.  The work then refreshes the port's
+ * caches when the event changes them (ib_cache_event_refresh()) and calls
+ * the handlers of the device in process context, in registration order,
+ * all under device->event_handler_rwsem held for read.  The refresh comes
+ * first, as on stock: a handler reads the port state, P_Keys and GIDs the
+ * event reports (IPoIB rereads its GID on an event).  The GID table's own
+ * GID_CHANGE (ib_dispatch_cache_event()) is queued after the table
+ * changed and refreshes nothing.
  *
  * - Order: ib_event_wq is ordered, so handlers see the events in the
  *   order they were dispatched, across all devices.
@@ -991,6 +996,8 @@ EXPORT_SYMBOL(ib_get_eth_speed);
 struct ib_event_work {
 	struct work_struct work;
 	struct ib_event event;
+	/* A driver's event: refresh the caches before the handlers see it. */
+	bool refresh;
 };
 
 void ib_register_event_handler(struct ib_event_handler *event_handler)
@@ -1027,15 +1034,34 @@ static void ib_event_work_fn(struct work_struct *_work)
 	struct ib_event copy;
 
 	down_read(&device->event_handler_rwsem);
+	if (work->refresh && !ib_cache_event_refresh(&work->event))
+		goto out;
 	list_for_each_entry(handler, &device->event_handler_list, list) {
 		/* Handlers take a mutable event; give each a fresh copy. */
 		copy = work->event;
 		handler->handler(handler, &copy);
 	}
+out:
 	up_read(&device->event_handler_rwsem);
 
 	put_device(&device->dev);
 	kfree(work);
+}
+
+static void queue_event(const struct ib_event *event, bool refresh)
+{
+	struct ib_device *device = event->device;
+	struct ib_event_work *work;
+
+	/* A failure is lost, and reported by the allocator itself. */
+	work = kmalloc(sizeof(*work), GFP_ATOMIC);
+	if (!work)
+		return;
+	INIT_WORK(&work->work, ib_event_work_fn);
+	work->event = *event;
+	work->refresh = refresh;
+	get_device(&device->dev);
+	queue_work(ib_event_wq, &work->work);
 }
 
 /**
@@ -1052,19 +1078,14 @@ static void ib_event_work_fn(struct work_struct *_work)
  */
 void ib_dispatch_event(const struct ib_event *event)
 {
-	struct ib_device *device = event->device;
-	struct ib_event_work *work;
-
-	/* A failure is lost, and reported by the allocator itself. */
-	work = kmalloc(sizeof(*work), GFP_ATOMIC);
-	if (!work)
-		return;
-	INIT_WORK(&work->work, ib_event_work_fn);
-	work->event = *event;
-	get_device(&device->dev);
-	queue_work(ib_event_wq, &work->work);
+	queue_event(event, true);
 }
 EXPORT_SYMBOL(ib_dispatch_event);
+
+void ib_dispatch_cache_event(const struct ib_event *event)
+{
+	queue_event(event, false);
+}
 
 /* ------------------------------------------------------------------ */
 /* Netdev binding                                                      */
