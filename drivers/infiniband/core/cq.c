@@ -27,7 +27,14 @@
  * CQ is polled by one context at a time (cq->wc is that poller's).
  * ib_process_cq_direct() polls into a buffer on its own stack: its
  * callers (a drain and the user) may overlap.
+ *
+ * Adaptive moderation (DIM): on a device that sets use_cq_dim and has
+ * ops.modify_cq, a CQ with a polling context gets a struct dim (cq->dim,
+ * as stock).  Each poller run feeds its completion count to rdma_dim();
+ * when it decides on another profile, its work applies that profile's
+ * moderation with ops.modify_cq.  A direct CQ has no poller: no DIM.
  */
+#include <linux/dim.h>
 #include <linux/list.h>
 #include <linux/irq_poll.h>
 #include <linux/slab.h>
@@ -47,6 +54,66 @@
 #define CQ_BUDGET_WORKQUEUE	65536
 
 #define CQ_REARM_FLAGS	(IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS)
+
+/*
+ * The moderation of DIM profile @ix (0 .. RDMA_DIM_PARAMS_NUM_PROFILES - 1,
+ * from least to most moderated): each step doubles either the completion
+ * count or the delay, so that the two grow together, from an event per
+ * completion to one per 16 completions or 16 us.
+ */
+static void cq_dim_profile(unsigned int ix, u16 *comps, u16 *usec)
+{
+	*comps = 1 << ((ix + 1) / 2);
+	*usec = 1 << (ix / 2);
+}
+
+/* rdma_dim() chose dim->profile_ix: apply it, then measure anew. */
+static void cq_dim_work(struct work_struct *work)
+{
+	struct dim *dim = container_of(work, struct dim, work);
+	struct ib_cq *cq = dim->priv;
+	u16 comps, usec;
+
+	cq_dim_profile(dim->profile_ix, &comps, &usec);
+	dim->state = DIM_START_MEASURE;
+	cq->device->ops.modify_cq(cq, comps, usec);
+}
+
+/* Gives @cq its DIM if its device asks for it (see the file comment). */
+static void cq_dim_init(struct ib_cq *cq)
+{
+	struct dim *dim;
+
+	if (!cq->device->use_cq_dim || !cq->device->ops.modify_cq ||
+	    cq->poll_ctx == IB_POLL_DIRECT)
+		return;
+	/* Without it the CQ only goes unmoderated, as on any other device. */
+	dim = kzalloc(sizeof(*dim), GFP_KERNEL);
+	if (!dim)
+		return;
+	dim->state = DIM_START_MEASURE;
+	dim->tune_state = DIM_GOING_RIGHT;
+	dim->profile_ix = RDMA_DIM_START_PROFILE;
+	dim->priv = cq;
+	INIT_WORK(&dim->work, cq_dim_work);
+	cq->dim = dim;
+}
+
+/* After the poller stopped: nothing feeds rdma_dim() any more. */
+static void cq_dim_free(struct ib_cq *cq)
+{
+	if (!cq->dim)
+		return;
+	cancel_work_sync(&cq->dim->work);
+	kfree(cq->dim);
+	cq->dim = NULL;
+}
+
+static void cq_dim_sample(struct ib_cq *cq, int done)
+{
+	if (cq->dim)
+		rdma_dim(cq->dim, done);
+}
 
 static void cq_dispatch(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -135,6 +202,7 @@ static int cq_poll_softirq(struct irq_poll *iop, int budget)
 		if (ib_req_notify_cq(cq, CQ_REARM_FLAGS) > 0)
 			irq_poll_sched(&cq->iop);
 	}
+	cq_dim_sample(cq, done);
 	return done;
 }
 
@@ -152,6 +220,9 @@ static void cq_poll_work(struct work_struct *work)
 	if (done >= CQ_BUDGET_WORKQUEUE ||
 	    ib_req_notify_cq(cq, CQ_REARM_FLAGS) > 0)
 		queue_work(cq->comp_wq, &cq->work);
+	else
+		/* Sampled when the run ends with the CQ armed, as stock. */
+		cq_dim_sample(cq, done);
 }
 
 static void cq_event_work(struct ib_cq *cq, void *ctx)
@@ -277,6 +348,7 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 	}
 	cq->wc = wcs;
 	cq->poll_ctx = poll_ctx;
+	cq_dim_init(cq);
 
 	switch (poll_ctx) {
 	case IB_POLL_DIRECT:
@@ -351,6 +423,7 @@ void ib_free_cq(struct ib_cq *cq)
 	default:
 		break;
 	}
+	cq_dim_free(cq);
 
 	ret = ib_destroy_cq_user(cq, NULL);
 	WARN_ONCE(ret, "destroy of a kernel CQ failed: %d\n", ret);

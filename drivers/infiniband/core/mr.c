@@ -239,7 +239,8 @@ static u64 sg_set_pages(struct ib_mr *mr, u64 page, u64 start, u64 end,
  *
  * Return: the number of entries mapped in full (an entry mapped in part
  * is where *@sg_offset_p resumes); the @set_page error when not a byte
- * could be mapped.
+ * could be mapped; -EINVAL for no entries or an offset past the first
+ * entry (stock's errno: the offset may not reach into later entries).
  */
 int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
 		   unsigned int *sg_offset_p,
@@ -251,6 +252,8 @@ int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
 	struct scatterlist *sg;
 	int i, err = 0;
 
+	if (sg_nents <= 0 || offset > sg_dma_len(sgl))
+		return -EINVAL;
 	mr->iova = sg_dma_address(sgl) + offset;
 	mr->length = 0;
 

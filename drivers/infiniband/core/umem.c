@@ -269,10 +269,14 @@ EXPORT_SYMBOL(ib_umem_copy_from);
  * @virt: the I/O virtual address the device will use for the umem's
  *	start; stored in umem->iova
  *
- * A page size fits when every DMA block boundary inside the umem lands on
- * a multiple of it, the IOVA and the DMA address agree below it, and it
- * is not larger than needed to cover the IOVA range.  An ODP umem has no
- * table yet: only its own block size (1 << page_shift) fits it.
+ * The entries are taken in runs of DMA-contiguous ones: a run is one
+ * block however the table split it (by the device's maximum segment size,
+ * say), so a huge page mapped in 64 KiB entries still fits a 2 MiB page.
+ * A page size fits when every boundary between runs lands on a multiple
+ * of it in the IOVA, the IOVA and the DMA address agree below it at the
+ * start of every run, and it is not larger than needed to cover the IOVA
+ * range.  An ODP umem has no table yet: only its own block size
+ * (1 << page_shift) fits it.
  *
  * Return: the page size, or 0 when none in @pgsz_bitmap fits.
  */
@@ -282,10 +286,12 @@ unsigned long ib_umem_find_best_pgsz(struct ib_umem *umem,
 	struct sg_table *sgt = &umem->sgt_append.sgt;
 	unsigned long offset = ib_umem_offset(umem);
 	unsigned long misalign = 0;
+	dma_addr_t run_end = 0;
 	struct scatterlist *sg;
 	unsigned long covering;
 	u64 iova = virt;
 	unsigned int i;
+	u64 last;
 
 	/* An ODP umem has no table: it is mapped in blocks of page_shift. */
 	if (umem->is_odp) {
@@ -299,28 +305,30 @@ unsigned long ib_umem_find_best_pgsz(struct ib_umem *umem,
 		return 0;
 
 	umem->iova = virt;
+	/* An IOVA range that wraps has no page size (stock: 0 too). */
+	if (check_add_overflow((u64)umem->length - 1, virt, &last))
+		return 0;
 
 	/*
 	 * Pages larger than the smallest one that covers the whole IOVA
 	 * range on its own would only add padding.
 	 */
 	covering = pgsz_bitmap &
-		   GENMASK(BITS_PER_LONG - 1,
-			   bits_per((umem->length - 1 + virt) ^ virt));
+		   GENMASK(BITS_PER_LONG - 1, bits_per(last ^ virt));
 	if (covering)
 		pgsz_bitmap &= GENMASK(__ffs(covering), 0);
 
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		dma_addr_t dma = sg_dma_address(sg);
-		unsigned int len = sg_dma_len(sg);
 
-		if (i == 0)
+		/* A new run: a page starts here, at its IOVA. */
+		if (i == 0 || dma != run_end) {
 			misalign |= (dma + offset) ^ iova;
-		else
-			misalign |= dma;
-		if (i != sgt->nents - 1)
-			misalign |= dma + len;
-		iova += len - offset;
+			if (i)
+				misalign |= iova;
+		}
+		run_end = dma + sg_dma_len(sg);
+		iova += sg_dma_len(sg) - offset;
 		offset = 0;
 	}
 

@@ -17,7 +17,13 @@
 #     pinned; the umem's table is the range's pages of the exporter's;
 #     on ours only, a device of virtual DMA (rxe's kind) is refused
 #     (stock refuses it too, but through a WARN_ON that fails the run);
-#   - flow resources: the counts and uses of alloc, add and free.
+#   - flow resources: the counts and uses of alloc, add and free;
+#   - what drivers call on mapped tables: ib_umem_find_best_pgsz() takes
+#     DMA-contiguous entries as one block (a 2 MiB range in 64 KiB entries
+#     fits a 2 MiB page, as on stock); ib_sg_to_pages() refuses an offset
+#     past the first entry with EINVAL (stock's errno); a CQ allocated on
+#     a device that sets use_cq_dim gets its DIM (cq->dim), a direct one
+#     or one of a device without it none.
 # Then the module unloads, which it cannot while its dma-buf is alive.
 # `make check` builds the module and passes it to the guest; by hand
 # (without it the test is skipped):
@@ -34,7 +40,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # The module's own cases (UT_NR_CASES in umem_test.c) and ours.
-MODULE_CASES=15
+MODULE_CASES=18
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + 2))
 

@@ -25,11 +25,18 @@
  * table entries of two pages each, so that narrowing to a range cuts
  * inside both.
  *
+ * Then what drivers call on the tables they map: ib_umem_find_best_pgsz()
+ * on a umem whose table the module writes itself (DMA addresses only, as
+ * a mapped table), ib_sg_to_pages() on a scatterlist of its own, and the
+ * DIM of CQs allocated on a third unregistered device with CQ ops that do
+ * nothing.
+ *
  * Only public API is used: the module builds against the stock ib_uverbs
  * as well as ours.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dim.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
@@ -40,7 +47,9 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/pid.h>
+#include <linux/scatterlist.h>
 #include <linux/sched/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_umem.h>
@@ -52,7 +61,7 @@
 
 MODULE_IMPORT_NS(DMA_BUF);
 
-#define UT_NR_CASES	15
+#define UT_NR_CASES	18
 /* Pages of the ODP test's mapping. */
 #define UT_ODP_PAGES	8
 /* The dma-buf: two table entries of two pages each. */
@@ -816,6 +825,197 @@ out:
 	return ret;
 }
 
+/* ---- page sizes, page lists and CQ moderation for drivers ---- */
+
+/* A umem of @n DMA entries of SZ_64K, as the table of a pinned buffer. */
+#define UT_SG_LEN	SZ_64K
+#define UT_SG_ENTRIES	(SZ_2M / UT_SG_LEN)
+#define UT_VIRT		0x7f0000000000ULL
+
+/*
+ * Entry i at @dma + i * UT_SG_LEN, but entries from @gap_at on @gap bytes
+ * further: a hole in DMA space there.
+ */
+static struct ib_umem *ut_sg_umem(dma_addr_t dma, unsigned int gap_at,
+				  dma_addr_t gap)
+{
+	struct ib_umem *umem = kzalloc(sizeof(*umem), GFP_KERNEL);
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!umem)
+		return NULL;
+	if (sg_alloc_table(&umem->sgt_append.sgt, UT_SG_ENTRIES, GFP_KERNEL)) {
+		kfree(umem);
+		return NULL;
+	}
+	for_each_sgtable_sg(&umem->sgt_append.sgt, sg, i) {
+		sg_dma_address(sg) = dma + i * UT_SG_LEN +
+				     (i >= gap_at ? gap : 0);
+		sg_dma_len(sg) = UT_SG_LEN;
+	}
+	umem->address = UT_VIRT;
+	umem->length = SZ_2M;
+	return umem;
+}
+
+static void ut_sg_umem_free(struct ib_umem *umem)
+{
+	sg_free_table(&umem->sgt_append.sgt);
+	kfree(umem);
+}
+
+/*
+ * A 2 MiB buffer that is one DMA-contiguous range, split in 64 KiB
+ * entries (a huge page under a device's maximum segment size): the entries
+ * are one block, and a driver offering 2 MiB pages gets them.  With a hole
+ * in the middle, the halves are two blocks and 64 KiB is the most.
+ */
+static int ut_best_pgsz(void)
+{
+	unsigned long bitmap = SZ_4K | SZ_64K | SZ_2M;
+	unsigned long contig, holed;
+	struct ib_umem *umem;
+
+	umem = ut_sg_umem(0x40000000, UT_SG_ENTRIES, 0);
+	if (!umem)
+		return -ENOMEM;
+	contig = ib_umem_find_best_pgsz(umem, bitmap, UT_VIRT);
+	ut_sg_umem_free(umem);
+
+	umem = ut_sg_umem(0x40000000, UT_SG_ENTRIES / 2, SZ_64K);
+	if (!umem)
+		return -ENOMEM;
+	holed = ib_umem_find_best_pgsz(umem, bitmap, UT_VIRT);
+	ut_sg_umem_free(umem);
+
+	ktap_diag("best page size: contiguous %#lx, with a hole %#lx",
+		  contig, holed);
+	if (KTAP_BAD(contig == SZ_2M, "contiguous: %#lx", contig) ||
+	    KTAP_BAD(holed == SZ_64K, "with a hole: %#lx", holed))
+		return -EINVAL;
+	return 0;
+}
+
+static int ut_set_page(struct ib_mr *mr, u64 addr)
+{
+	return 0;
+}
+
+/* Two DMA entries of 8 KiB: an offset must lie in the first one. */
+static int ut_sg_offset(void)
+{
+	struct ib_mr mr = { .page_size = SZ_4K };
+	struct scatterlist sgl[2];
+	unsigned int offset;
+	int past, none, inside;
+
+	sg_init_table(sgl, 2);
+	sg_dma_address(&sgl[0]) = 0x40000000;
+	sg_dma_len(&sgl[0]) = SZ_8K;
+	sg_dma_address(&sgl[1]) = 0x40000000 + SZ_8K;
+	sg_dma_len(&sgl[1]) = SZ_8K;
+
+	offset = SZ_8K + 1;
+	past = ib_sg_to_pages(&mr, sgl, 2, &offset, ut_set_page);
+	offset = 0;
+	none = ib_sg_to_pages(&mr, sgl, 0, &offset, ut_set_page);
+	offset = SZ_4K;
+	inside = ib_sg_to_pages(&mr, sgl, 2, &offset, ut_set_page);
+	ktap_diag("ib_sg_to_pages: past entry 0 %d, no entries %d, at 4K %d (length %llu)",
+		  past, none, inside, mr.length);
+	if (KTAP_BAD(past == -EINVAL, "past the first entry: %d", past) ||
+	    KTAP_BAD(none == -EINVAL, "no entries: %d", none) ||
+	    KTAP_BAD(inside == 2 && mr.length == SZ_16K - SZ_4K,
+		     "offset 4K: %d, length %llu", inside, mr.length))
+		return -EINVAL;
+	return 0;
+}
+
+struct ut_cq {
+	struct ib_cq ibcq;
+};
+
+static int ut_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int ut_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int ut_poll_cq(struct ib_cq *cq, int num, struct ib_wc *wc)
+{
+	return 0;
+}
+
+static int ut_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return 0;
+}
+
+static int ut_modify_cq(struct ib_cq *cq, u16 count, u16 period)
+{
+	return 0;
+}
+
+static const struct ib_device_ops ut_cq_ops = {
+	.create_cq = ut_create_cq,
+	.destroy_cq = ut_destroy_cq,
+	.poll_cq = ut_poll_cq,
+	.req_notify_cq = ut_req_notify_cq,
+	.modify_cq = ut_modify_cq,
+	INIT_RDMA_OBJ_SIZE(ib_cq, ut_cq, ibcq),
+};
+
+/* Whether a CQ of @poll_ctx on @dev gets a DIM; < 0 on failure. */
+static int ut_cq_has_dim(struct ib_device *dev, enum ib_poll_context poll_ctx)
+{
+	struct ib_cq *cq;
+	int dim;
+
+	cq = ib_alloc_cq(dev, NULL, 16, 0, poll_ctx);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	dim = cq->dim && cq->dim->priv == cq;
+	ib_free_cq(cq);
+	return dim;
+}
+
+/*
+ * A device that sets use_cq_dim (and has modify_cq) gets adaptive
+ * moderation on its polled CQs, not on a direct one; one that does not
+ * set it, none.
+ */
+static int ut_cq_dim(void)
+{
+	struct ib_device *dev = _ib_alloc_device(sizeof(struct ib_device));
+	int wq, softirq, direct, off;
+
+	if (!dev)
+		return -ENOMEM;
+	ib_set_device_ops(dev, &ut_cq_ops);
+	dev->use_cq_dim = 1;
+	wq = ut_cq_has_dim(dev, IB_POLL_WORKQUEUE);
+	softirq = ut_cq_has_dim(dev, IB_POLL_SOFTIRQ);
+	direct = ut_cq_has_dim(dev, IB_POLL_DIRECT);
+	dev->use_cq_dim = 0;
+	off = ut_cq_has_dim(dev, IB_POLL_WORKQUEUE);
+	ib_dealloc_device(dev);
+
+	ktap_diag("DIM: workqueue %d, softirq %d, direct %d, device without use_cq_dim %d",
+		  wq, softirq, direct, off);
+	if (KTAP_BAD(wq == 1 && softirq == 1, "polled CQs: %d %d", wq,
+		     softirq) ||
+	    KTAP_BAD(!direct && !off, "direct %d, without use_cq_dim %d",
+		     direct, off))
+		return -EINVAL;
+	return 0;
+}
+
 /* ---- setup ---- */
 
 static int ut_setup(void)
@@ -895,6 +1095,13 @@ static int __init umem_test_init(void)
 		 ut_dmabuf_dynamic, buf, "no dma-buf");
 	ktap_run("dmabuf: pinned umem mapped at once until release",
 		 ut_dmabuf_pinned, buf, "no dma-buf");
+
+	ktap_run("umem: the best page size merges DMA-contiguous entries",
+		 ut_best_pgsz, true, "");
+	ktap_run("ib_sg_to_pages: an offset past the first entry is EINVAL",
+		 ut_sg_offset, true, "");
+	ktap_run("cq: use_cq_dim gives polled CQs their DIM", ut_cq_dim, true,
+		 "");
 
 	ut_teardown();
 	ktap_all_ran(UT_NR_CASES);
