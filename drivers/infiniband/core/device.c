@@ -424,7 +424,13 @@ EXPORT_SYMBOL(ib_dealloc_device);
 /*
  * Everything in struct ib_device_ops that ib_set_device_ops() copies
  * when unset, as offsets in struct ib_device: pointers (function
- * pointers, the owner, the attribute groups), then object sizes.
+ * pointers, the owner, the attribute groups), then object sizes.  The
+ * scalars at its head (driver_id, uverbs_abi_ver, the bitfield) are
+ * copied by name.
+ *
+ * The lists are ours: a member the target's header has and they lack
+ * would silently never be installed, so the build checks their count
+ * (below; core.rst says why).
  */
 #define OPS_SLOT(member) offsetof(struct ib_device, ops.member)
 static const size_t ib_ops_pointer_slots[] = {
@@ -564,6 +570,26 @@ static const size_t ib_ops_size_slots[] = {
 
 #undef OPS_SIZE_SLOT
 #undef OPS_SLOT
+
+/*
+ * Past the scalars at its head, struct ib_device_ops is nothing but the
+ * listed members: its size is the head's plus one word per entry (but the
+ * owner, which is in the head).  Members of a struct do not overlap, so a
+ * member the lists lack (a new op of a new kernel) makes it larger and
+ * this fails.  Not seen: a new scalar in the head's padding or a new bit
+ * of its bitfield (not ops), nor an entry listed twice and another missed
+ * (the lists are sorted, so a duplicate shows).
+ */
+#define OPS_HEAD_SIZE \
+	(offsetof(struct ib_device, ops.device_group) - \
+	 offsetof(struct ib_device, ops))
+static_assert(offsetof(struct ib_device, ops.owner) ==
+	      offsetof(struct ib_device, ops));
+static_assert(sizeof_field(struct ib_device, ops) ==
+	      OPS_HEAD_SIZE + sizeof(void *) *
+	      (ARRAY_SIZE(ib_ops_pointer_slots) - 1 +
+	       ARRAY_SIZE(ib_ops_size_slots)));
+#undef OPS_HEAD_SIZE
 
 /* The same member of a driver's ops table as @slot in struct ib_device. */
 static const void *ops_member(const struct ib_device_ops *ops, size_t slot)
