@@ -401,13 +401,17 @@ static int cma_parse_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ev,
 			     (struct sockaddr *)&req->dst);
 }
 
-/* Does the request's QP type fit the listener's port space? */
+/*
+ * Does the request's QP type fit the listener?  As stock, it must be the
+ * listener's own: an RC listener (every TCP port space one) takes no UC,
+ * XRC or unknown transport, which its ULP could not serve; a SIDR REQ
+ * (@qp_type UD) needs a UD listener.  Only a listener created with QP
+ * type 0, which no port space of rdma_ucm hands out, takes any.
+ */
 static bool cma_req_qp_type_ok(struct rdma_id_private *listener,
 			       enum ib_qp_type qp_type)
 {
-	if (listener->id.ps == RDMA_PS_UDP || listener->id.ps == RDMA_PS_IPOIB)
-		return qp_type == IB_QPT_UD;
-	return qp_type != IB_QPT_UD;
+	return !listener->id.qp_type || listener->id.qp_type == qp_type;
 }
 
 /*

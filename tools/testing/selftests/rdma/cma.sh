@@ -6,7 +6,8 @@
 # and prints KTAP into the kernel log, lines prefixed "cma_test: "; each
 # of its cases becomes a case here.  Listen, resolve address and route,
 # connect with private data, accept, an RC SEND, disconnect; reject with
-# private data; connect to a port nobody listens on; UD through SIDR and a
+# private data; connect to a port nobody listens on; a UC and an XRC REQ
+# to the RC listener rejected before it sees them; UD through SIDR and a
 # UD SEND.  Then, with hold=1, a listener and a connected pair show in
 # "rdma res show cm_id" as stock shows them, and the unload takes them
 # away.
@@ -24,7 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # The module's own cases (CT_NR_CASES in cma_test.c) and ours.
-MODULE_CASES=11
+MODULE_CASES=13
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + 4))
 

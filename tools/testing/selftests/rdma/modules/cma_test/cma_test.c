@@ -15,7 +15,8 @@
  * and accept (the CONNECT_REQUEST carries the data, both sides reach
  * ESTABLISHED); an RC SEND over the connection; disconnect (both sides
  * DISCONNECTED); reject with private data (REJECTED, consumer reject
- * data); connect to a port nobody listens on; UD: SIDR resolution (the
+ * data); connect to a port nobody listens on; a UC and an XRC REQ to the
+ * RC listener are rejected before it sees them; UD: SIDR resolution (the
  * reply gives the server's QP number and Q_Key) and a UD SEND with the
  * address handle it returned.
  *
@@ -48,7 +49,7 @@ MODULE_PARM_DESC(hold, "only make a listener and a connection, keep them");
 #define CT_PORT		18515
 #define CT_UD_PORT	18516
 #define CT_DEAD_PORT	18517
-#define CT_NR_CASES	11
+#define CT_NR_CASES	13
 #define CT_MSG		64
 #define CT_NEVENTS	16
 
@@ -585,6 +586,53 @@ out:
 	return ret;
 }
 
+/*
+ * A REQ whose QP type is not the listener's: stock's rdma_cm refuses it
+ * before the listener's ULP sees it, and ib_cm rejects it
+ * (measured on stock: REJECTED, status 28, IB_CM_REJ_CONSUMER_DEFINED).
+ * @qpt UC or XRC_INI (an XRC REQ, XRC_TGT at the listener) at the RC
+ * listener of CT_PORT, in the TCP port space.
+ */
+#define CT_WRONG_QPT_STATUS	IB_CM_REJ_CONSUMER_DEFINED
+
+static int ct_wrong_qp_type(enum ib_qp_type qpt)
+{
+	struct rdma_conn_param param = { .retry_count = 7, .qp_num = 0x123 };
+	struct ct_event *ev;
+	struct ct_id *c;
+	int ret = -EINVAL;
+
+	c = ct_resolve(RDMA_PS_TCP, qpt, CT_PORT);
+	if (!c)
+		return -EINVAL;
+	ct.listener->child = NULL;
+	ret = rdma_connect(c->id, &param);
+	if (ret) {
+		ktap_diag("rdma_connect: %d", ret);
+		goto out;
+	}
+	ev = ct_expect(c, RDMA_CM_EVENT_REJECTED, true);
+	ret = -EINVAL;
+	if (!ev)
+		goto out;
+	if (ev->status != CT_WRONG_QPT_STATUS) {
+		ktap_diag("reject status %d, expected %d", ev->status,
+			  CT_WRONG_QPT_STATUS);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ct.listener->child) {
+		ktap_diag("the listener got a CONNECT_REQUEST of QP type %d",
+			  qpt);
+		ct_destroy(ct.listener->child);
+		ct.listener->child = NULL;
+		ret = -EINVAL;
+	}
+	ct_destroy(c);
+	return ret;
+}
+
 static int ct_ud_resolve(void)
 {
 	struct rdma_conn_param param = {
@@ -735,6 +783,10 @@ static void ct_run(void)
 	ktap_result(ct.listener ? ct_reject() : -EINVAL,
 		    "reject with private data: REJECTED, consumer reject data");
 	ktap_result(ct_unlistened(), "connect to a port nobody listens on");
+	ktap_result(ct.listener ? ct_wrong_qp_type(IB_QPT_UC) : -EINVAL,
+		    "a UC REQ to the RC listener: REJECTED, no CONNECT_REQUEST");
+	ktap_result(ct.listener ? ct_wrong_qp_type(IB_QPT_XRC_INI) : -EINVAL,
+		    "an XRC REQ to the RC listener: REJECTED, no CONNECT_REQUEST");
 	up = !ct_ud_resolve();
 	ktap_result(!up, "UD: SIDR gives the server's QP number and Q_Key");
 	ktap_result(up ? ct_ud_send() : -EINVAL,
