@@ -236,23 +236,66 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 }
 EXPORT_SYMBOL(rdma_join_multicast);
 
-void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
+/*
+ * Unlinks and returns @id_priv's group of @addr joined with @context, or,
+ * with @any_context, the newest join of @addr (as stock); NULL if none.
+ */
+static struct cma_multicast *cma_unlink_mc(struct rdma_id_private *id_priv,
+					   const struct sockaddr *addr,
+					   const void *context,
+					   bool any_context)
 {
-	struct rdma_id_private *id_priv = cma_priv(id);
 	struct cma_multicast *mc;
 
 	spin_lock_irq(&id_priv->mc_lock);
 	list_for_each_entry(mc, &id_priv->mc_list, list) {
 		if (memcmp(&mc->addr, addr, rdma_addr_size(addr)))
 			continue;
+		if (!any_context && mc->context != context)
+			continue;
 		list_del(&mc->list);
 		spin_unlock_irq(&id_priv->mc_lock);
-		cma_destroy_mc(id_priv, mc);
-		return;
+		return mc;
 	}
 	spin_unlock_irq(&id_priv->mc_lock);
+	return NULL;
+}
+
+void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct rdma_id_private *id_priv = cma_priv(id);
+	struct cma_multicast *mc;
+
+	mc = cma_unlink_mc(id_priv, addr, NULL, true);
+	if (mc)
+		cma_destroy_mc(id_priv, mc);
 }
 EXPORT_SYMBOL(rdma_leave_multicast);
+
+/**
+ * rdma_leave_multicast_context - leave one join of a group
+ * @id: the id that joined
+ * @addr: the group
+ * @context: what that join passed to rdma_join_multicast()
+ *
+ * An id may join one group more than once (rdma_ucm lets userspace, as
+ * stock), each join with a context its events carry.  rdma_leave_multicast()
+ * leaves whichever join of @addr is newest, so a caller that frees the
+ * context of the join it leaves needs this one: the join left behind would
+ * deliver the freed context.  Not in stock 6.1: rdma_ucm's only.
+ */
+void rdma_leave_multicast_context(struct rdma_cm_id *id,
+				  const struct sockaddr *addr,
+				  const void *context)
+{
+	struct rdma_id_private *id_priv = cma_priv(id);
+	struct cma_multicast *mc;
+
+	mc = cma_unlink_mc(id_priv, addr, context, false);
+	if (mc)
+		cma_destroy_mc(id_priv, mc);
+}
+EXPORT_SYMBOL(rdma_leave_multicast_context);
 
 void cma_leave_all_mc(struct rdma_id_private *id_priv)
 {

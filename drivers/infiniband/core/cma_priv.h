@@ -399,6 +399,10 @@ int cma_iw_accept(struct rdma_id_private *id_priv,
 		  struct rdma_conn_param *conn_param);
 
 void cma_leave_all_mc(struct rdma_id_private *id_priv);
+/* Exported for rdma_ucm, which includes this header for it alone. */
+void rdma_leave_multicast_context(struct rdma_cm_id *id,
+				  const struct sockaddr *addr,
+				  const void *context);
 
 /* ---------------------------------------------------------------- */
 /* cma_configfs.c                                                     */

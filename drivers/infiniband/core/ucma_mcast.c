@@ -14,6 +14,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 
+#include "cma_priv.h"	/* rdma_leave_multicast_context() */
 #include "ucma_priv.h"
 
 /* Handle -> published group.  Its lock also guards every ctx->mcs. */
@@ -91,7 +92,8 @@ static int ucma_join(struct ucma_file *file, struct rdma_ucm_join_mcast *cmd,
 	if (copy_to_user(u64_to_user_ptr(cmd->response), &resp,
 			 sizeof(resp))) {
 		ret = -EFAULT;
-		rdma_leave_multicast(ctx->cm_id, (struct sockaddr *)&mc->addr);
+		rdma_leave_multicast_context(ctx->cm_id,
+					     (struct sockaddr *)&mc->addr, mc);
 		mutex_unlock(&ctx->cmd_lock);
 		ucma_flush_mc_events(mc);
 		goto err_unlink;
@@ -188,7 +190,9 @@ int ucma_cmd_leave_mcast(struct ucma_file *file, const void __user *in,
 	ctx = mc->ctx;
 
 	mutex_lock(&ctx->cmd_lock);
-	rdma_leave_multicast(ctx->cm_id, (struct sockaddr *)&mc->addr);
+	/* This join exactly: another of the group keeps its own @mc. */
+	rdma_leave_multicast_context(ctx->cm_id, (struct sockaddr *)&mc->addr,
+				     mc);
 	mutex_unlock(&ctx->cmd_lock);
 	ucma_flush_mc_events(mc);
 	ucma_ctx_put(ctx);

@@ -11,14 +11,16 @@
 # unloads.  Then races, many rounds each (ucma_fuzz.py): destroy and close
 # during address and route resolution, a listener closed while requests
 # arrive, MIGRATE_ID while a file closes, multicast join then leave at
-# once.  Then the locking: SET_OPTION(IB_PATH) racing a failing BIND
-# (which attaches and detaches the device), a GET_EVENT stalled on an
-# unserved userfaultfd page (a connect on other files must still
-# complete), and a wildcard listener migrated back and forth while
+# once; one group joined twice by one id, the older join left (the leave
+# leaves the join it names).  Then the locking: SET_OPTION(IB_PATH) racing
+# a failing BIND (which attaches and detaches the device), a GET_EVENT
+# stalled on an unserved userfaultfd page (a connect on other files must
+# still complete), and a wildcard listener migrated back and forth while
 # requests arrive (no event may stay on the file it left).  Where ours
-# deliberately differs (a connect request's id moves with its listener
-# on MIGRATE_ID), or stock has the defect, the check is skipped on stock
-# and ucma_fuzz.py prints why and what it measured.
+# deliberately differs (a connect request's id moves with its listener on
+# MIGRATE_ID, a leave of the older of two joins of a group), or stock has
+# the defect, the check is skipped on stock and ucma_fuzz.py prints why
+# and what it measured.
 #
 # The device's own facts are checked first: mode 0666, abi_version 4,
 # max_backlog 1024, the GET_CHARDEV answer (which autoloads rdma_ucm).
