@@ -10,9 +10,16 @@
  * neighbour of the next hop.  The first try runs in the caller's context
  * and a route error is returned from there, as on the stock kernel.
  * Otherwise the request is queued: its own delayed work tries again when
- * the neighbour table reports a valid entry (netevent), every
- * ADDR_RETRY_MS, and at the deadline; the caller's callback then runs
- * from that work, in process context, with no lock of ours held.
+ * the neighbour table reports a valid entry (netevent) and once more at
+ * the deadline, and at no other time: a resolution that never completes
+ * costs two tries whatever timeout the caller (userspace, through
+ * rdma_ucm) chose.  The caller's callback then runs from that work, in
+ * process context, with no lock of ours held.
+ *
+ * A neighbour may become valid while a try runs, before the request is
+ * (re)armed for its deadline.  addr_neigh_seq counts the netevents; a
+ * try notes it first, and the arming, under addr_reqs_lock as the
+ * netevent's count is, retries at once when it moved.
  *
  * Request lifetime
  * ----------------
@@ -41,13 +48,6 @@
 
 #include "core_priv.h"
 
-/*
- * Between two tries while the neighbour is unresolved: a resolution that
- * ends between a try and the request's queuing (so that its netevent
- * went unseen) costs at most this.
- */
-#define ADDR_RETRY_MS	100
-
 struct addr_req {
 	/* On addr_reqs while queued; empty once an owner took it. */
 	struct list_head entry;
@@ -65,9 +65,14 @@ struct addr_req {
 	int status;
 };
 
-/* Queued requests; the lock also orders every (re)queuing of their work. */
+/*
+ * Queued requests; the lock also orders every (re)queuing of their work
+ * and guards addr_neigh_seq, the count of neighbours that became valid
+ * (read without it before a try, compared under it after).
+ */
 static LIST_HEAD(addr_reqs);
 static DEFINE_SPINLOCK(addr_reqs_lock);
+static unsigned long addr_neigh_seq;
 static struct workqueue_struct *addr_wq;
 
 /* ------------------------------------------------------------------ */
@@ -329,26 +334,34 @@ static void addr_req_arm(struct addr_req *req, unsigned long when)
 	mod_delayed_work(addr_wq, &req->work, max(delay, 0L));
 }
 
+/*
+ * After a try that awaits the neighbour (@seq: addr_neigh_seq before it):
+ * the next try runs at the deadline, or now if a neighbour became valid
+ * since the try began.  A netevent that comes later rearms it itself.
+ */
+static void addr_req_wait_neigh(struct addr_req *req, unsigned long seq)
+{
+	lockdep_assert_held(&addr_reqs_lock);
+	addr_req_arm(req, seq != addr_neigh_seq ? jiffies : req->deadline);
+}
+
 static void addr_req_work(struct work_struct *work)
 {
 	struct addr_req *req = container_of(to_delayed_work(work),
 					    struct addr_req, work);
+	unsigned long seq;
 	bool owner;
 
 	if (req->status == -EAGAIN) {
+		seq = READ_ONCE(addr_neigh_seq);
 		req->status = addr_try(&req->src, &req->dst, req->dev_addr,
 				       req->by_gid_attr, true);
 		if (req->status && time_after_eq(jiffies, req->deadline)) {
 			req->status = -ETIMEDOUT;
 		} else if (req->status == -EAGAIN) {
-			unsigned long next = jiffies +
-					     msecs_to_jiffies(ADDR_RETRY_MS);
-
 			spin_lock_bh(&addr_reqs_lock);
 			if (!list_empty(&req->entry))
-				addr_req_arm(req,
-					     time_before(next, req->deadline) ?
-					     next : req->deadline);
+				addr_req_wait_neigh(req, seq);
 			spin_unlock_bh(&addr_reqs_lock);
 			return;
 		}
@@ -400,6 +413,7 @@ int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
 {
 	sa_family_t family = dst_addr->sa_family;
 	struct addr_req *req;
+	unsigned long seq;
 	int ret;
 
 	might_sleep();
@@ -424,6 +438,7 @@ int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
 	INIT_LIST_HEAD(&req->entry);
 	INIT_DELAYED_WORK(&req->work, addr_req_work);
 
+	seq = READ_ONCE(addr_neigh_seq);
 	req->status = addr_try(&req->src, &req->dst, addr, resolve_by_gid_attr,
 			       true);
 	if (req->status && req->status != -EAGAIN) {
@@ -435,10 +450,10 @@ int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
 
 	spin_lock_bh(&addr_reqs_lock);
 	list_add_tail(&req->entry, &addr_reqs);
-	addr_req_arm(req, req->status ?
-		     min(req->deadline,
-			 jiffies + msecs_to_jiffies(ADDR_RETRY_MS)) :
-		     jiffies);
+	if (req->status)
+		addr_req_wait_neigh(req, seq);
+	else
+		addr_req_arm(req, jiffies);
 	spin_unlock_bh(&addr_reqs_lock);
 	return 0;
 }
@@ -488,6 +503,7 @@ static int addr_netevent(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 
 	spin_lock_bh(&addr_reqs_lock);
+	WRITE_ONCE(addr_neigh_seq, addr_neigh_seq + 1);
 	list_for_each_entry(req, &addr_reqs, entry)
 		addr_req_arm(req, jiffies);
 	spin_unlock_bh(&addr_reqs_lock);

@@ -23,6 +23,10 @@ ucma_fuzz.sh, without librdmacm.
                            RESOLVE_ROUTE, each destroyed or closed at
                            once, many times; how UNREACH and NOROUTE end
                            when left alone
+    ucma_fuzz.py resolve_wait  (rxe0) RESOLVE_ADDR to UNREACH with a
+                           minute's timeout: no event while nobody
+                           answers, ADDR_RESOLVED at once when a
+                           neighbour entry for it is made by hand
     ucma_fuzz.py listen_race   (rxe0) a thread connecting, another
                            creating a listener and destroying or closing
                            it at random points
@@ -233,8 +237,8 @@ def req_resolve_ip(i, dst=None):
     return pad(b"", 28) + pad(dst or sin(), 28) + struct.pack("<II", i, 2000)
 
 
-def req_resolve_addr(i, dst=None, dst_size=16):
-    return (struct.pack("<IIHHI", i, 2000, 0, dst_size, 0) + bytes(128) +
+def req_resolve_addr(i, dst=None, dst_size=16, timeout_ms=2000):
+    return (struct.pack("<IIHHI", i, timeout_ms, 0, dst_size, 0) + bytes(128) +
             pad(dst or sin(), 128))
 
 
@@ -1029,6 +1033,45 @@ def route_then(how, secs):
     fails.report()
 
 
+# resolve_wait: how long the neighbour stays unanswered (its three ARP
+# probes fail after about 3 s), and the resolution's timeout, far beyond.
+WAIT_QUIET_SECS = 3.5
+WAIT_TIMEOUT_MS = 60000
+# A neighbour entry made by hand ends the resolution within this (a
+# netevent away; ours and stock's took some milliseconds).
+WAIT_PROMPT_SECS = 0.5
+
+
+def case_resolve_wait():
+    """RESOLVE_ADDR to UNREACH with a timeout of a minute: no event while
+    nobody answers (ucma_fuzz.sh counts the kernel's tries meanwhile);
+    then a neighbour entry for it, made by hand, ends the resolution at
+    once with ADDR_RESOLVED."""
+    dev = os.popen(f"ip -o route get {UNREACH}").read().split(" dev ")[1].split()[0]
+    fd = opendev(nonblock=True)
+    i = create(fd, uid=0x9a)
+    w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(UNREACH),
+                                               timeout_ms=WAIT_TIMEOUT_MS))
+    if expect(f"RESOLVE_ADDR to {UNREACH}, timeout {WAIT_TIMEOUT_MS} ms", w, 0):
+        e, ev = wait_event(fd, WAIT_QUIET_SECS)
+        expect(f"an event within {WAIT_QUIET_SECS} s ({ev})", e, errno.EAGAIN)
+        if os.system(f"ip neigh replace {UNREACH} lladdr 02:11:22:33:44:99 "
+                     f"dev {dev} nud reachable"):
+            problem("ip neigh replace failed")
+        start = time.monotonic()
+        e, ev = wait_event(fd, 10 * SCALE)
+        took = time.monotonic() - start
+        print(f"ADDR_RESOLVED {took * 1000:.0f} ms after the neighbour entry",
+              flush=True)
+        if e or ev[1:4] != (i, EV_ADDR_RESOLVED, 0):
+            problem(f"after the neighbour entry: {ename(e)} {ev}, want ADDR_RESOLVED")
+        elif took > WAIT_PROMPT_SECS * SCALE:
+            problem(f"ADDR_RESOLVED {took:.3f} s after the neighbour entry")
+    expect("DESTROY_ID", destroy(fd, i)[0], 0)
+    os.system(f"ip neigh del {UNREACH} dev {dev}")
+    os.close(fd)
+
+
 def case_resolve():
     unreach = resolve_alone(UNREACH)
     check_end(f"RESOLVE_ADDR to {UNREACH} (on-link, unanswered), left alone",
@@ -1672,7 +1715,8 @@ CASES = {
     "pointers": case_pointers, "creds": case_creds, "state": case_state,
     "connreq": case_connreq, "resolve": case_resolve,
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
-    "mcast": case_mcast, "path_bind": case_path_bind, "event_stall": case_event_stall,
+    "mcast": case_mcast, "resolve_wait": case_resolve_wait,
+    "path_bind": case_path_bind, "event_stall": case_event_stall,
     "migrate_wild": case_migrate_wild,
 }
 

@@ -12,15 +12,17 @@
 # during address and route resolution, a listener closed while requests
 # arrive, MIGRATE_ID while a file closes, multicast join then leave at
 # once; one group joined twice by one id, the older join left (the leave
-# leaves the join it names).  Then the locking: SET_OPTION(IB_PATH) racing
-# a failing BIND (which attaches and detaches the device), a GET_EVENT
-# stalled on an unserved userfaultfd page (a connect on other files must
-# still complete), and a wildcard listener migrated back and forth while
-# requests arrive (no event may stay on the file it left).  Where ours
-# deliberately differs (a connect request's id moves with its listener on
-# MIGRATE_ID, a leave of the older of two joins of a group), or stock has
-# the defect, the check is skipped on stock and ucma_fuzz.py prints why
-# and what it measured.
+# leaves the join it names).  An address nobody answers, with a long
+# timeout: no periodic work until a neighbour event, which ends it.  Then
+# the locking: SET_OPTION(IB_PATH) racing a failing BIND (which attaches
+# and detaches the device), a GET_EVENT stalled on an unserved
+# userfaultfd page (a connect on other files must still complete), and a
+# wildcard listener migrated back and forth while requests arrive (no
+# event may stay on the file it left).  Where ours deliberately differs
+# (a connect request's id moves with its listener on MIGRATE_ID, a leave
+# of the older of two joins of a group), or stock has the defect, the
+# check is skipped on stock and ucma_fuzz.py prints why and what it
+# measured.
 #
 # The device's own facts are checked first: mode 0666, abi_version 4,
 # max_backlog 1024, the GET_CHARDEV answer (which autoloads rdma_ucm).
@@ -29,7 +31,7 @@
 . "$(dirname "$0")/rxe_topo.sh"
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 21
 
 rdma_unload_all
 warn0=$(dmesg | grep -c 'WARNING\|BUG:')
@@ -89,6 +91,29 @@ resolve() {
 }
 ktap_test_result "destroy or close during resolution: own, unanswered and unrouted address; route" \
 	resolve
+# An address nobody answers, with a minute's timeout: the kernel waits for
+# a neighbour event and tries once more at the deadline, no more (a tracefs
+# kprobe counts the calls of the resolution's work function, ours and
+# stock's); a neighbour entry made by hand ends it at once.
+ADDR_WORK_MAX=3
+resolve_wait() {
+	local t=/sys/kernel/tracing fn=ib_core:addr_req_work n rc=0
+	[ "$OOT_STOCK" != 1 ] || fn=ib_core:process_one_req
+	[ -d $t/events ] || mount -t tracefs nodev $t || return 1
+	echo "p:oot_addr_work $fn" >> $t/kprobe_events || return 1
+	echo > $t/trace
+	echo 1 > $t/events/kprobes/oot_addr_work/enable
+	run resolve_wait || rc=1
+	echo 0 > $t/events/kprobes/oot_addr_work/enable
+	n=$(grep -c 'oot_addr_work:' $t/trace)
+	echo "-:oot_addr_work" >> $t/kprobe_events
+	echo "# ${fn#*:} ran $n times"
+	[ "$n" -le $ADDR_WORK_MAX ] ||
+		{ echo "# more than $ADDR_WORK_MAX: it polls"; rc=1; }
+	return $rc
+}
+ktap_test_result "resolution waits for the neighbour: no periodic tries, done at once when it appears" \
+	resolve_wait
 ktap_test_result "a listener destroyed or closed while another thread connects to it" \
 	run listen_race
 ktap_test_result "MIGRATE_ID between two files while another thread closes either" \
