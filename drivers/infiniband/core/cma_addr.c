@@ -249,8 +249,14 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		ret = cma_autobind(id_priv, src_addr, dst_addr);
 		if (ret)
 			return ret;
-		if (WARN_ON(!cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND,
-					   RDMA_CM_ADDR_QUERY)))
+		/*
+		 * The bound id is on its device's list from here: the
+		 * device's removal may have moved it to DEVICE_REMOVAL
+		 * already.  Userspace can time that, so no WARN; stock
+		 * answers -EINVAL too.
+		 */
+		if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND,
+				   RDMA_CM_ADDR_QUERY))
 			return -EINVAL;
 	}
 

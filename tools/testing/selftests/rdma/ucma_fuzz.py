@@ -27,6 +27,9 @@ ucma_fuzz.sh, without librdmacm.
                            minute's timeout: no event while nobody
                            answers, ADDR_RESOLVED at once when a
                            neighbour entry for it is made by hand
+    ucma_fuzz.py autobind_race (rxe0) RESOLVE_ADDR with a source
+                           address on fresh ids while ucma_fuzz.sh
+                           removes and adds rxe0
     ucma_fuzz.py listen_race   (rxe0) a thread connecting, another
                            creating a listener and destroying or closing
                            it at random points
@@ -237,8 +240,9 @@ def req_resolve_ip(i, dst=None):
     return pad(b"", 28) + pad(dst or sin(), 28) + struct.pack("<II", i, 2000)
 
 
-def req_resolve_addr(i, dst=None, dst_size=16, timeout_ms=2000):
-    return (struct.pack("<IIHHI", i, timeout_ms, 0, dst_size, 0) + bytes(128) +
+def req_resolve_addr(i, dst=None, dst_size=16, timeout_ms=2000, src=None):
+    return (struct.pack("<IIHHI", i, timeout_ms, 16 if src else 0, dst_size, 0) +
+            pad(src or b"", 128) +
             pad(dst or sin(), 128))
 
 
@@ -1072,6 +1076,29 @@ def case_resolve_wait():
     os.close(fd)
 
 
+def case_autobind_race():
+    """RESOLVE_ADDR of fresh ids from ADDR to ADDR (the id is bound there
+    by the command itself: autobind), for RACE_SECS / 3, while
+    ucma_fuzz.sh removes and adds rxe0 again and again.  Any answer will
+    do; the kernel must not warn (ucma_fuzz.sh counts)."""
+    answers = {}
+    fd = opendev(nonblock=True)
+    end = time.monotonic() + RACE_SECS / 3
+    while time.monotonic() < end:
+        i = create(fd)
+        if i is None:
+            break
+        w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(ADDR), src=sin(ADDR)))
+        answers[w] = answers.get(w, 0) + 1
+        destroy(fd, i)
+        while get_event(fd)[0] == 0:
+            pass
+    print("RESOLVE_ADDR answers: " + ", ".join(
+        f"{ename(e) if e else 0} {n}" for e, n in sorted(answers.items())),
+        flush=True)
+    os.close(fd)
+
+
 def case_resolve():
     unreach = resolve_alone(UNREACH)
     check_end(f"RESOLVE_ADDR to {UNREACH} (on-link, unanswered), left alone",
@@ -1716,6 +1743,7 @@ CASES = {
     "connreq": case_connreq, "resolve": case_resolve,
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
     "mcast": case_mcast, "resolve_wait": case_resolve_wait,
+    "autobind_race": case_autobind_race,
     "path_bind": case_path_bind, "event_stall": case_event_stall,
     "migrate_wild": case_migrate_wild,
 }

@@ -13,16 +13,17 @@
 # arrive, MIGRATE_ID while a file closes, multicast join then leave at
 # once; one group joined twice by one id, the older join left (the leave
 # leaves the join it names).  An address nobody answers, with a long
-# timeout: no periodic work until a neighbour event, which ends it.  Then
-# the locking: SET_OPTION(IB_PATH) racing a failing BIND (which attaches
-# and detaches the device), a GET_EVENT stalled on an unserved
-# userfaultfd page (a connect on other files must still complete), and a
-# wildcard listener migrated back and forth while requests arrive (no
-# event may stay on the file it left).  Where ours deliberately differs
-# (a connect request's id moves with its listener on MIGRATE_ID, a leave
-# of the older of two joins of a group), or stock has the defect, the
-# check is skipped on stock and ucma_fuzz.py prints why and what it
-# measured.
+# timeout: no periodic work until a neighbour event, which ends it.
+# RESOLVE_ADDR binding its source while rxe0 is removed and added: no
+# WARN.  Then the locking: SET_OPTION(IB_PATH) racing a failing BIND
+# (which attaches and detaches the device), a GET_EVENT stalled on an
+# unserved userfaultfd page (a connect on other files must still
+# complete), and a wildcard listener migrated back and forth while
+# requests arrive (no event may stay on the file it left).  Where ours
+# deliberately differs (a connect request's id moves with its listener on
+# MIGRATE_ID, a leave of the older of two joins of a group), or stock has
+# the defect, the check is skipped on stock and ucma_fuzz.py prints why
+# and what it measured.
 #
 # The device's own facts are checked first: mode 0666, abi_version 4,
 # max_backlog 1024, the GET_CHARDEV answer (which autoloads rdma_ucm).
@@ -31,7 +32,7 @@
 . "$(dirname "$0")/rxe_topo.sh"
 
 ktap_print_header
-ktap_set_plan 21
+ktap_set_plan 22
 
 rdma_unload_all
 warn0=$(dmesg | grep -c 'WARNING\|BUG:')
@@ -146,6 +147,26 @@ long_case "two processes × $(soak 3) of the connect-request cases, then no cm_i
 	race "$(soak 3)" connreq
 long_case "two processes × $(soak 10) of the multicast and state cases, then no cm_id" \
 	race "$(soak 10)" state
+
+# RESOLVE_ADDR binds an unbound id to its source address, then starts the
+# query; rxe0's removal in between moves the id to DEVICE_REMOVAL.  That
+# answers EINVAL (as stock), without the WARN it once hit (panic_on_warn).
+autobind_race() {
+	local rc=0 churn
+	( while :; do
+		rdma link del rxe0 2>/dev/null
+		rdma link add rxe0 type rxe netdev "$VETH" 2>/dev/null
+	  done ) &
+	churn=$!
+	run autobind_race || rc=1
+	kill "$churn"
+	wait "$churn" 2>/dev/null
+	rdma link del rxe0 2>/dev/null
+	rdma link add rxe0 type rxe netdev "$VETH" || rc=1
+	return $rc
+}
+ktap_test_result "RESOLVE_ADDR binding its source while rxe0 is removed and added: no WARN" \
+	autobind_race
 
 topo_down
 ktap_test_result "the stack unloads afterwards" rdma_unload_all
