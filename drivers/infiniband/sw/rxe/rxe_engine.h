@@ -249,6 +249,7 @@ struct rxe_mr *rxe_rkey_resolve(struct rxe_qp *qp, u32 rkey, u64 *va, u32 len,
 
 void rxe_mr_get(struct rxe_mr *mr);
 void rxe_mr_put(struct rxe_mr *mr);
+bool rxe_mr_bind_mw(struct rxe_mr *mr);
 
 /* Copies within a resolved range of @mr; 0 or -EFAULT. */
 int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,

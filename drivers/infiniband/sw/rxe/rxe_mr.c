@@ -93,6 +93,15 @@ static void rxe_mr_free(struct rxe_dev *rxe, struct rxe_mr *mr)
 	kfree_rcu(mr, rcu);
 }
 
+/*
+ * A window is being bound to @mr: counts it, unless deregistration has
+ * begun (rxe_dereg_mr()).  False then: the bind fails.
+ */
+bool rxe_mr_bind_mw(struct rxe_mr *mr)
+{
+	return atomic_inc_unless_negative(&mr->num_mw);
+}
+
 void rxe_mr_get(struct rxe_mr *mr)
 {
 	refcount_inc(&mr->ref);
@@ -200,8 +209,14 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
 
-	/* IBTA 10.6.7.2.6: not while memory windows are bound to it. */
-	if (atomic_read(&mr->num_mw))
+	/*
+	 * IBTA 10.6.7.2.6: not while memory windows are bound to it.  One
+	 * step, against rxe_mr_bind_mw(): a bind that looked the MR up
+	 * before this unpublishes it then fails, instead of leaving a
+	 * window holding a reference that rxe_mr_free() waits for, with
+	 * no way left to unbind it (the task would wait for ever).
+	 */
+	if (atomic_cmpxchg(&mr->num_mw, 0, RXE_MR_NUM_MW_DEAD))
 		return -EBUSY;
 
 	rxe_mr_free(to_rdev(ibmr->device), mr);
@@ -710,7 +725,7 @@ static int rxe_mr_invalidate(struct rxe_qp *qp, u32 key, bool remote)
 	spin_lock_bh(&mr->lock);
 	if ((remote ? mr->rkey : mr->lkey) != key ||
 	    mr->ibmr.pd != qp->ibqp.pd || mr->kind != RXE_MR_FAST ||
-	    atomic_read(&mr->num_mw))
+	    atomic_read(&mr->num_mw) > 0)
 		goto out;
 	mr->state = RXE_MR_FREE;
 	err = 0;

@@ -7,7 +7,9 @@
  * (rxe_mw_bind(), rxe_invalidate_key()).
  *
  * A bound window holds a reference on its MR and counts in the MR's
- * num_mw, which keeps the MR from being deregistered.  Lookups by the
+ * num_mw, which keeps the MR from being deregistered; a bind and a
+ * deregistration decide on num_mw in one atomic step each
+ * (rxe_mr_bind_mw(), rxe_dereg_mr()), so one of them fails.  Lookups by the
  * data path take the window under the index's lock and its own, and
  * return a reference on the MR beneath: the window itself is never
  * referenced beyond that, since deallocation unpublishes it first.
@@ -223,12 +225,17 @@ static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 	if (err)
 		return err;
 
+	if (mw->ibmw.type == IB_MW_TYPE_1 && !wqe->wr.wr.mw.length) {
+		rxe_mw_unbind(mw);
+		mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
+		return 0;
+	}
+	/* Before anything changes: the MR may be on its way out. */
+	if (!rxe_mr_bind_mw(mr))
+		return -EINVAL;
+
 	rxe_mw_unbind(mw);
 	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
-	if (mw->ibmw.type == IB_MW_TYPE_1 && !wqe->wr.wr.mw.length)
-		return 0;
-
-	atomic_inc(&mr->num_mw);
 	mw->mr = mr;
 	mw->addr = wqe->wr.wr.mw.addr;
 	mw->length = wqe->wr.wr.mw.length;

@@ -139,6 +139,8 @@ struct rxe_qp {
 /* rxe_mr.c: the part of a key that names the MR or MW. */
 #define RXE_KEY_INDEX_SHIFT	8
 #define RXE_KEY_TAG_MASK	0xff
+/* rxe_mr.num_mw of an MR being deregistered. */
+#define RXE_MR_NUM_MW_DEAD	(-1)
 
 enum rxe_mr_kind {
 	RXE_MR_DMA,		/* all of kernel memory, for ULPs */
@@ -183,7 +185,11 @@ struct rxe_mr {
 	u32			rkey;
 	u64			iova;
 	u64			length;
-	/* Bound memory windows: while any, the MR stays registered. */
+	/*
+	 * Bound memory windows: while any, the MR stays registered.
+	 * RXE_MR_NUM_MW_DEAD once deregistration has begun: no window
+	 * binds any more (rxe_mr_bind_mw()).
+	 */
 	atomic_t		num_mw;
 
 	struct ib_umem		*umem;	/* RXE_MR_USER */

@@ -54,16 +54,27 @@ Cases:
     window-bounds  the same windows: a READ that starts inside one and
                  ends past it, still inside the MR, fails with a remote
                  access error
+    dereg-vs-bind  --rounds times: a type 2 window bound over a fresh MR
+                 (post_send) while another thread deregisters the MR
+                 (a raw DEREG_MR write, which releases the GIL: both are
+                 in the kernel at once).  Every deregistration returns
+                 within 20 s, 0 or EBUSY; after 0 the bind failed, after
+                 EBUSY it succeeded and, the window deallocated, the MR
+                 deregisters.  Exits with os._exit(): pyverbs must not
+                 deregister the MRs again
 Each case prints what went wrong, a line a problem, and exits 1 if
 anything did; the elapsed time of the transfer and of the retry goes to
 stdout as "# ..." notes.
 """
 import argparse
 import ctypes
+import errno
 import hashlib
 import mmap
 import os
+import struct
 import sys
+import threading
 import time
 
 from pyverbs import enums as e
@@ -611,12 +622,106 @@ def window_bounds(a):
         window_case(a, zero_based, True)
 
 
+# ib_uverbs write() command DEREG_MR (include/uapi/rdma/ib_user_verbs.h):
+# the header (command, in_words, out_words), then the MR's handle.
+UVERBS_DEREG_MR = 13
+# A deregistration that takes longer is stuck (stock: 50 s, then a WARN).
+DEREG_LIMIT = 20
+
+
+def raw_dereg(fd, handle):
+    """0 or the errno of DEREG_MR of handle on the context's fd."""
+    try:
+        os.write(fd, struct.pack("<IHHI", UVERBS_DEREG_MR, 3, 0, handle))
+    except OSError as err:
+        return err.errno
+    return 0
+
+
+def task_state(tid):
+    try:
+        with open("/proc/self/task/%d/stat" % tid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+def rearm(side, peer):
+    """Back to RTS after a failed bind took the QP to the error state."""
+    side.qp.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
+    side.connect(peer, e.IBV_MTU_1024, 14, 7)
+
+
+def dereg_round(req, resp, i, seen):
+    """One race; False when a deregistration is stuck."""
+    mr = MR(resp.pd, PAGE, ACCESS_ALL | e.IBV_ACCESS_MW_BIND)
+    mw = MW(resp.pd, e.IBV_MW_TYPE_2)
+    bind = SendWR(wr_id=i, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+    bind.set_bind_wr(mw, MWBindInfo(mr, mr.buf, PAGE, e.IBV_ACCESS_REMOTE_READ))
+    fd = resp.ctx.cmd_fd
+    got = {}
+    go = threading.Barrier(2)
+
+    def dereg():
+        got["tid"] = threading.get_native_id()
+        go.wait()
+        got["rc"] = raw_dereg(fd, mr.handle)
+
+    t = threading.Thread(target=dereg, daemon=True)
+    t.start()
+    go.wait()
+    # Staggered starts (0 to 350 us), so that the bind meets the
+    # deregistration at different points of it, before and after.
+    time.sleep((i % 8) * 0.00005)
+    resp.qp.post_send(bind)
+    t.join(DEREG_LIMIT)
+    if t.is_alive():
+        problem("round %d: DEREG_MR racing BIND_MW has not returned after %d s "
+                "(thread state %s)" % (i, DEREG_LIMIT, task_state(got["tid"])))
+        return False
+    wc = poll(resp.cq)[0]
+    rc = got["rc"]
+    if rc == 0:
+        seen["dereg first"] += 1
+        if wc.status == e.IBV_WC_SUCCESS:
+            problem("round %d: a window was bound to an MR deregistered meanwhile" % i)
+        else:
+            rearm(resp, req)
+        mw.close()
+    elif rc == errno.EBUSY:
+        seen["bind first"] += 1
+        if wc.status != e.IBV_WC_SUCCESS:
+            problem("round %d: EBUSY, but the bind failed (status %d)" % (i, wc.status))
+        mw.close()
+        rc = raw_dereg(fd, mr.handle)
+        if rc:
+            problem("round %d: the MR does not deregister once its window is gone: "
+                    "errno %d" % (i, rc))
+    else:
+        problem("round %d: DEREG_MR racing BIND_MW: errno %d, want 0 or EBUSY" % (i, rc))
+    # Deregistered behind pyverbs' back: never closed (os._exit() at the end).
+    seen["mrs"].append(mr)
+    return True
+
+
+def dereg_vs_bind(a):
+    req, resp = pair(a)
+    seen = {"dereg first": 0, "bind first": 0, "mrs": []}
+    for i in range(a.rounds):
+        if not dereg_round(req, resp, i, seen):
+            break
+    print("# %d rounds: deregistration first %d, bind first %d" %
+          (a.rounds, seen["dereg first"], seen["bind first"]), flush=True)
+    sys.stdout.flush()
+    os._exit(1 if problems else 0)
+
+
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,
              "tail-loss": tail_loss, "pipeline": pipeline,
              "layouts": layouts, "windows": windows,
-             "window-bounds": window_bounds}
+             "window-bounds": window_bounds, "dereg-vs-bind": dereg_vs_bind}
     ap = argparse.ArgumentParser()
     ap.add_argument("--dev", default="rxe1")
     ap.add_argument("--gid", type=int, default=1)
@@ -624,6 +729,7 @@ def main():
     ap.add_argument("--peer-gid", type=int, default=1)
     ap.add_argument("--mib", type=int, default=64, help="transfer: MiB each way")
     ap.add_argument("--go", help="retry-forever: the file that lets it go on")
+    ap.add_argument("--rounds", type=int, default=200, help="dereg-vs-bind: races")
     ap.add_argument("case", choices=sorted(cases))
     a = ap.parse_args()
     try:
