@@ -84,6 +84,22 @@ int rxe_index_insert(struct rxe_index_space *space, void *object, u32 index)
 	return xa_insert_irq(&space->xa, index, object, GFP_KERNEL);
 }
 
+/*
+ * Makes @object the one at @index, reserved by rxe_index_alloc() with a
+ * NULL object (lookups find nothing there meanwhile).  The store is a
+ * release (rcu_assign_pointer()): a lookup that finds @object (an
+ * acquire, through the pointer, rcu_dereference()) also sees everything
+ * written to it before.  The slot exists: nothing is allocated.
+ */
+void rxe_index_publish(struct rxe_index_space *space, u32 index, void *object)
+{
+	unsigned long flags = 0;
+
+	rxe_index_lock(space, &flags);
+	__xa_store(&space->xa, index, object, GFP_ATOMIC);
+	rxe_index_unlock(space, flags);
+}
+
 void rxe_index_free(struct rxe_index_space *space, u32 index)
 {
 	unsigned long flags = 0;

@@ -33,6 +33,7 @@ void rxe_index_space_destroy(struct rxe_index_space *space);
 int rxe_index_alloc(struct rxe_index_space *space, void *object, u32 *index,
 		    gfp_t gfp);
 int rxe_index_insert(struct rxe_index_space *space, void *object, u32 index);
+void rxe_index_publish(struct rxe_index_space *space, u32 index, void *object);
 void rxe_index_free(struct rxe_index_space *space, u32 index);
 
 #endif /* RXE_INDEX_H */

@@ -8,6 +8,10 @@
  * key of a freed MR is unlikely to match the MR that reuses the index.
  * The rkey is the lkey when remote access is granted, 0 otherwise.
  *
+ * Birth: the index is reserved empty and the MR published there only
+ * once it is complete (rxe_mr_publish()): a packet with a guessed key
+ * never finds an MR whose pages or bounds are still being set.
+ *
  * Lifetime: the data path looks an MR up by index under the xarray's
  * lock and takes a reference there; deregistration removes the index
  * under the same lock, so no new reference can start, then drops its
@@ -57,8 +61,8 @@ static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 	mr->access = access;
 	mr->state = kind == RXE_MR_FAST ? RXE_MR_FREE : RXE_MR_VALID;
 
-	/* Complete before the index makes it visible to the data path. */
-	err = rxe_index_alloc(&rxe->mr_index, mr, &mr->index, GFP_KERNEL);
+	/* Reserved empty: rxe_mr_publish() stores the MR once complete. */
+	err = rxe_index_alloc(&rxe->mr_index, NULL, &mr->index, GFP_KERNEL);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -73,6 +77,12 @@ static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 	WRITE_ONCE(mr->ibmr.lkey, mr->lkey);
 	WRITE_ONCE(mr->ibmr.rkey, mr->rkey);
 	return mr;
+}
+
+/* The data path may find @mr from now on: it must be complete. */
+static void rxe_mr_publish(struct rxe_dev *rxe, struct rxe_mr *mr)
+{
+	rxe_index_publish(&rxe->mr_index, mr->index, mr);
 }
 
 /*
@@ -140,6 +150,7 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = rxe_mr_alloc(ibpd, RXE_MR_DMA, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
+	rxe_mr_publish(to_rdev(ibpd->device), mr);
 	return &mr->ibmr;
 }
 
@@ -180,6 +191,14 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(err);
 	if (!length || iova + length < iova)
 		return ERR_PTR(-EINVAL);
+	/*
+	 * Byte iova + i is byte start + i (rxe_mr_fill_pages()): with the
+	 * same offset in a page, an aligned iova is an aligned kernel
+	 * address (atomics).  uverbs checks this; in-kernel callers of
+	 * ib_reg_user_mr() come here unchecked.
+	 */
+	if (offset_in_page(start) != offset_in_page(iova))
+		return ERR_PTR(-EINVAL);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -202,6 +221,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		rxe_mr_free(rxe, mr);
 		return ERR_PTR(err);
 	}
+	rxe_mr_publish(rxe, mr);
 	return &mr->ibmr;
 }
 
@@ -245,6 +265,7 @@ struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_pages = max_num_sg;
+	rxe_mr_publish(rxe, mr);
 	return &mr->ibmr;
 }
 
@@ -659,7 +680,19 @@ int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 	if (!va)
 		goto out;
 
-	/* Aligned 8 bytes never straddle a page: avail >= 8. */
+	/*
+	 * The kernel address too: the iova's alignment carries over only
+	 * if the MR's pages or blocks start aligned, which nothing but
+	 * the registration's rules ensures.  Misaligned, the operation
+	 * would not be atomic (a split lock) and could run past the page
+	 * or block mapped.  Aligned 8 bytes never straddle one.
+	 */
+	if ((uintptr_t)va & 7) {
+		if (mr->kind != RXE_MR_DMA)
+			rxe_mr_unmap(mr, va);
+		err = -EINVAL;
+		goto out;
+	}
 	/* The RC opcode, or the operation alone: the low 5 bits. */
 	if ((opcode & 0x1f) == IB_OPCODE_COMPARE_SWAP)
 		*orig = cmpxchg64(va, comp, swap_add);

@@ -5,7 +5,9 @@
 # kverbs_test (modules/kverbs_test) runs its cases on rxe0 when loaded and
 # prints KTAP into the kernel log, lines prefixed "kverbs_test: "; each of
 # its cases becomes a case here.  Two RC QPs connected through rxe0's own
-# RoCEv2 GID: PDs (local_dma_lkey), CQs in every polling context, the CQ
+# RoCEv2 GID: PDs (local_dma_lkey), ib_reg_user_mr's page offset rule
+# (ours: -EINVAL for a start and an iova at other offsets; stock takes
+# it, reported only), CQs in every polling context, the CQ
 # pool, MR pools, ib_sg_to_pages, QP create/modify, kernel AH and SRQ,
 # SEND/RECV with ib_process_cq_direct, fast registration (REG_MR, RDMA
 # WRITE and READ, LOCAL_INV), flushes and ib_drain_rq/sq/qp, teardown,
@@ -30,7 +32,7 @@
 
 # The module's own cases (KT_NR_CASES in kverbs_test.c), its rdma_rw
 # cases alone (KT_RW_CASES + 1) and ours.
-MODULE_CASES=28
+MODULE_CASES=29
 RW_CASES=7
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + 4 + 1 + RW_CASES + 1))

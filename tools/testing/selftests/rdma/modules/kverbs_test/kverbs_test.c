@@ -26,6 +26,8 @@
 
 #include <linux/completion.h>
 #include <linux/etherdevice.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -58,7 +60,7 @@ MODULE_PARM_DESC(stock, "the in-tree ib_core: skip what oopses there");
 #define KT_PORT		1
 #define KT_BUF		(2 * PAGE_SIZE)
 #define KT_RW_CASES	6
-#define KT_NR_CASES	(22 + KT_RW_CASES)
+#define KT_NR_CASES	(23 + KT_RW_CASES)
 
 /* A WR's completion: counted, the last one kept. */
 struct kt_wait {
@@ -184,6 +186,46 @@ static int kt_pd_unsafe_global_rkey(void)
 		ret = -EINVAL;
 	}
 	ib_dealloc_pd(pd);
+	return ret;
+}
+
+/*
+ * ib_reg_user_mr() from the kernel, over a page mapped into the loading
+ * process: byte iova + i of the MR is byte start + i, so a start and an
+ * iova at different offsets in a page would make an aligned iova a
+ * misaligned kernel address, where rxe's 8-byte atomics are not atomic
+ * and may run past the page.  uverbs refuses that for applications;
+ * ours refuses it for kernel callers too (-EINVAL).  Stock registers it
+ * (its result is only reported there).
+ */
+static int kt_reg_user_mr_offset(void)
+{
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+	unsigned long addr;
+	struct ib_mr *mr;
+	long res;
+	int ret = 0;
+
+	addr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (KTAP_BAD(!IS_ERR_VALUE(addr), "vm_mmap: %ld", (long)addr))
+		return -ENOMEM;
+
+	mr = ib_reg_user_mr(kt.pd, addr + 8, 64, 0x10008, access);
+	if (KTAP_BAD(!IS_ERR(mr), "offsets 8 and 8: %ld", PTR_ERR(mr)))
+		ret = -EINVAL;
+	else
+		ib_dereg_mr(mr);
+
+	mr = ib_reg_user_mr(kt.pd, addr + 8, 64, 0x10004, access);
+	res = IS_ERR(mr) ? PTR_ERR(mr) : 0;
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	ktap_diag("start and iova at page offsets 8 and 4: %ld", res);
+	if (!stock && KTAP_BAD(res == -EINVAL, "offsets 8 and 4: %ld", res))
+		ret = -EINVAL;
+
+	vm_munmap(addr, PAGE_SIZE);
 	return ret;
 }
 
@@ -1665,6 +1707,8 @@ static void kt_run_all(void)
 	pd = ktap_run("alloc_pd local_dma_lkey", kt_pd_local_dma_lkey, true, "wrong");
 	ktap_run("alloc_pd unsafe_global_rkey", kt_pd_unsafe_global_rkey, true,
 		 "");
+	ktap_run("ib_reg_user_mr: start and iova at other page offsets",
+		 kt_reg_user_mr_offset, pd, "no PD");
 	ktap_run("alloc_cq and free_cq in every polling context",
 		 kt_cq_alloc_free, true, "wrong");
 	ktap_run("ib_cq_pool_get shares, ib_cq_pool_put gives back", kt_cq_pool,
