@@ -423,6 +423,16 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 		rxe_comp_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}
+	/*
+	 * The last response of a READ that brought less than was asked
+	 * for: the rest of the buffer was never written.  IBTA 9.9.2 (a
+	 * response of the wrong length): a bad response, not a success.
+	 */
+	if ((pkt->mask & RXE_READ_MASK) && (pkt->mask & RXE_END_MASK) &&
+	    wqe->dma.resid) {
+		rxe_comp_fail(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
 	if ((pkt->mask & RXE_ATMACK_MASK) || (pkt->mask & RXE_END_MASK))
 		wqe->state = RXE_WQE_DONE;
 	rxe_comp_progress(qp, (pkt->psn + 1) & RXE_BTH_PSN_MASK);

@@ -45,6 +45,10 @@ static const struct rdma_stat_desc rxe_counter_descs[] = {
 	[RXE_CNT_RCV_QP_MISMATCH] = {
 		.name = "rcvd_qp_mismatch_err", .flags = IB_STAT_FLAG_OPTIONAL,
 	},
+	[RXE_CNT_RCV_RESP_OVERFLOW] = {
+		.name = "rcvd_resp_overflow_err",
+		.flags = IB_STAT_FLAG_OPTIONAL,
+	},
 };
 
 static_assert(ARRAY_SIZE(rxe_counter_descs) == RXE_NUM_OF_COUNTERS);

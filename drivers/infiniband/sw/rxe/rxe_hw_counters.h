@@ -12,7 +12,7 @@
  * The order is the ABI order of the names in rxe_hw_counters.c: stock's
  * counters, then the optional ones (IB_STAT_FLAG_OPTIONAL, off by
  * default), which count the received packets rxe_recv.c drops before
- * any QP sees them.
+ * any QP sees them, and the requests a QP's full responder queue drops.
  */
 enum rxe_counter {
 	RXE_CNT_SENT_PKTS,
@@ -34,6 +34,7 @@ enum rxe_counter {
 	RXE_CNT_RCV_MALFORMED,
 	RXE_CNT_RCV_NO_QP,
 	RXE_CNT_RCV_QP_MISMATCH,
+	RXE_CNT_RCV_RESP_OVERFLOW,
 	RXE_NUM_OF_COUNTERS
 };
 

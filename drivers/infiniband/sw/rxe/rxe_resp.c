@@ -685,12 +685,21 @@ static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			 const struct rxe_pkt_info *pkt)
 {
 	u32 len = reth_len(pkt);
-	u32 npkts = len ? DIV_ROUND_UP(len, ctx->mtu) : 1;
 	struct rxe_resp_res *res;
+	u32 npkts;
 	int err;
 
 	if (!ctx->num_res)
 		return -EINVAL;
+	/*
+	 * IBTA: no message is longer than 2^31 bytes (the requester's own
+	 * limit, RXE_MAX_MSG_LEN).  Longer, the count of response packets
+	 * would wrap in 32 bits (from 2^32 - mtu up): the READ would
+	 * stream while its PSNs were counted as none.
+	 */
+	if (len > RXE_MAX_MSG_LEN)
+		return -EINVAL;
+	npkts = len ? DIV_ROUND_UP(len, ctx->mtu) : 1;
 	err = rxe_resp_start_read(qp, reth_rkey(pkt), reth_va(pkt), len,
 				  pkt->psn);
 	if (err)
@@ -960,6 +969,77 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	rxe_qp_error(qp);
 }
 
+/* ---- the request queue ---- */
+
+static bool rxe_resp_is_rd_atomic(struct sk_buff *skb)
+{
+	return rxe_skb_pkt(skb)->mask & (RXE_READ_MASK | RXE_ATOMIC_MASK);
+}
+
+/*
+ * READs and ATOMICs that may wait in the queue: the QP's
+ * max_dest_rd_atomic (IBTA 9.7.5.1.3: a requester keeps no more
+ * outstanding; the one being answered has left the queue).  One at
+ * least, so that a READ to a QP that allows none is still NAKed.
+ */
+static unsigned int rxe_resp_rd_atomic_max(const struct rxe_qp *qp)
+{
+	return max_t(unsigned int, READ_ONCE(qp->attr.max_dest_rd_atomic), 1);
+}
+
+/*
+ * Queues @skb for the task: 0, -ESHUTDOWN once the task is stopped (the
+ * check and the purge of a stopping QP are both under the queue's lock,
+ * so nothing is queued after the purge), or -ENOBUFS when the queue, or
+ * its share of READs and ATOMICs, is full.  On error @skb is still the
+ * caller's.
+ */
+static int rxe_resp_enqueue(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	struct sk_buff_head *q = &qp->resp.pkts;
+	bool rd_atomic = rxe_resp_is_rd_atomic(skb);
+	int err = 0;
+
+	spin_lock_bh(&q->lock);
+	if (READ_ONCE(qp->resp.task.stopped))
+		err = -ESHUTDOWN;
+	else if (skb_queue_len(q) >= RXE_RESP_MAX_QUEUED ||
+		 (rd_atomic && qp->resp.rd_atomic_queued >=
+			       rxe_resp_rd_atomic_max(qp)))
+		err = -ENOBUFS;
+	if (!err) {
+		__skb_queue_tail(q, skb);
+		qp->resp.rd_atomic_queued += rd_atomic;
+	}
+	spin_unlock_bh(&q->lock);
+	return err;
+}
+
+/* The oldest request queued, or NULL. */
+static struct sk_buff *rxe_resp_take(struct rxe_qp *qp)
+{
+	struct sk_buff_head *q = &qp->resp.pkts;
+	struct sk_buff *skb;
+
+	spin_lock_bh(&q->lock);
+	skb = __skb_dequeue(q);
+	if (skb && rxe_resp_is_rd_atomic(skb))
+		qp->resp.rd_atomic_queued--;
+	spin_unlock_bh(&q->lock);
+	return skb;
+}
+
+/* Drops every request queued, each with its reference on the QP. */
+static void rxe_resp_purge(struct rxe_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = rxe_resp_take(qp))) {
+		kfree_skb(skb);
+		rxe_qp_put(qp);
+	}
+}
+
 /* ---- the task ---- */
 
 /* Back to a QP that has received nothing. */
@@ -991,7 +1071,7 @@ void rxe_resp_flush(struct rxe_qp *qp)
 	u32 n;
 	int err;
 
-	rxe_pktq_purge(&qp->resp.pkts, qp);
+	rxe_resp_purge(qp);
 	rxe_resp_end_read(qp);
 	qp->resp.opcode = -1;
 
@@ -1078,7 +1158,7 @@ static int rxe_responder(struct rxe_qp *qp)
 	}
 	if (ctx.state < IB_QPS_RTR) {
 		rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
-		rxe_pktq_purge(&qp->resp.pkts, qp);
+		rxe_resp_purge(qp);
 		return 1;
 	}
 
@@ -1094,7 +1174,7 @@ static int rxe_responder(struct rxe_qp *qp)
 	if (rxe_resp_reading(qp))
 		return rxe_resp_read_next(qp, &ctx);
 
-	skb = rxe_pktq_take(&qp->resp.pkts);
+	skb = rxe_resp_take(qp);
 	if (!skb)
 		return 1;
 	rxe_resp_handle(qp, &ctx, rxe_skb_pkt(skb));
@@ -1111,7 +1191,8 @@ static void rxe_responder_end(struct rxe_qp *qp)
 
 /*
  * Once the task is stopped (destroy), nothing is queued any more
- * (rxe_pktq_add()), so no packet, and no QP reference, is left behind.
+ * (rxe_resp_enqueue()), so no packet, and no QP reference, is left
+ * behind.
  */
 void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
@@ -1125,8 +1206,13 @@ void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 	 */
 	bool defer = (rxe_skb_pkt(skb)->mask &
 		      (RXE_LOOPBACK_MASK | RXE_END_MASK)) == RXE_LOOPBACK_MASK;
+	int err;
 
-	if (!rxe_pktq_add(&qp->resp.pkts, skb, &qp->resp.task)) {
+	err = rxe_resp_enqueue(qp, skb);
+	if (err) {
+		if (err == -ENOBUFS)
+			rxe_counter_inc(rxe_resp_dev(qp),
+					RXE_CNT_RCV_RESP_OVERFLOW);
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 		return;
@@ -1182,8 +1268,8 @@ void rxe_resp_stop(struct rxe_qp *qp)
 {
 	rxe_task_stop(&qp->resp.task);
 	rxe_xmit_wait_stop(&qp->resp.xmit_wait);
-	/* Nothing is queued once the task is stopped (rxe_pktq_add()). */
-	rxe_pktq_purge(&qp->resp.pkts, qp);
+	/* Nothing is queued once the task is stopped (rxe_resp_enqueue()). */
+	rxe_resp_purge(qp);
 }
 
 void rxe_resp_cleanup(struct rxe_qp *qp)

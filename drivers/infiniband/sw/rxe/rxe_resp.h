@@ -51,6 +51,15 @@ struct rxe_resp_read {
 	bool		first;		/* no response sent yet */
 };
 
+/*
+ * Requests queued for one QP's responder, at most (rxe_resp_queue_pkt()).
+ * A requester of this stack keeps at most RXE_MAX_UNACKED_PSNS packets
+ * unacknowledged; the rest is room for other peers' larger windows.
+ * Beyond, a request is dropped and counted (rcvd_resp_overflow_err): the
+ * requester sends it again, as after any loss.
+ */
+#define RXE_RESP_MAX_QUEUED	1024
+
 /* Room for a receive WQE of the largest scatter list. */
 union rxe_resp_wqe_buf {
 	struct rxe_recv_wqe	wqe;
@@ -60,8 +69,14 @@ union rxe_resp_wqe_buf {
 
 struct rxe_resp_info {
 	struct rxe_task		task;
-	/* Requests for the responder, in arrival order. */
+	/*
+	 * Requests for the responder, in arrival order: at most
+	 * RXE_RESP_MAX_QUEUED, of which at most max_dest_rd_atomic READs
+	 * and ATOMICs (rd_atomic_queued, under pkts.lock), so that a peer
+	 * cannot queue without bound behind a long READ.
+	 */
 	struct sk_buff_head	pkts;
+	unsigned int		rd_atomic_queued;
 
 	/*
 	 * Serialises the producers of a kernel QP's receive queue

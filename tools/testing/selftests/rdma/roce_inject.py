@@ -8,7 +8,9 @@
 Builds each packet from a description and sends it on IF (a raw
 Ethernet frame; scapy builds Ethernet, IPv4 and UDP, our code the
 InfiniBand transport headers and the ICRC).  One packet from KEY=VALUE
-arguments, or one a line of FILE ("NAME KEY=VALUE ...", # comments).
+arguments, or one case a line of FILE ("NAME KEY=VALUE ...", #
+comments).  A case of several descriptions joined by "+" (and each
+description's repeat=N copies) leaves in one burst, back to back.
 With --counters DEV, the hw counters of DEV's port 1 ("rdma statistic
 show": sysfs's and the enabled optional ones) are saved to
 DIR/NAME.before and DIR/NAME.after around each packet (GAP seconds
@@ -27,6 +29,7 @@ Keys (numbers in C syntax):
   omit     a header the opcode needs, left out (reth, atomic, deth, imm)
   add      a header the opcode does not take, added (reth)
   sport    UDP source port (default 49152)
+  repeat   N copies, the PSN of each psn_step (default 1) after the last
 """
 import argparse
 import logging
@@ -118,6 +121,28 @@ def build(args, d):
     return bytes(raw)
 
 
+def descriptions(words):
+    """The descriptions of one case: KEY=VALUE words, "+" between two."""
+    ds = [{}]
+    for w in words:
+        if w == "+":
+            ds.append({})
+        else:
+            k, v = w.split("=", 1)
+            ds[-1][k] = v
+    return ds
+
+
+def copies(args, d):
+    """The frames of one description: repeat=N of them, PSNs psn_step apart."""
+    out = []
+    psn = num(d.get("psn", "0"))
+    for _ in range(num(d.get("repeat", "1"))):
+        out.append(build(args, dict(d, psn=str(psn & 0xffffff))))
+        psn += num(d.get("psn_step", "1"))
+    return out
+
+
 def counters(dev, path):
     # "link DEV/1 NAME VALUE NAME VALUE ...": optional counters have no
     # sysfs file, so the rdma tool is the one place that shows them all.
@@ -152,18 +177,19 @@ def main():
             for line in f:
                 w = line.split("#")[0].split()
                 if w:
-                    jobs.append((w[0], dict(x.split("=", 1) for x in w[1:])))
+                    jobs.append((w[0], descriptions(w[1:])))
     if a.desc:
-        jobs.append(("packet", dict(x.split("=", 1) for x in a.desc)))
-    for name, d in jobs:
-        frame = build(a, d)
+        jobs.append(("packet", descriptions(a.desc)))
+    for name, ds in jobs:
+        frames = [Ether(f) for d in ds for f in copies(a, d)]
         if a.counters:
             counters(a.counters, os.path.join(a.out, name + ".before"))
-        sendp(Ether(frame), iface=a.iface, verbose=False)
+        sendp(frames, iface=a.iface, verbose=False)
         time.sleep(a.gap)
         if a.counters:
             counters(a.counters, os.path.join(a.out, name + ".after"))
-        print("%s: sent %d bytes" % (name, len(frame)), flush=True)
+        print("%s: sent %d frames, %d bytes" % (name, len(frames), sum(len(f) for f in frames)),
+              flush=True)
     return 0
 
 

@@ -25,7 +25,13 @@ PEER, two receives posted on each (64 bytes at the MR's start); prints
 va, len, pattern, canary), creates DIR/ready, waits for DIR/go (at most
 SEC seconds), then prints canary_intact (1: both canary pages as
 written), mr_bytes_changed, and fill_bytes (bytes of the three pages
-equal to --fill, the byte hostile WRITEs carry).
+equal to --fill, the byte hostile WRITEs carry).  With --big-mib M, a
+second MR of M MiB, remote read only (big_rkey, big_va, big_len), for
+a READ that keeps the responder busy.  With --short-read, one more RC QP
+(read_qpn, to made-up QP read_peer_qpn, its SQ PSN 5000, a CQ of its
+own) posts an RDMA READ of 256 bytes once DIR/read exists (then
+DIR/read.posted); after DIR/go, its completion status is printed as
+short_read_status (-1: none within 5 s).
 """
 import argparse
 import ctypes
@@ -217,6 +223,33 @@ def wire(args):
     return 0 if ok else 1
 
 
+def short_read_start(ctx, pd, peer, peer_qpn):
+    """An RC QP to peer_qpn with a READ of 256 bytes posted (PSN 5000)."""
+    cq = CQ(ctx, 8)
+    lmr = MR(pd, PAGE, ACCESS)
+    cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
+    connect(qp, e.IBV_QPT_RC, peer_qpn, peer, 0, 5000)
+    return cq, qp, lmr
+
+
+def short_read_post(qp, lmr):
+    wr = SendWR(wr_id=0x5ead, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                sg=[SGE(lmr.buf, 256, lmr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+
+
+def short_read_status(cq):
+    end = time.time() + 5
+    while time.time() < end:
+        got, wcs = cq.poll(num_entries=1)
+        if got:
+            return wcs[0].status
+        time.sleep(0.01)
+    return -1
+
+
 def hold(args):
     ctx = Context(name=args.dev)
     pd = PD(ctx)
@@ -236,6 +269,12 @@ def hold(args):
         for _ in range(2):
             qp.post_recv(RecvWR(num_sge=1, sg=[SGE(va, 64, mr.lkey)]))
         qps.append(qp)
+    if args.big_mib:
+        big = MR(pd, args.big_mib << 20, e.IBV_ACCESS_REMOTE_READ)
+        print("big_rkey %d\nbig_va %d\nbig_len %d" % (big.rkey, big.buf, args.big_mib << 20))
+    if args.short_read:
+        rcq, rqp, lmr = short_read_start(ctx, pd, peer, 0x100 + args.qps)
+        print("read_qpn %d\nread_peer_qpn %d" % (rqp.qp_num, 0x100 + args.qps))
     print("qpns %s" % " ".join(str(q.qp_num) for q in qps))
     print("psns %s" % " ".join(str(1000 + 100 * i) for i in range(args.qps)))
     print("peer_qpns %s" % " ".join(str(0x100 + i) for i in range(args.qps)))
@@ -243,8 +282,15 @@ def hold(args):
           % (mr.rkey, va, PAGE, PATTERN.decode(), CANARY.decode()), flush=True)
     open(os.path.join(args.dir, "ready"), "w").close()
     end = time.time() + args.wait
+    posted = False
     while not os.path.exists(os.path.join(args.dir, "go")) and time.time() < end:
+        if args.short_read and not posted and os.path.exists(os.path.join(args.dir, "read")):
+            short_read_post(rqp, lmr)
+            posted = True
+            open(os.path.join(args.dir, "read.posted"), "w").close()
         time.sleep(0.1)
+    if args.short_read:
+        print("short_read_status %d" % short_read_status(rcq), flush=True)
     canary_ok = (mem[:PAGE] == CANARY * (PAGE // len(CANARY)) and
                  mem[2 * PAGE:] == CANARY * (PAGE // len(CANARY)))
     want = PATTERN * (PAGE // len(PATTERN))
@@ -268,6 +314,8 @@ def main():
     h.add_argument("--qps", type=int, default=1)
     h.add_argument("--dir", required=True)
     h.add_argument("--wait", type=float, default=60)
+    h.add_argument("--big-mib", type=int, default=0)
+    h.add_argument("--short-read", action="store_true")
     h.add_argument("--fill", type=lambda v: int(v, 0), default=0x58,
                    help="report how many bytes of the three pages hold this")
     args = ap.parse_args()

@@ -19,6 +19,22 @@
 # the opcode); ours must drop it (counted as malformed) or NAK it, on
 # stock that check skips.  With the optional counters enabled every other
 # case moves on ours exactly what it moves on stock.
+# READs longer than 2^31 bytes (0xffffffff, and 0xfffffff0, from which
+# the count of response packets wrapped in 32 bits): ours NAKs them as
+# invalid requests before looking at the key; stock NAKs them as access
+# errors (the MR is one page: measured), which each run checks.
+# A READ of 8 MiB, then at once 200 READs of 256 bytes behind it, on one
+# QP (max_dest_rd_atomic 4): while the long READ streams, ours queues at
+# most 4 READs and drops the rest, counted in rcvd_resp_overflow_err
+# (optional); the PSNs after the gap are then out of sequence, so at most
+# 4 of the 200 are answered (counted by what rxe1 sends beyond the long
+# READ's 8192 responses: at most 4 and one sequence NAK).  Stock queues
+# them all (unbounded) and answers every one: that check skips on stock
+# with the count measured.
+# A forged READ_RESPONSE_ONLY of 64 bytes to a READ of 256 bytes (the
+# holder's --short-read QP, SQ PSN 5000): ours completes the READ with
+# IBV_WC_BAD_RESP_ERR (7), never with success; on stock the check skips
+# with the status measured.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -35,15 +51,16 @@ trap 'touch "$tmp/go"; wire_down; rm -rf "$tmp"' EXIT
 modprobe rdma_rxe
 wire_up no-rxe2 || { echo "# no veth setup"; exit 1; }
 # Ours: the receive drop counters (rxe_hw_counters.c), off by default.
-DROPS=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err
+DROPS=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err,rcvd_resp_overflow_err
 if ours; then
 	rdma statistic set link rxe1/1 optional-counters "$DROPS" ||
 		{ echo "# cannot enable $DROPS"; exit 1; }
 fi
 
 # The target.
-python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 16 \
-	--dir "$tmp" --wait $((120 * ${OOT_TIMEOUT_SCALE:-1})) >"$tmp/hold" 2>"$tmp/hold.err" &
+python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 18 \
+	--big-mib 8 --short-read \
+	--dir "$tmp" --wait $((900 * ${OOT_TIMEOUT_SCALE:-1})) >"$tmp/hold" 2>"$tmp/hold.err" &
 HOLD=$!
 eventually 60 test -e "$tmp/ready" || { cat "$tmp/hold.err"; exit 1; }
 read -r -a QPN <<<"$(sed -n 's/^qpns //p' "$tmp/hold")"
@@ -51,6 +68,10 @@ read -r -a PSN <<<"$(sed -n 's/^psns //p' "$tmp/hold")"
 RKEY=$(sed -n 's/^rkey //p' "$tmp/hold")
 VA=$(sed -n 's/^va //p' "$tmp/hold")
 LEN=$(sed -n 's/^len //p' "$tmp/hold")
+BIG_RKEY=$(sed -n 's/^big_rkey //p' "$tmp/hold")
+BIG_VA=$(sed -n 's/^big_va //p' "$tmp/hold")
+BIG_LEN=$(sed -n 's/^big_len //p' "$tmp/hold")
+READ_QPN=$(sed -n 's/^read_qpn //p' "$tmp/hold")
 BADKEY=$((RKEY ^ 0x5a00))
 echo "# target: QPs ${QPN[*]}, rkey $RKEY, va $(printf %#x "$VA"), $LEN bytes"
 
@@ -80,13 +101,52 @@ c read_out_of_range opcode=RC_RDMA_READ_REQUEST va=$((VA - 64)) rkey=$RKEY len=1
 c read_va_overflow opcode=RC_RDMA_READ_REQUEST va=0xffffffffffffff00 rkey=$RKEY len=0x200
 c read_huge_len opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xffffffff
 c atomic_out_of_range opcode=RC_FETCH_ADD va=$((VA + LEN)) rkey=$RKEY swap=1
+c read_len_wrap opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xfffffff0
 c unknown_qpn opcode=RC_SEND_ONLY payload=32 qpn=0xfff0
+# After the batch above (their exact counters): the short READ response,
+# to the --short-read QP, whose READ is posted just before (its
+# retransmissions would move counters); then, outside the capture, the
+# flood: the long READ, and the READs behind it.
+echo "short_read_response qpn=$READ_QPN psn=5000 opcode=RC_RDMA_READ_RESPONSE_ONLY" \
+	"aeth=0x1f000000 payload=64 fill=0x52" >"$tmp/batch.short"
+FLOOD=200
+c read_flood opcode=RC_RDMA_READ_REQUEST va=$BIG_VA rkey=$BIG_RKEY len=$BIG_LEN + \
+	qpn=${QPN[$i]} psn=$((PSN[i] + BIG_LEN / 1024)) opcode=RC_RDMA_READ_REQUEST \
+	va=$VA rkey=$RKEY len=256 repeat=$FLOOD
+tail -n 1 "$tmp/batch" >"$tmp/batch.flood"
+sed -i '$d' "$tmp/batch"
 
+inject() {
+	python3 "$TESTDIR/roce_inject.py" --iface ve1 --dst-mac "$(cat /sys/class/net/ve0/address)" \
+		--src-ip "$WIRE_B" --dst-ip "$WIRE_A" --counters rxe1 --out "$tmp" --gap 0.5 \
+		--batch "$1" | sed 's/^/# /'
+}
 capture_start ve1 "$tmp/cap.pcap" "$WIRE_A"
-python3 "$TESTDIR/roce_inject.py" --iface ve1 --dst-mac "$(cat /sys/class/net/ve0/address)" \
-	--src-ip "$WIRE_B" --dst-ip "$WIRE_A" --counters rxe1 --out "$tmp" --gap 0.5 \
-	--batch "$tmp/batch" | sed 's/^/# /'
+inject "$tmp/batch"
+touch "$tmp/read"
+eventually 20 test -e "$tmp/read.posted" || echo "# the holder did not post the short READ"
+sleep 0.5
+inject "$tmp/batch.short"
 capture_stop
+# The flood, outside the capture (thousands of responses): what rxe1
+# sends for it counts the READs answered.  Its long READ's responses and
+# what follows them have all left when the count settles (the short
+# READ's retransmissions, on stock, may go on).
+sent() {
+	cat /sys/class/infiniband/rxe1/ports/1/hw_counters/sent_pkts
+}
+settled() {
+	local before
+	before=$(sent)
+	sleep 1
+	[ $(($(sent) - before)) -lt 50 ]
+}
+flood_before=$(sent)
+inject "$tmp/batch.flood"
+eventually 120 settled || echo "# rxe1 still sending after 120 s"
+# Beyond the long READ's responses: one READ_RESPONSE_ONLY per flood
+# READ answered, and at most one PSN sequence NAK.
+flood_sent=$(($(sent) - flood_before - BIG_LEN / 1024))
 touch "$tmp/go"
 wait $HOLD
 sed 's/^/# holder: /' "$tmp/hold" | tail -n 3
@@ -112,7 +172,7 @@ for p in PcapReader(sys.argv[1]):
     syn = "%#04x" % roce[12] if op in (0x0d, 0x0f, 0x10, 0x11, 0x12) else "-"
     print(case, "%#04x" % op, syn, int(b"CANARY" in roce), int(b"MRdata" in roce))
 PY
-sed 's/^/# answer: /' "$tmp/answers"
+grep -v '^qp0x' "$tmp/answers" | sed 's/^/# answer: /'
 
 # delta NAME: the counters of rxe1 that moved during the case, "name+N".
 delta() {
@@ -147,9 +207,10 @@ EXPECT=(
 	"read_va_overflow|$NAK_ACC|$PKT"
 	"read_huge_len|$NAK_ACC|$PKT"
 	"atomic_out_of_range|$NAK_ACC|$PKT"
+	"read_len_wrap|$NAK_ACC|$PKT"
 	"unknown_qpn|||rcvd_no_qp_err+1"
 )
-ktap_set_plan $((${#EXPECT[@]} * 2 + 4))
+ktap_set_plan $((${#EXPECT[@]} * 2 + 4 + 3))
 
 for e in "${EXPECT[@]}"; do
 	IFS='|' read -r n ans cnt drop <<<"$e"
@@ -168,6 +229,14 @@ for e in "${EXPECT[@]}"; do
 		fi
 		continue
 		;;
+	read_huge_len | read_len_wrap)
+		# Longer than IBTA's 2^31: invalid whatever the key (stock:
+		# access error, as the MR is shorter).
+		ours && ans=$NAK_INV
+		ktap_test_result "$n: answer $ans" expect_eq "answers" "$(answers "$n")" "$ans"
+		ktap_test_result "$n: counters $cnt" expect_eq "counters" "$(delta "$n")" "$cnt"
+		continue
+		;;
 	esac
 	ktap_test_result "$n: answer ${ans:-none}, as stock" expect_eq "answers" "$(answers "$n")" "$ans"
 	if [ -n "$cnt" ]; then
@@ -179,6 +248,29 @@ for e in "${EXPECT[@]}"; do
 		ktap_test_skip "$n: dropped and counted" "stock moves no counter for it (measured)"
 	fi
 done
+
+overflow=$(delta read_flood | tr ' ' '\n' | sed -n 's/^rcvd_resp_overflow_err+//p')
+echo "# read_flood: $flood_sent packets beyond the long READ's, ${overflow:-0} dropped as overflow"
+if ours; then
+	ktap_test_result "read_flood: at most max_dest_rd_atomic (4) of $FLOOD queued READs answered" \
+		eval '[ "$flood_sent" -le 5 ] || expect_eq "responses and NAKs" "$flood_sent" "<= 5"'
+	ktap_test_result "read_flood: the READs beyond are dropped and counted" \
+		eval '[ "${overflow:-0}" -ge 1 ] || expect_eq rcvd_resp_overflow_err "${overflow:-0}" ">= 1"'
+else
+	ktap_test_skip "read_flood: at most 4 of $FLOOD queued READs answered" \
+		"stock queues without bound: $flood_sent packets beyond the long READ's (measured)"
+	ktap_test_skip "read_flood: the READs beyond are dropped and counted" \
+		"stock has no such counter"
+fi
+short=$(sed -n 's/^short_read_status //p' "$tmp/hold")
+echo "# short_read_response: the READ completed with status ${short:-none}"
+if ours; then
+	ktap_test_result "a READ answered short completes with IBV_WC_BAD_RESP_ERR" \
+		expect_eq "status" "$short" 7
+else
+	ktap_test_skip "a READ answered short completes in error" \
+		"stock: status $short (-1: no completion in 5 s; measured)"
+fi
 
 ktap_test_result "no answer carries bytes from outside the MR (canary)" \
 	expect_eq "answers with canary bytes" "$(awk '$4 != 0' "$tmp/answers" | wc -l)" 0

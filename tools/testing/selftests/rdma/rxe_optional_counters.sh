@@ -21,7 +21,7 @@ STOCK+=" send_rnr_err rcvd_seq_err ack_deferred retry_exceeded_err"
 STOCK+=" retry_rnr_exceeded_err completer_retry_err send_err link_downed"
 STOCK+=" rdma_sends rdma_recvs"
 FILES=$(echo "$STOCK lifespan" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ')
-OPTIONAL=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err
+OPTIONAL=rcvd_icrc_err,rcvd_malformed_err,rcvd_no_qp_err,rcvd_qp_mismatch_err,rcvd_resp_overflow_err
 NO_OPT="stock rxe has no optional counters (measured)"
 
 ktap_print_header
@@ -104,7 +104,7 @@ bad_list() {
 		"link rxe0/1 optional-counters rcvd_malformed_err,rcvd_no_qp_err" &&
 	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 15 0)" &&
 	expect_eq "mode" "$(mode)" "$before" &&
-	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 15 19)" &&
+	expect_nl "error EINVAL" --ack 5 16 "${DEV[@]}" "$(nest 15 20)" &&
 	expect_eq "mode" "$(mode)" "$before"
 }
 by_index() {
