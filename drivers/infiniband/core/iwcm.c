@@ -51,9 +51,15 @@ static void iwcm_rem_ref(struct iw_cm_id *id)
 	iwcm_put(to_iwcm(id));
 }
 
-void iwcm_set_connecting(struct iwcm_id_private *priv)
+/*
+ * Claims the id for a connect, accept or reject; false while another one
+ * runs or an accepted connection waits for its ESTABLISHED.  A reject or a
+ * second accept then would leave the driver's ESTABLISHED to an id that is
+ * no longer in CONN_RECV.
+ */
+bool iwcm_claim_connecting(struct iwcm_id_private *priv)
 {
-	set_bit(IWCM_F_CONNECTING, &priv->flags);
+	return !test_and_set_bit(IWCM_F_CONNECTING, &priv->flags);
 }
 
 void iwcm_clear_connecting(struct iwcm_id_private *priv)
@@ -318,7 +324,8 @@ int iw_cm_reject(struct iw_cm_id *cm_id, const void *private_data,
 	struct iwcm_id_private *priv = to_iwcm(cm_id);
 	int ret;
 
-	iwcm_set_connecting(priv);
+	if (!iwcm_claim_connecting(priv))
+		return -EINVAL;
 	spin_lock_irq(&priv->lock);
 	if (priv->state != IW_CM_STATE_CONN_RECV) {
 		spin_unlock_irq(&priv->lock);
@@ -359,7 +366,8 @@ int iw_cm_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
 	struct ib_qp *qp;
 	int ret;
 
-	iwcm_set_connecting(priv);
+	if (!iwcm_claim_connecting(priv))
+		return -EINVAL;
 	spin_lock_irq(&priv->lock);
 	ret = -EINVAL;
 	if (priv->state == IW_CM_STATE_CONN_RECV)
@@ -396,11 +404,14 @@ int iw_cm_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
 	if (!cm_id->device->ops.iw_connect)
 		return -EOPNOTSUPP;
 
+	if (!iwcm_claim_connecting(priv))
+		return -EINVAL;
 	ret = iwcm_slots_alloc(&slots, IWCM_ACTIVE_SLOTS);
-	if (ret)
+	if (ret) {
+		iwcm_clear_connecting(priv);
 		return ret;
+	}
 
-	iwcm_set_connecting(priv);
 	spin_lock_irq(&priv->lock);
 	ret = -EINVAL;
 	if (priv->state == IW_CM_STATE_IDLE)
@@ -457,11 +468,7 @@ int iw_cm_disconnect(struct iw_cm_id *cm_id, int abrupt)
 	case IW_CM_STATE_IDLE:		/* closed, or connect/accept failed */
 	case IW_CM_STATE_CONN_RECV:	/* a request never accepted */
 		break;
-	case IW_CM_STATE_CONN_SENT:
-		WARN_ONCE(1, "iw_cm: disconnect while connecting\n");
-		ret = -EINVAL;
-		break;
-	default:			/* LISTEN, DESTROYING */
+	default:	/* CONN_SENT (a connect raced us), LISTEN, DESTROYING */
 		ret = -EINVAL;
 		break;
 	}

@@ -173,6 +173,16 @@ static void iwcm_on_connect_request(struct iwcm_id_private *listener,
 	iwcm_delivery_done(child);
 	if (!ret)
 		return;
+	/*
+	 * Accepted, then refused: the driver reports ESTABLISHED to this id,
+	 * on this ordered queue, after we return.  Neither a reject nor a
+	 * destroy (which waits for that ESTABLISHED) can run here; the
+	 * ESTABLISHED handler gives the id up instead.
+	 */
+	if (test_bit(IWCM_F_CONNECTING, &child->flags)) {
+		set_bit(IWCM_F_ABANDONED, &child->flags);
+		return;
+	}
 
 reject:
 	iwcm_slots_free(&slots);
@@ -232,7 +242,11 @@ static int iwcm_on_established(struct iwcm_id_private *priv,
 	clear_bit(IWCM_F_CONNECTING, &priv->flags);
 	spin_unlock_irq(&priv->lock);
 
-	ret = priv->id.cm_handler(&priv->id, event);
+	/* Non-zero: iwcm_event_work() aborts the connection and drops the id. */
+	if (test_bit(IWCM_F_ABANDONED, &priv->flags))
+		ret = -ECONNABORTED;
+	else
+		ret = priv->id.cm_handler(&priv->id, event);
 	wake_up_all(&priv->connect_wait);
 	return ret;
 }

@@ -47,10 +47,17 @@ enum iw_cm_state {
  *
  * IWCM_F_CONNECTING: a connect, accept or reject downcall is under way, or
  *	its outcome (CONNECT_REPLY, ESTABLISHED) has not been handled yet.
- *	Disconnect and destroy wait for it to clear.
+ *	Disconnect and destroy wait for it to clear.  Connect, accept and
+ *	reject claim it with test_and_set_bit(): one of them at a time, and
+ *	none once an accept succeeded (the driver will report ESTABLISHED,
+ *	which only CONN_RECV may take).
+ * IWCM_F_ABANDONED: the listener's handler accepted a request and then
+ *	refused it (returned non-zero); the id goes once its ESTABLISHED is
+ *	handled, without the consumer hearing of it.
  */
 enum {
 	IWCM_F_CONNECTING,
+	IWCM_F_ABANDONED,
 };
 
 /*
@@ -136,7 +143,7 @@ bool iwcm_put(struct iwcm_id_private *priv);
 void iwcm_teardown(struct iwcm_id_private *priv);
 struct ib_qp *iwcm_take_qp(struct iwcm_id_private *priv);
 void iwcm_release_qp(struct iwcm_id_private *priv, struct ib_qp *qp);
-void iwcm_set_connecting(struct iwcm_id_private *priv);
+bool iwcm_claim_connecting(struct iwcm_id_private *priv);
 void iwcm_clear_connecting(struct iwcm_id_private *priv);
 void iwcm_fix_wildcard(const struct sockaddr_storage *mapped,
 		       const struct sockaddr_storage *actual,

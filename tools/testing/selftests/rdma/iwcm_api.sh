@@ -10,7 +10,8 @@
 # the guest: the module brings a fake one that loops connections back to
 # its own listeners, so the whole state machine runs (connect, request,
 # accept or reject, established, disconnect, close, destroy in every
-# state, a full backlog, destroy racing a running handler).  The argument
+# state, a reject or second accept after an accept, a handler accepting
+# and then refusing, a full backlog, destroy racing a running handler).  The argument
 # checks run on rxe0, a device without iWARP verbs.
 # `make check` must build the module and pass it to the guest; by hand
 # (without it the API cases are skipped):
@@ -28,7 +29,7 @@
 
 SYSCTL=/proc/sys/net/iw_cm/default_backlog
 # The module's own cases (IT_NR_CASES in iwcm_test.c).
-MODULE_CASES=17
+MODULE_CASES=19
 ktap_print_header
 ktap_set_plan $((MODULE_CASES + 7))
 
@@ -86,8 +87,9 @@ run_module() {
 	if ours; then
 		args+=(noiw_ops=1)
 	else
-		args+=(reuse=0)
+		args+=(reuse=0 after_accept=0)
 		echo "# stock: no id listens twice or connects again (it BUG()s in alloc_work_entries)"
+		echo "# stock: no reject or refusal after an accept (measured: it BUG()s in cm_conn_est_handler)"
 	fi
 
 	out=$(test_module_load iwcm_test "${args[@]}") || load_rc=$?
