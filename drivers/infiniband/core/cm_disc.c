@@ -36,7 +36,8 @@ struct cm_timewait *cm_timewait_alloc(__be32 local_id)
  *
  * The connection leaves the remote trees; its timewait info goes to the
  * timer, which ends TIMEWAIT after the path's ACK timeout.  On a device
- * going away no timer runs: the id stays in TIMEWAIT until destroyed.
+ * going away no timer runs and the info is freed now: the id stays in
+ * TIMEWAIT until destroyed.
  */
 void cm_enter_timewait(struct cmid *cmid)
 {
@@ -52,11 +53,33 @@ void cm_enter_timewait(struct cmid *cmid)
 
 	spin_lock(&icm.lock);
 	cm_remove_remote(tw);
-	list_add_tail(&tw->entry, &icm.timewait);
-	if (port && !port->dev->going_down)
+	if (port && !port->dev->going_down) {
+		tw->dev = port->dev;
+		list_add_tail(&tw->entry, &icm.timewait);
 		queue_delayed_work(icm.wq, &tw->dwork,
 				   msecs_to_jiffies(cm_ms(cmid->av.timeout)));
+		tw = NULL;
+	}
 	spin_unlock(&icm.lock);
+	if (tw)
+		cm_work_free(&tw->ev);
+}
+
+/*
+ * Device removal, with going_down just set: the device's timewaits end
+ * now (no packet of theirs can come any more), on icm.wq, which the
+ * removal flushes next.  Otherwise a timer of up to 2^31 * 4.096 us
+ * would keep them, and their ids in TIMEWAIT, long after the device.
+ */
+void cm_timewait_expire_dev(struct cm_dev *dev)
+{
+	struct cm_timewait *tw;
+
+	lockdep_assert_held(&icm.lock);
+
+	list_for_each_entry(tw, &icm.timewait, entry)
+		if (tw->dev == dev)
+			mod_delayed_work(icm.wq, &tw->dwork, 0);
 }
 
 /* The timer: the id, if it is still that connection's, goes to IDLE. */
@@ -99,15 +122,24 @@ void cm_timewait_cancel_all(void)
 	spin_unlock_irq(&icm.lock);
 }
 
-/* Module exit, last (icm.wq is gone): what the timers did not free. */
+/*
+ * Module exit, last (icm.wq is gone): what the timers did not free.  Every
+ * device's removal ended its timewaits, so nothing should be left; say so
+ * if something is (cm_loop.sh looks for it).
+ */
 void cm_timewait_free_all(void)
 {
 	struct cm_timewait *tw, *next;
+	unsigned int left = 0;
 
 	list_for_each_entry_safe(tw, next, &icm.timewait, entry) {
 		list_del(&tw->entry);
 		cm_work_free(&tw->ev);
+		left++;
 	}
+	if (left)
+		pr_err("ib_cm: %u timewait entries outlived their devices\n",
+		       left);
 }
 
 /* ------------------------------------------------------------------ */

@@ -648,6 +648,7 @@ void cm_destroy(struct cmid *cmid, int err)
 		cm_work_free(work);
 	cm_av_destroy(&cmid->av);
 	cm_av_destroy(&cmid->alt_av);
+	cm_lap_release(cmid);
 	kfree(cmid->pdata);
 	kfree_rcu(cmid, rcu);
 }

@@ -7,6 +7,7 @@
  * traffic before the RTU (COMM_EST) or migrated to its alternate path.
  */
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include <rdma/opa_addr.h>
 
 #include "cm_priv.h"
@@ -76,6 +77,45 @@ static void cm_lap_repeat_mra(struct cm_work *work, struct cmid *cmid)
 		cm_resp_free(msg);
 }
 
+/* Keeps @ah's GID attribute alive in @slot (see cmid.lap_retired). */
+static void cm_lap_retire(const struct ib_gid_attr **slot,
+			  struct rdma_ah_attr *ah)
+{
+	if (*slot)
+		rdma_put_gid_attr(*slot);
+	*slot = ah->grh.sgid_attr;
+	ah->grh.sgid_attr = NULL;
+}
+
+void cm_lap_release(struct cmid *cmid)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmid->lap_retired); i++) {
+		if (cmid->lap_retired[i])
+			rdma_put_gid_attr(cmid->lap_retired[i]);
+		cmid->lap_retired[i] = NULL;
+	}
+}
+
+/*
+ * A LAP we take: answers go where it came from (@ah), the QP's alternate
+ * path is the proposed one (@alt_av).  The old GID attributes stay
+ * referenced (copies from ib_cm_init_qp_attr() may be in use).
+ */
+static void cm_lap_set_avs(struct cmid *cmid, struct cm_work *work,
+			   struct rdma_ah_attr *ah, struct cm_av *alt_av)
+{
+	lockdep_assert_held(&cmid->lock);
+
+	cm_lap_retire(&cmid->lap_retired[0], &cmid->av.ah);
+	cm_lap_retire(&cmid->lap_retired[1], &cmid->alt_av.ah);
+	cm_av_set_port(&cmid->av, work->port);
+	cmid->av.pkey_index = work->rwc->wc->pkey_index;
+	rdma_move_ah_attr(&cmid->av.ah, ah);
+	cm_av_move(&cmid->alt_av, alt_av);
+}
+
 int cm_lap_recv(struct cm_work *work)
 {
 	struct cm_lap_msg *lap = (struct cm_lap_msg *)work->rwc->recv_buf.mad;
@@ -112,11 +152,6 @@ int cm_lap_recv(struct cm_work *work)
 	}
 
 	spin_lock_irq(&cmid->lock);
-	cm_av_set_port(&cmid->av, work->port);
-	cmid->av.pkey_index = work->rwc->wc->pkey_index;
-	rdma_move_ah_attr(&cmid->av.ah, &ah);
-	cm_av_move(&cmid->alt_av, &alt_av);
-
 	if (cmid->id.state != IB_CM_ESTABLISHED)
 		goto unlock;
 	switch (cmid->id.lap_state) {
@@ -133,6 +168,8 @@ int cm_lap_recv(struct cm_work *work)
 	default:
 		goto unlock;
 	}
+	/* Only a LAP we take changes the address vectors. */
+	cm_lap_set_avs(cmid, work, &ah, &alt_av);
 	cmid->id.lap_state = IB_CM_LAP_RCVD;
 	cmid->tid = lap->hdr.tid;
 	cm_deliver_unlock(cmid, work);
@@ -141,6 +178,7 @@ int cm_lap_recv(struct cm_work *work)
 unlock:
 	spin_unlock_irq(&cmid->lock);
 put:
+	rdma_destroy_ah_attr(&ah);
 	cm_av_destroy(&alt_av);
 	cmid_put(cmid);
 	return -EINVAL;

@@ -235,7 +235,8 @@ int cm_av_from_path(struct sa_path_rec *path,
 
 	cm_av_set_port(av, port);
 	av->pkey_index = pkey_index;
-	av->timeout = path->packet_life_time + 1;
+	/* It becomes the QP's local ACK timeout, a 5-bit field. */
+	av->timeout = min_t(int, path->packet_life_time + 1, CM_MAX_IBA_TIME);
 	rdma_move_ah_attr(&av->ah, &ah);
 out:
 	cm_dev_put(port->dev);

@@ -356,6 +356,7 @@ static void cm_remove_one(struct ib_device *ibdev, void *client_data)
 
 	spin_lock_irq(&icm.lock);
 	dev->going_down = true;
+	cm_timewait_expire_dev(dev);
 	spin_unlock_irq(&icm.lock);
 
 	rdma_for_each_port(ibdev, i)

@@ -128,6 +128,7 @@ struct cm_timewait {
 	struct list_head entry;		/* icm.timewait, under icm.lock */
 	struct rb_node by_remote_id;	/* icm.remote_ids, under icm.lock */
 	struct rb_node by_remote_qpn;	/* icm.remote_qpns, under icm.lock */
+	struct cm_dev *dev;		/* no reference: only compared */
 	__be64 remote_ca_guid;
 	__be32 remote_qpn;
 	bool in_remote_ids;
@@ -158,6 +159,16 @@ struct cmid {
 	struct cm_timewait *tw;
 	struct cm_av av;
 	struct cm_av alt_av;
+	/*
+	 * The GID attributes a LAP took off @av and @alt_av.
+	 * ib_cm_init_qp_attr() hands out copies of the address vectors
+	 * without references of their own (as stock; its callers never
+	 * release them), so a consumer between that call and ib_modify_qp()
+	 * may still use them: they live until the id is destroyed or the
+	 * next LAP.  A connection takes one LAP at most (LAP_RCVD has no way
+	 * out), so two slots do.
+	 */
+	const struct ib_gid_attr *lap_retired[2];
 	void *pdata;			/* resent with a duplicate's answer */
 	u8 pdata_len;
 	__be64 tid;
@@ -250,10 +261,20 @@ void cm_deliver_unlock(struct cmid *cmid, struct cm_work *work)
 void cm_work_free(struct cm_work *work);
 
 /* cm_mad.c */
+/*
+ * The CM's time fields on the wire (response timeouts, service timeout,
+ * local ACK timeout) are 5-bit exponents, so 31 is the longest time the
+ * IBA can express.  Larger inputs come from a path record's 6-bit packet
+ * life time (+ 1, from user space through rdma_ucm's IB_PATH option) or
+ * a kernel consumer's u8: they mean "as long as possible" and are
+ * clamped, which also keeps the shift below 31 bits.
+ */
+#define CM_MAX_IBA_TIME	31
+
 static inline int cm_ms(u8 iba_time)
 {
 	/* 4.096 us * 2^t, rounded to a power of two of milliseconds */
-	return 1 << max_t(int, iba_time - 8, 0);
+	return 1 << max_t(int, min_t(int, iba_time, CM_MAX_IBA_TIME) - 8, 0);
 }
 
 u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
@@ -323,6 +344,7 @@ int cm_dreq_locked(struct cmid *cmid, const void *pdata, u8 pdata_len);
 int cm_drep_locked(struct cmid *cmid, void *pdata, u8 pdata_len);
 void cm_enter_timewait(struct cmid *cmid);
 struct cm_timewait *cm_timewait_alloc(__be32 local_id);
+void cm_timewait_expire_dev(struct cm_dev *dev);
 void cm_timewait_cancel_all(void);
 void cm_timewait_free_all(void);
 
@@ -333,6 +355,7 @@ int cm_sidr_rep_locked(struct cmid *cmid, struct ib_cm_sidr_rep_param *param);
 
 /* cm_lap.c */
 int cm_lap_recv(struct cm_work *work);
+void cm_lap_release(struct cmid *cmid);
 int cm_apr_recv(struct cm_work *work);
 
 #endif /* OOT_RDMA_CM_PRIV_H */

@@ -33,6 +33,14 @@
 
 static char *ct_dev_name = "rxe0";
 module_param_named(dev, ct_dev_name, charp, 0444);
+/*
+ * The in-tree ib_cm shifts by the raw packet life time and response
+ * timeout (cm_convert_to_ms(), 6.1): cm_loop.sh measures that on it and
+ * then sets huge_timeouts=0.
+ */
+static bool huge_timeouts = true;
+module_param(huge_timeouts, bool, 0444);
+MODULE_PARM_DESC(huge_timeouts, "REQ with times beyond 31 (the in-tree ib_cm retries in ms)");
 MODULE_PARM_DESC(dev, "the RDMA device to test on");
 
 #define CT_PORT		1
@@ -41,7 +49,7 @@ MODULE_PARM_DESC(dev, "the RDMA device to test on");
 /* How long to watch for an event that must not come. */
 #define CT_QUIET	(HZ / 2)
 #define CT_MANY		32
-#define CT_NR_CASES	17
+#define CT_NR_CASES	19
 /* Service IDs of the cases: none of them is IB_CM_ASSIGN_SERVICE_ID's. */
 #define CT_SID(n)	cpu_to_be64(0x0000000000c37000ULL + (n))
 #define CT_EVENTS	(IB_CM_SIDR_REP_RECEIVED + 1)
@@ -1008,6 +1016,116 @@ out:
 }
 
 /*
+ * Times beyond the IBA's 5-bit exponents mean "as long as possible": a
+ * path's packet life time of 40 (6 bits; user space sets up to 63
+ * through rdma_ucm's IB_PATH option) and a remote response timeout of 40
+ * must not wrap the CM's millisecond shift around to a few milliseconds
+ * (1 << 32 is 1 on x86).  Unanswered, such a REQ and, after an MRA with
+ * service timeout 0, its extended wait are not retried within CT_QUIET.
+ */
+static int ct_huge_timeouts(void)
+{
+	struct ct_ep *l = &ct_eps[0], *p = &ct_eps[1], *a = &ct_eps[2];
+	struct ib_cm_id *lid, *aid;
+	struct ct_req r;
+	int ret = -EINVAL;
+
+	ct_ep_init(l, "h-listener");
+	ct_ep_init(p, "h-passive");
+	ct_ep_init(a, "h-active");
+	l->child = p;
+	lid = ct_create(l);
+	aid = ct_create(a);
+	if (!lid || !aid || ib_cm_listen(lid, CT_SID(14)))
+		goto out;
+	ct_req_init(&r, CT_SID(14), 0x5001, 1);
+	r.path.packet_life_time = 40;
+	r.p.remote_cm_response_timeout = 40;
+	r.p.max_cm_retries = 2;
+	ret = ib_send_cm_req(aid, &r.p);
+	if (KTAP_BAD(!ret, "REQ: %d", ret) ||
+	    ct_expect(p, IB_CM_REQ_RECEIVED, NULL))
+		goto fail;
+	/* Unanswered: no REQ_ERROR, no repeat of the REQ. */
+	if (ct_quiet(a) || ct_quiet(p))
+		goto fail;
+	if (KTAP_BAD(aid->state == IB_CM_REQ_SENT, "active state %d",
+		     aid->state))
+		goto fail;
+	ret = ib_send_cm_mra(p->id, 0, NULL, 0);
+	if (KTAP_BAD(!ret, "MRA: %d", ret) ||
+	    ct_expect(a, IB_CM_MRA_RECEIVED, NULL))
+		goto fail;
+	/* The MRA's wait: service timeout plus the path's, still long. */
+	if (ct_quiet(a) || ct_quiet(p))
+		goto fail;
+	if (KTAP_BAD(aid->state == IB_CM_MRA_REQ_RCVD, "active state %d",
+		     aid->state))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	ret = -EINVAL;
+out:
+	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
+	return ret;
+}
+
+/*
+ * A connection over a path with packet life time 30: its timewait lasts
+ * 2^31 * 4.096 us (2.4 hours).  Both ids are destroyed in TIMEWAIT; their
+ * timewait entries stay queued on their timers.  cm_loop.sh then removes
+ * rxe0 and unloads ib_cm, which reports entries that outlived the device.
+ */
+static int ct_long_timewait(void)
+{
+	struct ct_ep *l = &ct_eps[0], *p = &ct_eps[1], *a = &ct_eps[2];
+	struct ib_cm_id *lid, *aid;
+	struct ib_cm_rep_param rep;
+	struct ct_req r;
+	int ret = -EINVAL;
+
+	ct_ep_init(l, "w-listener");
+	ct_ep_init(p, "w-passive");
+	ct_ep_init(a, "w-active");
+	l->child = p;
+	lid = ct_create(l);
+	aid = ct_create(a);
+	if (!lid || !aid || ib_cm_listen(lid, CT_SID(15)))
+		goto out;
+	ct_req_init(&r, CT_SID(15), 0x6001, 1);
+	r.path.packet_life_time = 30;
+	ct_rep_init(&rep, 0x6002, 2);
+	if (ib_send_cm_req(aid, &r.p) ||
+	    ct_expect(p, IB_CM_REQ_RECEIVED, NULL) ||
+	    ib_send_cm_rep(p->id, &rep) ||
+	    ct_expect(a, IB_CM_REP_RECEIVED, NULL) ||
+	    ib_send_cm_rtu(aid, NULL, 0) ||
+	    ct_expect(p, IB_CM_RTU_RECEIVED, NULL) ||
+	    ib_send_cm_dreq(aid, NULL, 0) ||
+	    ct_expect(p, IB_CM_DREQ_RECEIVED, NULL) ||
+	    ib_send_cm_drep(p->id, NULL, 0) ||
+	    ct_expect(a, IB_CM_DREP_RECEIVED, NULL))
+		goto fail;
+	if (ct_quiet(a) || ct_quiet(p) ||
+	    KTAP_BAD(aid->state == IB_CM_TIMEWAIT &&
+		     p->id->state == IB_CM_TIMEWAIT, "states %d %d",
+		     aid->state, p->id->state))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	ret = -EINVAL;
+out:
+	ct_destroy(&lid);
+	ct_destroy(&aid);
+	ct_ep_release(p);
+	return ret;
+}
+
+/*
  * MRA, then REP; COMM_EST before the RTU (the late RTU is no event);
  * a disconnect from the passive side.
  */
@@ -1371,6 +1489,11 @@ static void ct_run_all(void)
 		 ct_timeout, gid, "no GID");
 	ktap_run("MRA, COMM_EST before RTU, DREQ from the passive side",
 		 ct_mra_and_comm_est, gid, "no GID");
+	ktap_run("packet life time and response timeout beyond 31: no early retry",
+		 ct_huge_timeouts, gid && huge_timeouts,
+		 gid ? "the in-tree ib_cm times out in milliseconds" : "no GID");
+	ktap_run("a connection with a 2.4-hour timewait, ids destroyed in TIMEWAIT",
+		 ct_long_timewait, gid, "no GID");
 	ktap_run("SIDR_REQ/SIDR_REP, and to an unserved service ID", ct_sidr,
 		 gid, "no GID");
 	ktap_run("destroy in REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_RCVD, TIMEWAIT",
