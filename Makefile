@@ -38,10 +38,14 @@ kdir:
 	  echo "error: no kernel build tree at KDIR='$(KDIR)'; run 'make deps'" >&2; \
 	  exit 1; }
 
-# Two kbuild passes when needed: scripts/kabi-crc sets the CRCs of exports
-# whose genksyms expansion reaches a core-private structure to the target
-# kernel's (Documentation/infiniband/core.rst, "The exported ABI"); when it
-# changed one (status 10), the second pass runs modpost again with them.
+# Two kbuild passes when needed: scripts/kabi-crc sets to the target
+# kernel's the CRCs of exports whose genksyms expansion differs from that
+# of Debian's own module only in core-private types no module outside our
+# set sees, proven against the symtypes of Debian's core modules
+# (scripts/stock-symtypes: built once from linux-source-6.1; without it
+# every such CRC stays ours, with a warning; Documentation/infiniband/
+# core.rst, "The exported ABI").  When it changed one (status 10), the
+# second pass runs modpost again with them.
 modules: kdir
 	+$(KBUILD) W=1 KBUILD_SYMTYPES=1 modules
 	+@if ! command -v python3 >/dev/null; then \
@@ -84,9 +88,10 @@ checkpatch:
 coccicheck:
 	scripts/coccicheck
 
-# Our exports (names, CRCs, modules) against $(KDIR)/Module.symvers:
-# what a stock ULP needs to load on our core (also a step of check).
-# KABI_ARGS=--summary prints only the counts.
+# Our exports (names, CRCs, modules) against $(KDIR)/Module.symvers, the
+# ABI it names, with the classes of scripts/kabi-crc: what a stock ULP
+# needs to load on our core (also a step of check).
+# KABI_ARGS=--summary prints only the classes and the counts.
 kabi-check: modules
 	scripts/kabi-check $(KABI_ARGS)
 

@@ -7,6 +7,7 @@
 import os
 import platform
 import re
+import subprocess
 import sys
 
 # The modules we replace; stock's Module.symvers names them by path
@@ -71,6 +72,29 @@ def default_kdir():
     except OSError:
         headers = []
     return max(headers, key=version_key) if headers else None
+
+
+def package_version(name):
+    """The installed version of a Debian package, or None."""
+    try:
+        run = subprocess.run(['dpkg-query', '-W', '-f=${Version}', name],
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True,
+                             check=False)
+    except OSError:
+        return None
+    return run.stdout.strip() if run.returncode == 0 and run.stdout else None
+
+
+def kernel_release(kdir):
+    """The release modules built in KDIR are for (UTS_RELEASE), or None."""
+    path = os.path.join(kdir, 'include', 'generated', 'utsrelease.h')
+    try:
+        with open(path, encoding='utf-8') as f:
+            found = re.search(r'UTS_RELEASE "(.*)"', f.read())
+    except OSError:
+        return None
+    return found.group(1) if found else None
 
 
 def stock_symvers(path=None):
