@@ -5,12 +5,18 @@
 # search order puts it before kernel/), versioned, GPL, carrying the
 # in-tree aliases that autoloading relies on.  On the stock stack the same
 # test asserts the opposite: the in-tree modules are the ones found.
+# Debian's own ib_uverbs.ko (kernel/ of the target) is refused by our
+# ib_core, cleanly: it would pass its own layout of the structures the
+# core's modules share (struct ib_uqp_object to ib_create_qp_user, ...),
+# so those exports keep our own CRC (core.rst, "The exported ABI", class
+# 3): "disagrees about version of symbol", EINVAL, no taint but our O and
+# E, no WARN.  On stock the same file loads on its own ib_core.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 mods=$(oot_module_names)
 ktap_print_header
-ktap_set_plan $(( $(echo "$mods" | wc -w) + 3 ))
+ktap_set_plan $(( $(echo "$mods" | wc -w) + 4 ))
 
 check_module() {
 	local m=$1 path
@@ -92,6 +98,54 @@ check_cm_set() {
 }
 ktap_test_result "modprobe -a rdma_cm rdma_ucm loads only the expected modules" \
 	check_cm_set
+
+# finit_module() of FILE: prints the errno's name, or "ok" when it loaded.
+finit() {
+	python3 - "$1" <<'PY'
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+rc = libc.syscall(313, fd, b"", 0)	# __NR_finit_module, x86_64
+print("ok" if rc == 0 else errno.errorcode[ctypes.get_errno()])
+PY
+}
+
+# Taint flags other than O (out-of-tree, 4096) and E (unsigned, 8192).
+other_taint() {
+	echo $(($(cat /proc/sys/kernel/tainted) & ~(4096 | 8192)))
+}
+
+check_stock_uverbs() {
+	local ko=/lib/modules/$OOT_KVER/kernel/drivers/infiniband/core/ib_uverbs.ko
+	local lines taint rc log
+	[ -f "$ko" ] || { echo "no Debian ib_uverbs.ko in kernel/"; return 1; }
+	rdma_unload_all || return 1
+	modprobe ib_core || return 1
+	lines=$(dmesg | wc -l)
+	taint=$(other_taint)
+	rc=$(finit "$ko")
+	log=$(dmesg | tail -n +$((lines + 1)))
+	[ -z "$log" ] || echo "$log"
+	if ! ours; then
+		# Stock: the file loads on its own core (it is a valid module).
+		expect_eq "finit_module on stock" "$rc" ok || return 1
+		rdma_unload_all
+		return
+	fi
+	module_loaded ib_uverbs && { echo "Debian's ib_uverbs loaded on ours"; return 1; }
+	expect_eq "finit_module" "$rc" EINVAL || return 1
+	if ! echo "$log" | grep -q 'ib_uverbs: disagrees about version of symbol'; then
+		echo "not refused for a symbol version"
+		return 1
+	fi
+	if echo "$log" | grep -qE 'WARNING:|Call Trace|BUG:'; then
+		echo "the refusal left a WARN"
+		return 1
+	fi
+	expect_eq "taint other than O and E, after" "$(other_taint)" "$taint"
+}
+ktap_test_result "Debian's ib_uverbs.ko: refused by our ib_core, loads on stock's" \
+	check_stock_uverbs
 
 rdma_unload_all
 ktap_finished
