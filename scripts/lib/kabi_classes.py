@@ -18,8 +18,9 @@ SYMVER = re.compile(r'^#SYMVER (\S+) (0x[0-9a-f]+)$', re.M)
 DEFINITION = re.compile(r'\b(?:struct|union|enum)\s+([A-Za-z_]\w*)\s*\{')
 TYPEDEF = re.compile(r'\btypedef\b([^;{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*'
                      r'\}[^;{}]*)?);')
-TYPEDEF_NAME = re.compile(r'\(\s*\*\s*([A-Za-z_]\w*)\s*\)|'
-                          r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$|'
+TYPEDEF_NAME = re.compile(r'\(\s*\*?\s*([A-Za-z_]\w*)\s*\)\s*\(|'
+                          r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*'
+                          r'(?:__aligned\s*\(.*\))?$|'
                           r'([A-Za-z_]\w*)\s*\([^()]*\)\s*$')
 REF = re.compile(r'^([sute])#(\w+)$')
 MARK = '# kabi-crc: the target kernel\'s CRCs (scripts/kabi-crc)\n'
@@ -349,7 +350,10 @@ def judge(row, ours, stock):
         row.why = 'private types seen outside our set: ' + ', '.join(seen)
         return
     row.cls = ADOPTED
-    row.why = 'private ' + ', '.join(sorted(private))
+    differ = sorted(t for t in private if ours.get(t) != theirs.get(t) and
+                    not (declared_only(ours.get(t)) and
+                         declared_only(theirs.get(t))))
+    row.why = 'private types that differ: ' + ', '.join(differ)
 
 
 def classify(ours, target, kdir, tree, build):
