@@ -38,7 +38,7 @@ TITLES = {
              "outside our set sees: Debian's CRC",
     OURS: '3 ours:      the signature reaches a private structure: '
           'our own CRC',
-    UNPROVEN: '  unproven:  no proof (see the warning): our own CRC',
+    UNPROVEN: '  unproven:  no proof (no stock symtypes?): our own CRC',
     PUBLIC: "  public:    a public type differs from stock's: our own CRC",
 }
 
