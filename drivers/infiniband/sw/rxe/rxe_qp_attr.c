@@ -96,6 +96,20 @@ void rxe_qp_error(struct rxe_qp *qp)
 	rxe_req_kick(qp);
 }
 
+/*
+ * One consistent copy of the primary path.  modify_qp rewrites it under
+ * qp->lock in SQD while packets are built: a packet sized for IPv4 got
+ * IPv6 headers, or one built with its payload by reference for this
+ * host went to the wire, when each step read the path afresh.  So one
+ * packet uses one copy for its size, its headers and its route.
+ */
+void rxe_qp_path(struct rxe_qp *qp, struct rxe_av *av)
+{
+	spin_lock_bh(&qp->lock);
+	*av = qp->pri_av;
+	spin_unlock_bh(&qp->lock);
+}
+
 /* Copies what @mask sets; the values were checked. */
 static void rxe_qp_store_attr(struct rxe_qp *qp, const struct ib_qp_attr *attr,
 			      int mask)
@@ -176,10 +190,16 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	spin_lock_bh(&qp->lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
-					 qp->attr.qp_state;
+	/*
+	 * The transition is judged from the state the QP is in.  A caller's
+	 * cur_qp_state that is not it would pass SQD-only changes (the
+	 * path) in RTS, or RTR -> RTS in RTS, which starts the requester
+	 * over under WQEs in flight: refused.
+	 */
+	cur = qp->attr.qp_state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	if (((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) ||
+	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
 		spin_unlock_bh(&qp->lock);
 		return -EINVAL;
 	}

@@ -483,6 +483,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	bool first = wqe->state == RXE_WQE_POSTED;
 	u32 len, npsn, dqpn, resid;
 	const struct rxe_av *av;
+	struct rxe_av path;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
 	struct rxe_req_undo undo;
@@ -498,7 +499,8 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		av = &wqe->wr.wr.ud.av;
 		dqpn = wqe->wr.wr.ud.remote_qpn;
 	} else {
-		av = &qp->pri_av;
+		rxe_qp_path(qp, &path);
+		av = &path;
 		dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	}
 
@@ -605,6 +607,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	u32 len, npsn, off, resid;
 	struct rxe_req_undo undo;
 	struct rxe_pkt_info pkt;
+	struct rxe_av path;
 	struct sk_buff *skb;
 	bool last;
 	int opcode, err;
@@ -629,7 +632,8 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	opcode = rxe_req_opcode(qp, wqe, !off, last);
 	resid = wqe->dma.resid;
-	skb = rxe_req_packet(qp, wqe, &qp->pri_av, opcode, len, &pkt, &err);
+	rxe_qp_path(qp, &path);
+	skb = rxe_req_packet(qp, wqe, &path, opcode, len, &pkt, &err);
 	if (skb)
 		rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last,
 				      READ_ONCE(qp->attr.dest_qp_num), true,
@@ -649,7 +653,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	req->probe_psn = (req->comp_psn + npsn - 1) & RXE_BTH_PSN_MASK;
 	rxe_req_arm_retrans(qp);
 	WRITE_ONCE(req->sent_at, jiffies);
-	err = rxe_xmit_packet(qp, &qp->pri_av, skb, &req->batch);
+	err = rxe_xmit_packet(qp, &path, skb, &req->batch);
 	if (likely(!err)) {
 		rxe_xmit_wait_sent(&req->xmit_wait);
 		return 0;

@@ -175,5 +175,7 @@ int rxe_sq_fetch(struct rxe_qp *qp, u32 index);
 
 /* rxe_qp_attr.c: a QP the engine found in error (IBA 10.3.1). */
 void rxe_qp_error(struct rxe_qp *qp);
+/* rxe_qp_attr.c: a copy of the primary path, for one packet. */
+void rxe_qp_path(struct rxe_qp *qp, struct rxe_av *av);
 
 #endif /* RXE_REQ_H */

@@ -43,6 +43,8 @@ struct rxe_resp_ctx {
 	u8			min_rnr_timer;
 	u32			dest_qpn;
 	unsigned int		num_res;
+	/* The path every packet of this round goes by (rxe_qp_path()). */
+	struct rxe_av		av;
 };
 
 static struct rxe_dev *rxe_resp_dev(struct rxe_qp *qp)
@@ -79,7 +81,7 @@ static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
 {
 	struct sk_buff *skb;
 
-	skb = rxe_init_packet(qp, &qp->pri_av, opcode, payload, pkt);
+	skb = rxe_init_packet(qp, &ctx->av, opcode, payload, pkt);
 	if (likely(skb))
 		rxe_resp_headers(qp, ctx, pkt, opcode, payload, psn, syn);
 	return skb;
@@ -89,10 +91,11 @@ static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
  * Every response leaves after the ACK parked before it, if any;
  * -EAGAIN when the netdev refused it (see rxe_resp_read_next()).
  */
-static int rxe_resp_xmit(struct rxe_qp *qp, struct sk_buff *skb)
+static int rxe_resp_xmit(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			 struct sk_buff *skb)
 {
 	rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
-	return rxe_xmit_packet(qp, &qp->pri_av, skb, &qp->resp.batch);
+	return rxe_xmit_packet(qp, &ctx->av, skb, &qp->resp.batch);
 }
 
 /* An ACK or NAK (RC_ACKNOWLEDGE) for @psn; NULL when out of memory. */
@@ -118,7 +121,7 @@ static void rxe_resp_send_ack(struct rxe_qp *qp,
 {
 	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx, syn, psn);
 
-	if (skb && rxe_resp_xmit(qp, skb) == -EAGAIN &&
+	if (skb && rxe_resp_xmit(qp, ctx, skb) == -EAGAIN &&
 	    (syn & RXE_AETH_TYPE_MASK) == RXE_AETH_ACK) {
 		qp->resp.ack_owed = true;
 		rxe_xmit_wait_start(&qp->resp.xmit_wait);
@@ -146,11 +149,12 @@ static bool rxe_resp_ack_owed(struct rxe_qp *qp,
  * data may prompt a reply before its ACK could be parked: its ACK goes
  * at once.)
  */
-static bool rxe_resp_may_park(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
+static bool rxe_resp_may_park(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
+			      const struct rxe_pkt_info *pkt)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC && (pkt->mask & RXE_COMP_MASK) &&
 	       bth_ack(pkt) && rxe_req_sent_lately(qp) &&
-	       rxe_xmit_batches(qp, &qp->pri_av);
+	       rxe_xmit_batches(qp, &ctx->av);
 }
 
 /* Parks the ACK of the message @pkt ends, once the MSN counts it. */
@@ -162,7 +166,7 @@ static void rxe_resp_park_ack(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 						  pkt->psn);
 
 	if (skb)
-		rxe_xmit_ack(qp, &qp->pri_av, skb, &qp->resp.batch,
+		rxe_xmit_ack(qp, &ctx->av, skb, &qp->resp.batch,
 			     &qp->resp.park);
 }
 
@@ -178,7 +182,7 @@ static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
 	if (!skb)
 		return;
 	atmack_init(&pkt, orig);
-	rxe_resp_xmit(qp, skb);
+	rxe_resp_xmit(qp, ctx, skb);
 }
 
 /* ---- receive completions ---- */
@@ -509,7 +513,7 @@ static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		u32 byte_len = (pkt->mask & RXE_WRITE_MASK) ?
 			       qp->resp.length : dma->length - dma->resid;
 
-		if (acked && rxe_resp_may_park(qp, pkt)) {
+		if (acked && rxe_resp_may_park(qp, ctx, pkt)) {
 			/*
 			 * Before the completion.  Should the CQ overflow,
 			 * the QP's error then sends the ACK of a message
@@ -587,6 +591,7 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
  * a race the application asked for, on any HCA.
  */
 static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
+					    const struct rxe_resp_ctx *ctx,
 					    struct rxe_pkt_info *pkt,
 					    u8 opcode, u32 payload)
 {
@@ -597,7 +602,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	int err;
 
 	if (!payload)
-		return rxe_init_packet(qp, &qp->pri_av, opcode, 0, pkt);
+		return rxe_init_packet(qp, &ctx->av, opcode, 0, pkt);
 
 	/* Resolved for just this packet: no MR stays referenced. */
 	mr = rxe_rkey_resolve(qp, read->rkey, &addr, payload,
@@ -605,8 +610,8 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	if (IS_ERR(mr))
 		return NULL;
 
-	if (rxe_av_to_self(&qp->pri_av)) {
-		skb = rxe_init_packet_ref(qp, &qp->pri_av, opcode, payload,
+	if (rxe_av_to_self(&ctx->av)) {
+		skb = rxe_init_packet_ref(qp, &ctx->av, opcode, payload,
 					  pkt);
 		if (!skb)
 			goto out;
@@ -621,7 +626,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 			goto out;
 	}
 
-	skb = rxe_init_packet(qp, &qp->pri_av, opcode, payload, pkt);
+	skb = rxe_init_packet(qp, &ctx->av, opcode, payload, pkt);
 	if (skb && rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), payload,
 			       RXE_FROM_MR)) {
 		kfree_skb(skb);
@@ -657,7 +662,7 @@ static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	skb = rxe_resp_read_packet(qp, &pkt, opcode, payload);
+	skb = rxe_resp_read_packet(qp, ctx, &pkt, opcode, payload);
 	if (!skb)
 		goto give_up;
 	rxe_resp_headers(qp, ctx, &pkt, opcode, payload, read->psn,
@@ -670,7 +675,7 @@ static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 	if (last)
 		rxe_resp_end_read(qp);
 
-	if (unlikely(rxe_resp_xmit(qp, skb) == -EAGAIN)) {
+	if (unlikely(rxe_resp_xmit(qp, ctx, skb) == -EAGAIN)) {
 		*read = undo;
 		return rxe_xmit_wait_start(&qp->resp.xmit_wait);
 	}
@@ -1104,6 +1109,7 @@ static void rxe_resp_sync(struct rxe_qp *qp, struct rxe_resp_ctx *ctx)
 	ctx->dest_qpn = qp->attr.dest_qp_num;
 	ctx->num_res = min_t(unsigned int, qp->attr.max_dest_rd_atomic,
 			     RXE_MAX_QP_RD_ATOM);
+	ctx->av = qp->pri_av;
 	reset = qp->resp.reset;
 	new_psn_set = qp->resp.new_psn_set;
 	new_psn = qp->resp.new_psn;

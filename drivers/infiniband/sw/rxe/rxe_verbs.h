@@ -119,7 +119,9 @@ struct rxe_qp {
 	/*
 	 * Protects attr, the address vectors and the kernel's side of the
 	 * queues.  modify_qp and query_qp run in process context; the
-	 * protocol engine will take it from softirq: _bh.
+	 * protocol engine will take it from softirq: _bh.  The engine
+	 * builds each packet from one copy of pri_av taken under it
+	 * (rxe_qp_path()), never from pri_av itself.
 	 */
 	spinlock_t		lock;
 	/* Every attribute query_qp returns, as last modified. */
