@@ -9,6 +9,7 @@
 
 #include <linux/capability.h>
 #include <linux/slab.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_std_types.h>
 
@@ -447,6 +448,15 @@ static int qp_check_modify(struct ib_device *ib_dev,
 		return -EINVAL;
 	if ((mask & IB_QP_STATE) && cmd->qp_state > IB_QPS_ERR)
 		return -EINVAL;
+	/*
+	 * A Q_Key with the top bit set is privileged (IBA 10.2.5): QP1's,
+	 * 0x80010000, lets a UD QP's datagrams into the GSI QP as MADs of
+	 * this host.  As Debian's 6.1: CAP_NET_RAW, unless "rdma system set
+	 * privileged-qkey on" opened it to all.
+	 */
+	if ((mask & IB_QP_QKEY) && (cmd->qkey & IB_QP_SET_QKEY) &&
+	    !rdma_nl_get_privileged_qkey() && !capable(CAP_NET_RAW))
+		return -EPERM;
 	return 0;
 }
 

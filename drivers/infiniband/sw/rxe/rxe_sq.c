@@ -10,6 +10,8 @@
  * reads the slot again (rxe_engine.h).
  */
 #include <linux/overflow.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 
 #include "rxe.h"
 #include "rxe_engine.h"
@@ -133,6 +135,47 @@ static int rxe_sq_check_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	return 0;
 }
 
+/*
+ * Older providers copy the AV itself into the WQE (ah_num 0), addresses
+ * and all: an application could send from any source address, or from
+ * its destination, which takes the path to this host that no GID or
+ * ICRC check sees (rxe_xmit.c) and delivers a forged GRH.  Only the
+ * destination and the GRH fields are taken from it; the source is the
+ * GID table's entry at its sgid_index, the AV built again as create_ah
+ * builds one.  -EINVAL for an entry that is not there, or a destination
+ * of the other family.
+ */
+static int rxe_sq_legacy_av(struct rxe_qp *qp, struct rxe_av *av)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	const struct ib_gid_attr *sgid_attr;
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	bool v4, src_v4;
+	int err;
+
+	sgid_attr = rdma_get_gid_attr(&rxe->ib_dev, RXE_PORT,
+				      av->grh.sgid_index);
+	if (IS_ERR(sgid_attr))
+		return -EINVAL;
+
+	memcpy(dgid.raw, av->grh.dgid.raw, sizeof(dgid.raw));
+	v4 = ipv6_addr_v4mapped((const struct in6_addr *)dgid.raw);
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr, RXE_PORT);
+	rdma_ah_set_grh(&attr, &dgid, av->grh.flow_label, av->grh.sgid_index,
+			av->grh.hop_limit, av->grh.traffic_class);
+	attr.grh.sgid_attr = sgid_attr;
+	memcpy(attr.roce.dmac, av->dmac, ETH_ALEN);
+	err = rxe_av_from_attr(rxe, av, &attr);
+	/* The source's family, from its GID entry, must be the destination's. */
+	src_v4 = av->network_type == RXE_NETWORK_TYPE_IPV4;
+	if (!err && v4 != src_v4)
+		err = -EINVAL;
+	rdma_put_gid_attr(sgid_attr);
+	return err;
+}
+
 /* A user UD WQE names its AH by number: its AV into the copy. */
 static int rxe_sq_resolve_ah(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
@@ -142,13 +185,8 @@ static int rxe_sq_resolve_ah(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	unsigned long flags;
 	int err = 0;
 
-	if (!ah_num) {
-		/* Older providers copy the AV itself into the WQE. */
-		u8 type = wqe->wr.wr.ud.av.network_type;
-
-		return type == RXE_NETWORK_TYPE_IPV4 ||
-		       type == RXE_NETWORK_TYPE_IPV6 ? 0 : -EINVAL;
-	}
+	if (!ah_num)
+		return rxe_sq_legacy_av(qp, &wqe->wr.wr.ud.av);
 
 	/* The AH cannot be freed while its number is found. */
 	xa_lock_irqsave(&rxe->ah_index.xa, flags);
