@@ -2,8 +2,8 @@
 /*
  * mmap of rxe's shared queues (see rxe_mmap.h).
  *
- * Lifetime: remap_vmalloc_range() takes a reference on every page it
- * maps, so a mapping keeps its pages after the owner vfree()s the
+ * Lifetime: vm_insert_page() takes a reference on every page it maps,
+ * so a mapping keeps its pages after the owner vfree()s the
  * buffer (object destroyed, queue resized, device gone).  The mapping
  * therefore needs no vm_operations of ours, and nothing of rxe is
  * reachable from a VMA: the module may go while applications still hold
@@ -26,8 +26,8 @@ void rxe_mmap_ctx_init(struct rxe_mmap_ctx *ctx)
 /*
  * Offers @size bytes at @buf for mmap and tells userspace where, in @mi.
  * Offsets grow monotonically: a stale offset never maps a newer buffer.
- * The size is given in whole pages, as stock does: vmalloc_user() zeroed
- * the tail of the last page.
+ * The size is given in whole pages, as stock does: the buffer's pages
+ * were zeroed whole (rxe_queue_vmalloc()).
  */
 void rxe_mmap_offer(struct rxe_mmap_ctx *ctx, struct rxe_mmap_entry *entry,
 		    void *buf, size_t size, struct mminfo *mi)
@@ -68,6 +68,26 @@ static struct rxe_mmap_entry *rxe_mmap_find(struct rxe_mmap_ctx *ctx,
 }
 
 /*
+ * The first pages of the vmalloc()ed @buf into @vma, as many as it
+ * spans.  remap_vmalloc_range() would, but only for vmalloc_user()
+ * memory, which is not charged to the memory cgroup (rxe_queue.c).
+ */
+static int rxe_mmap_pages(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long addr;
+	int err;
+
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		err = vm_insert_page(vma, addr, vmalloc_to_page(buf));
+		if (err)
+			return err;
+		buf += PAGE_SIZE;
+	}
+	return 0;
+}
+
+/*
  * ops.mmap.  Maps the whole buffer offered at the VMA's offset, or a
  * prefix of it; never more than the buffer (-EINVAL), and each offer
  * only once.
@@ -91,7 +111,7 @@ int rxe_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		goto out;
 	}
 
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	err = rxe_mmap_pages(vma, entry->buf);
 	if (!err)
 		list_del_init(&entry->list);
 out:

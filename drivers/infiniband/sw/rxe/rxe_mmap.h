@@ -28,7 +28,7 @@ struct rxe_mmap_entry {
 	struct list_head	list;	/* in pending, or empty */
 	u64			offset;
 	size_t			size;
-	void			*buf;	/* from vmalloc_user() */
+	void			*buf;	/* vmalloc()ed, whole pages zeroed */
 };
 
 void rxe_mmap_ctx_init(struct rxe_mmap_ctx *ctx);

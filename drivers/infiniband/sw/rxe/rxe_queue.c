@@ -60,6 +60,22 @@ u32 rxe_queue_count(const struct rxe_queue *q)
 }
 
 /*
+ * Queue memory is charged to the memory cgroup of the task creating the
+ * object: a QP of RXE_MAX_QP_WR WRs is hundreds of MiB (and as much
+ * again for the requester's shadow copy, rxe_req_init()), which a
+ * process held to memory.max got from outside its cgroup.  At the limit
+ * the create fails with ENOMEM rather than the cgroup's OOM killer
+ * running (__GFP_RETRY_MAYFAIL).  Zeroed whole pages, as userspace maps
+ * them (rxe_mmap(), which maps them itself: vmalloc_user() cannot
+ * charge).
+ */
+void *rxe_queue_vmalloc(size_t size)
+{
+	return __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+}
+
+/*
  * A queue for at least *@num_elem elements of @elem_size bytes; on
  * return *@num_elem holds its real capacity, 2^n - 1.  The caller checked
  * *@num_elem against the device limits.
@@ -87,7 +103,7 @@ struct rxe_queue *rxe_queue_alloc(u32 *num_elem, size_t elem_size,
 		return NULL;
 
 	q->buf_size = sizeof(*q->buf) + data_size;
-	q->buf = vmalloc_user(q->buf_size);
+	q->buf = rxe_queue_vmalloc(q->buf_size);
 	if (!q->buf) {
 		kfree(q);
 		return NULL;

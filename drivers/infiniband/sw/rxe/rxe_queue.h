@@ -26,7 +26,7 @@ enum rxe_queue_type {
 };
 
 struct rxe_queue {
-	struct rxe_queue_buf	*buf;	/* vmalloc_user() */
+	struct rxe_queue_buf	*buf;	/* rxe_queue_vmalloc() */
 	size_t			buf_size;
 	unsigned int		log2_elem_size;
 	u32			index_mask;
@@ -44,6 +44,8 @@ struct rxe_queue {
 struct rxe_queue *rxe_queue_alloc(u32 *num_elem, size_t elem_size,
 				  enum rxe_queue_type type);
 void rxe_queue_free(struct rxe_queue *q);
+/* Zeroed pages for a queue or its copy, charged to the caller's memcg. */
+void *rxe_queue_vmalloc(size_t size);
 void rxe_queue_export(struct rxe_queue *q, struct rxe_mmap_ctx *ctx,
 		      struct mminfo *mi);
 int rxe_queue_move(struct rxe_queue *dst, struct rxe_queue *src);

@@ -837,8 +837,8 @@ int rxe_req_init(struct rxe_qp *qp)
 
 	if (qp->is_user) {
 		qp->req.log2_elem = q->log2_elem_size;
-		qp->req.shadow = vzalloc(array_size(q->index_mask + 1,
-						    BIT(q->log2_elem_size)));
+		qp->req.shadow = rxe_queue_vmalloc(array_size(q->index_mask + 1,
+							      BIT(q->log2_elem_size)));
 		if (!qp->req.shadow)
 			return -ENOMEM;
 	}
