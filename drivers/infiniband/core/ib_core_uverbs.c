@@ -358,9 +358,50 @@ static void rdma_umap_close(struct vm_area_struct *vma)
 	kfree(umap);
 }
 
+/*
+ * Only a revoked VMA faults (rdma_user_mmap_io() fills the rest, and
+ * MADV_DONTNEED refuses a PFN map): it gets a harmless page instead of
+ * the device's, so the process lives on to read IB_EVENT_DEVICE_FATAL
+ * from its async event file.  A VMA that cannot be written, even after
+ * mprotect(), gets the zero page; any other VMA of the file gets the
+ * file's one zeroed page, allocated on the first such fault.  The VMA
+ * is shared, so nothing copies the page on write.
+ */
+static vm_fault_t rdma_umap_fault(struct vm_fault *vmf)
+{
+	struct rdma_umap_priv *umap = vmf->vma->vm_private_data;
+	struct ib_uverbs_file *ufile;
+	vm_fault_t ret = 0;
+
+	/* Split off while out of memory: untracked, never given a page. */
+	if (!umap)
+		return VM_FAULT_SIGBUS;
+
+	if (!(vmf->vma->vm_flags & (VM_WRITE | VM_MAYWRITE))) {
+		vmf->page = ZERO_PAGE(vmf->address);
+		get_page(vmf->page);
+		return 0;
+	}
+
+	ufile = umap->ufile;
+	mutex_lock(&ufile->umap_lock);
+	if (!ufile->disassociate_page)
+		ufile->disassociate_page = alloc_page(vmf->gfp_mask |
+						      __GFP_ZERO);
+	if (ufile->disassociate_page) {
+		vmf->page = ufile->disassociate_page;
+		get_page(vmf->page);
+	} else {
+		ret = VM_FAULT_SIGBUS;
+	}
+	mutex_unlock(&ufile->umap_lock);
+	return ret;
+}
+
 static const struct vm_operations_struct rdma_umap_ops = {
 	.open = rdma_umap_open,
 	.close = rdma_umap_close,
+	.fault = rdma_umap_fault,
 };
 
 /**
@@ -372,9 +413,10 @@ static const struct vm_operations_struct rdma_umap_ops = {
  * @prot: page protection (e.g. pgprot_noncached(vma->vm_page_prot))
  * @entry: the entry the VMA maps, or NULL; the VMA takes a reference
  *
- * The mapping is not inherited across fork() and cannot grow.  When the
- * device is removed, ib_uverbs zaps it (later accesses get SIGBUS) and
- * drops its reference to @entry, before the context goes.
+ * A child inherits the mapping across fork() (tracked like the parent's);
+ * it cannot grow.  When the device is removed, ib_uverbs zaps it and
+ * drops its reference to @entry, before the context goes; later accesses
+ * fault in a zeroed page (rdma_umap_fault()).
  *
  * Return: 0; -EINVAL for a private VMA or a size mismatch; -ENOMEM; -EAGAIN
  * when the page tables cannot be set up.
@@ -398,7 +440,7 @@ int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
 	if (!umap)
 		return -ENOMEM;
 
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND;
+	/* io_remap_pfn_range() makes it VM_IO | VM_PFNMAP | VM_DONTEXPAND. */
 	vma->vm_page_prot = prot;
 	if (io_remap_pfn_range(vma, vma->vm_start, pfn, size, prot)) {
 		kfree(umap);

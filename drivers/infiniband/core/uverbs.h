@@ -200,9 +200,13 @@ struct ib_uverbs_file {
 	 * rdma_umap_priv.list), so that removal can revoke them.
 	 * @umap_lock protects @umaps and each one's entry; it nests in the
 	 * mmap lock of the VMAs' mm (mmap() and the vm_ops run under it).
+	 * @disassociate_page, under @umap_lock, is the zeroed page the
+	 * revoked writable VMAs fault in (allocated on the first fault,
+	 * freed with the file).
 	 */
 	struct mutex umap_lock;
 	struct list_head umaps;
+	struct page *disassociate_page;
 };
 
 /*

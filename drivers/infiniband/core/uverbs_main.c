@@ -258,14 +258,16 @@ static void umap_revoke(struct rdma_umap_priv *umap)
 
 /*
  * Device removal: zap every VMA rdma_user_mmap_io() set up on @ufile, so
- * nothing reaches the device memory any more (later accesses get SIGBUS),
- * and drop their entries while the context they point into still
+ * nothing reaches the device memory any more (later accesses fault in a
+ * zeroed page, rdma_umap_fault()), and drop their entries while the context they point into still
  * exists.  Zapping takes the mm's mmap lock, outside umap_lock, held for
  * writing so that no munmap() is tearing down the same page tables; the
  * mm is pinned meanwhile.  An mm already exiting is not zapped (nothing
  * runs in it, and its own teardown removes the pages); its VMAs only lose
  * their entries.  No VMA is added meanwhile: mmap() answers -EIO after
- * removal, and fork() does not copy these (VM_DONTCOPY).
+ * removal, and a fork() copying one of these VMAs holds the mmap lock of
+ * the parent's mm and of the child's: its copy is tracked before this
+ * gets to either, or copies a revoked VMA and stays revoked.
  */
 static void ufile_revoke_mmaps(struct ib_uverbs_file *ufile)
 {
@@ -360,6 +362,9 @@ static void ib_uverbs_release_file(struct kref *ref)
 	xa_destroy(&file->idr);
 	if (file->async_file)
 		ib_uverbs_async_file_put(file->async_file);
+	/* No VMA holds the file: what maps the page holds its own ref. */
+	if (file->disassociate_page)
+		__free_page(file->disassociate_page);
 	mutex_destroy(&file->umap_lock);
 	mutex_destroy(&file->ucontext_lock);
 	kfree(file);
