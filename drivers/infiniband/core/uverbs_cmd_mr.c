@@ -85,6 +85,24 @@ err_uobj:
 	return ret;
 }
 
+/*
+ * An MR reregistered in place moves to @new_pd.  A reader of "rdma res"
+ * may hold the MR and have loaded mr->pd (nldev, the driver's
+ * fill_res_mr_entry): the old PD's count drops only once every such
+ * reader is gone, or a DEALLOC_PD racing with the dump would free the PD
+ * under it.  The caller holds the MR's uobject for writing, which keeps
+ * out a concurrent destroy, as rdma_restrack_sync() requires, and
+ * @new_pd's uobject, which keeps it alive until its count is taken.
+ */
+static void rereg_mr_move_pd(struct ib_mr *mr, struct ib_pd *orig_pd,
+			     struct ib_pd *new_pd)
+{
+	atomic_inc(&new_pd->usecnt);
+	WRITE_ONCE(mr->pd, new_pd);
+	rdma_restrack_sync(&mr->res);
+	atomic_dec(&orig_pd->usecnt);
+}
+
 /* Only drivers with rereg_user_mr get here (the table requires it). */
 int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 		       struct ib_device *ib_dev)
@@ -139,8 +157,14 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 					   cmd.access_flags, new_pd,
 					   &attrs->driver_udata);
 	if (IS_ERR(new_mr)) {
-		/* The count stays where it was: so does the pointer. */
-		mr->pd = orig_pd;
+		/*
+		 * The count stays where it was: so does the pointer, and no
+		 * reader keeps the PD that holds no count for it.
+		 */
+		if (mr->pd != orig_pd) {
+			WRITE_ONCE(mr->pd, orig_pd);
+			rdma_restrack_sync(&mr->res);
+		}
 		ret = PTR_ERR(new_mr);
 		goto out;
 	}
@@ -167,11 +191,8 @@ int ib_uverbs_rereg_mr(struct uverbs_attr_bundle *attrs,
 		ib_dereg_mr_user(mr, NULL);
 		mr = new_mr;
 	} else {
-		if (cmd.flags & IB_MR_REREG_PD) {
-			atomic_inc(&new_pd->usecnt);
-			atomic_dec(&orig_pd->usecnt);
-			mr->pd = new_pd;
-		}
+		if (cmd.flags & IB_MR_REREG_PD)
+			rereg_mr_move_pd(mr, orig_pd, new_pd);
 		if (cmd.flags & IB_MR_REREG_TRANS) {
 			mr->iova = cmd.hca_va;
 			mr->length = cmd.length;

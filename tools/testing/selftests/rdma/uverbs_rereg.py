@@ -6,6 +6,10 @@
     uverbs_rereg.py check       compare with EXPECTED; print "CASE: got X,
                                 want Y" for each mismatch, then "done";
                                 exit 1 on a mismatch
+    uverbs_rereg.py race DEV N  on DEV (a /dev/infiniband/uverbs*), N times:
+                                move an MR to a new PD in place, then
+                                deallocate the PD it left; print "moved
+                                N" or the first failure
 
 Each case registers an MR on one PD, asks REREG_MR (IB_MR_REREG_PD) to
 move it to a second PD, then deallocates the second PD and the first:
@@ -20,6 +24,7 @@ ib_user_ioctl_cmds.h).
 import ctypes
 import struct
 import sys
+import time
 
 import uverbs_raw
 from uverbs_raw import attr
@@ -83,10 +88,33 @@ EXPECTED = {
 }
 
 
+def race(n):
+    """The MR hops to a fresh PD and the one it left goes, n times: a
+    dump holding the MR meanwhile must not see that PD freed."""
+    u = uverbs_raw.Uverbs()
+    pd1, _, mr, buf = setup(u)
+    for i in range(n):
+        pd2 = u.pd()
+        res = u.write(REREG_MR, rereg_body(u, mr, pd2, buf), 8)[0]
+        if res != "ok":
+            return "rereg %d: %s" % (i, res)
+        res = u.dealloc_pd(pd1)
+        if res != "ok":
+            return "dealloc of the PD left %d: %s" % (i, res)
+        pd1 = pd2
+        # Less often than a dump sleeps in umap_test: each dump sees one.
+        time.sleep(0.005)
+    return "moved %d" % n
+
+
 def main():
     if sys.argv[1:] == ["measure"]:
         for case in CASES:
             print("    %r: %r," % (case.__name__, uverbs_raw.run_case(case)))
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "race":
+        uverbs_raw.DEV = sys.argv[2]
+        print(race(int(sys.argv[3])), flush=True)
         return 0
     if sys.argv[1:] != ["check"]:
         print(__doc__, file=sys.stderr)

@@ -7,10 +7,19 @@
  * device under such mappings (uverbs_umap.sh).  The first page starts
  * with UMAP_MAGIC.
  *
+ * Its PDs and MRs are bookkeeping only (an MR pins nothing): enough for
+ * REREG_MR to move an MR between PDs in place, as hardware drivers do,
+ * while "rdma res show mr" reads it (uverbs_rereg.sh).  Its
+ * fill_res_mr_entry() reads the MR's PD as a driver would, sleeping
+ * between loading the pointer and using it: a PD freed meanwhile shows
+ * as a changed PD number (slub poison) and is counted.
+ *
  * /sys/module/umap_test/parameters/
  *	remove		write 1: unregister the device (once)
  *	mmap_freed	entries whose mmap_free() ran
+ *	stale_pd	MR dumps that saw their PD change under them
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -47,6 +56,7 @@ static struct page *umap_page;
 static DEFINE_MUTEX(umap_remove_lock);
 static bool umap_removed;
 static atomic_t umap_freed = ATOMIC_INIT(0);
+static atomic_t umap_stale_pd = ATOMIC_INIT(0);
 
 static int umap_query_device(struct ib_device *dev,
 			     struct ib_device_attr *attr, struct ib_udata *udata)
@@ -72,7 +82,7 @@ static int umap_get_port_immutable(struct ib_device *dev, u32 port,
 
 static int umap_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	return 0;
 }
 
 static int umap_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
@@ -134,11 +144,45 @@ static struct ib_mr *umap_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				      u64 virt, int access,
 				      struct ib_udata *udata)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct ib_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->lkey = 0x100;
+	mr->rkey = 0x100;
+	return mr;
+}
+
+/* In place: the core moves the MR to @pd. */
+static struct ib_mr *umap_rereg_user_mr(struct ib_mr *mr, int flags,
+					u64 start, u64 length, u64 virt,
+					int access, struct ib_pd *pd,
+					struct ib_udata *udata)
+{
+	return NULL;
 }
 
 static int umap_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 {
+	kfree(mr);
+	return 0;
+}
+
+/*
+ * A reader that keeps the PD pointer across a sleep: the core must not
+ * let the PD go while a dump holds the MR.
+ */
+static int umap_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *mr)
+{
+	struct ib_pd *pd = READ_ONCE(mr->pd);
+	u32 pdn;
+
+	if (!pd)
+		return 0;
+	pdn = READ_ONCE(pd->res.id);
+	msleep(20);
+	if (READ_ONCE(pd->res.id) != pdn)
+		atomic_inc(&umap_stale_pd);
 	return 0;
 }
 
@@ -210,7 +254,9 @@ static const struct ib_device_ops umap_ops = {
 	.req_notify_cq = umap_req_notify_cq,
 	.get_dma_mr = umap_get_dma_mr,
 	.reg_user_mr = umap_reg_user_mr,
+	.rereg_user_mr = umap_rereg_user_mr,
 	.dereg_mr = umap_dereg_mr,
+	.fill_res_mr_entry = umap_fill_res_mr_entry,
 	.alloc_ucontext = umap_alloc_ucontext,
 	.dealloc_ucontext = umap_dealloc_ucontext,
 	.mmap = umap_mmap,
@@ -268,6 +314,16 @@ static const struct kernel_param_ops freed_ops = {
 	.get = freed_get,
 };
 module_param_cb(mmap_freed, &freed_ops, NULL, 0444);
+
+static int stale_pd_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&umap_stale_pd));
+}
+
+static const struct kernel_param_ops stale_pd_ops = {
+	.get = stale_pd_get,
+};
+module_param_cb(stale_pd, &stale_pd_ops, NULL, 0444);
 
 static int __init umap_init(void)
 {
