@@ -303,7 +303,14 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 				continue;	/* its parent is destroying it */
 			list_del_init(&id_priv->listen_item);
 		}
-		cma_id_get(id_priv);
+		/*
+		 * An id whose last reference is gone is being destroyed: its
+		 * destroyer waits for that, then releases the device under
+		 * cma_lock (so the id is still here while we hold the lock),
+		 * and with it the cma_dev reference we wait for below.
+		 */
+		if (!refcount_inc_not_zero(&id_priv->refcount))
+			continue;
 		mutex_unlock(&cma_lock);
 
 		cma_send_device_removal_put(id_priv);
