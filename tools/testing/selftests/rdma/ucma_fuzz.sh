@@ -152,15 +152,19 @@ long_case "two processes × $(soak 10) of the multicast and state cases, then no
 # query; rxe0's removal in between moves the id to DEVICE_REMOVAL.  That
 # answers EINVAL (as stock), without the WARN it once hit (panic_on_warn).
 autobind_race() {
-	local rc=0 churn
-	( while :; do
+	local rc=0 churn stop
+	stop=$(mktemp -u)
+	# The loop ends between two commands when told (a kill could leave
+	# an "rdma link add" of it running past the re-add below).
+	( while [ ! -e "$stop" ]; do
 		rdma link del rxe0 2>/dev/null
 		rdma link add rxe0 type rxe netdev "$VETH" 2>/dev/null
 	  done ) &
 	churn=$!
 	run autobind_race || rc=1
-	kill "$churn"
+	touch "$stop"
 	wait "$churn" 2>/dev/null
+	rm -f "$stop"
 	rdma link del rxe0 2>/dev/null
 	rdma link add rxe0 type rxe netdev "$VETH" || rc=1
 	return $rc
