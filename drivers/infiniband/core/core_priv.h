@@ -6,6 +6,7 @@
  *
  * Who owns what:
  *	main.c		module init/exit order
+ *	module_guard.c	refuses the distribution's modules of our set
  *	netlink.c	NETLINK_RDMA sockets and client dispatch
  *	device.c	device registry, lifecycle, clients, netdev binding,
  *			events, port queries, netns visibility
@@ -57,6 +58,12 @@
 
 struct netlink_callback;
 struct ib_uqp_object;
+
+/* ---------------------------------------------------------------- */
+/* module_guard.c: refuses the distribution's modules of our set.     */
+
+int __init ib_module_guard_init(void);
+void ib_module_guard_exit(void);
 
 /* ---------------------------------------------------------------- */
 /* netlink.c: the NETLINK_RDMA family, one kernel socket per netns.   */

@@ -3,6 +3,8 @@
  * ib_core module entry: brings the core's parts up in dependency order and
  * takes them down in reverse.
  *
+ *	module_guard	refuses the distribution's modules of our set
+ *			(module_guard.c), before anything can use us
  *	netlink		the NETLINK_RDMA sockets everything else answers on
  *	devices		class "infiniband", registry, work queues, notifiers
  *	mad		the MAD layer's client, first of all clients (QP1
@@ -21,9 +23,13 @@ static int __init ib_core_init(void)
 {
 	int ret;
 
-	ret = rdma_nl_init();
+	ret = ib_module_guard_init();
 	if (ret)
 		return ret;
+
+	ret = rdma_nl_init();
+	if (ret)
+		goto err_guard;
 
 	ret = ib_devices_init();
 	if (ret)
@@ -52,6 +58,8 @@ err_devices:
 	ib_devices_exit();
 err_nl:
 	rdma_nl_exit();
+err_guard:
+	ib_module_guard_exit();
 	return ret;
 }
 
@@ -63,6 +71,7 @@ static void __exit ib_core_exit(void)
 	ib_mad_exit();
 	ib_devices_exit();
 	rdma_nl_exit();
+	ib_module_guard_exit();
 }
 
 module_init(ib_core_init);

@@ -11,12 +11,22 @@
 # so those exports keep our own CRC (core.rst, "The exported ABI", class
 # 3): "disagrees about version of symbol", EINVAL, no taint but our O and
 # E, no WARN.  On stock the same file loads on its own ib_core.
+# Debian's other modules of our set (ib_cm, iw_cm, rdma_cm, rdma_ucm,
+# ib_umad, rdma_rxe) import only exports with Debian's CRC, yet share
+# core-private layouts with ib_core (ib_client_nl_info, ...): our ib_core's
+# module guard refuses each (its dependencies, ours, loaded first):
+# ENOEXEC, one "ib_core: refusing the in-tree ..." line, no reference left
+# on ib_core, no taint but O and E, no WARN; insmod says "Invalid module
+# format".  On stock each file loads on stock's dependencies.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 mods=$(oot_module_names)
 ktap_print_header
-ktap_set_plan $(( $(echo "$mods" | wc -w) + 4 ))
+# Debian's modules of our set that only our ib_core's guard refuses.
+GUARDED="ib_cm iw_cm ib_umad rdma_cm rdma_ucm rdma_rxe"
+
+ktap_set_plan $(( $(echo "$mods" | wc -w) + 4 + $(echo "$GUARDED" | wc -w) ))
 
 check_module() {
 	local m=$1 path
@@ -146,6 +156,61 @@ check_stock_uverbs() {
 }
 ktap_test_result "Debian's ib_uverbs.ko: refused by our ib_core, loads on stock's" \
 	check_stock_uverbs
+
+# ib_core's references (modules using it), "-" when it is not loaded.
+core_refcnt() {
+	cat /sys/module/ib_core/refcnt 2>/dev/null || echo -
+}
+
+# Debian's M.ko, with its dependencies loaded by modprobe (ours on ours,
+# the in-tree ones on stock): refused by our guard, loaded on stock.
+check_stock_guarded() {
+	local m=$1 ko deps lines taint refs rc log out
+	local -a dep
+	ko=/lib/modules/$OOT_KVER/kernel/drivers/infiniband
+	ko=$(find "$ko" -name "$m.ko" | head -1)
+	[ -n "$ko" ] || { echo "no Debian $m.ko in kernel/"; return 1; }
+	deps=$(modinfo -F depends "$ko") || return 1
+	rdma_unload_all || return 1
+	IFS=, read -ra dep <<<"$deps"
+	modprobe -a "${dep[@]}" || { echo "$m: cannot load $deps"; return 1; }
+	lines=$(dmesg | wc -l)
+	taint=$(other_taint)
+	refs=$(core_refcnt)
+	rc=$(finit "$ko")
+	log=$(dmesg | tail -n +$((lines + 1)))
+	[ -z "$log" ] || echo "$log"
+	if ! ours; then
+		expect_eq "finit_module of $m on stock" "$rc" ok || return 1
+		rdma_unload_all
+		return
+	fi
+	module_loaded "$m" && { echo "Debian's $m loaded on ours"; return 1; }
+	expect_eq "finit_module" "$rc" ENOEXEC || return 1
+	if ! echo "$log" | grep -q "ib_core: refusing the in-tree $m:"; then
+		echo "no refusal naming $m in the log"
+		return 1
+	fi
+	if echo "$log" | grep -qE 'WARNING:|Call Trace|BUG:'; then
+		echo "the refusal left a WARN"
+		return 1
+	fi
+	expect_eq "ib_core refcnt, after" "$(core_refcnt)" "$refs" || return 1
+	expect_eq "taint other than O and E, after" "$(other_taint)" "$taint" ||
+		return 1
+	# What a user sees.
+	out=$(insmod "$ko" 2>&1) && { echo "insmod loaded $m"; return 1; }
+	echo "$out"
+	case "$out" in
+	*"Invalid module format"*) ;;
+	*) echo "insmod: not 'Invalid module format'"; return 1 ;;
+	esac
+}
+
+for m in $GUARDED; do
+	ktap_test_result "Debian's $m.ko: refused by our ib_core's guard, loads on stock's" \
+		check_stock_guarded "$m"
+done
 
 rdma_unload_all
 ktap_finished
