@@ -125,47 +125,18 @@ other_taint() {
 	echo $(($(cat /proc/sys/kernel/tainted) & ~(4096 | 8192)))
 }
 
-check_stock_uverbs() {
-	local ko=/lib/modules/$OOT_KVER/kernel/drivers/infiniband/core/ib_uverbs.ko
-	local lines taint rc log
-	[ -f "$ko" ] || { echo "no Debian ib_uverbs.ko in kernel/"; return 1; }
-	rdma_unload_all || return 1
-	modprobe ib_core || return 1
-	lines=$(dmesg | wc -l)
-	taint=$(other_taint)
-	rc=$(finit "$ko")
-	log=$(dmesg | tail -n +$((lines + 1)))
-	[ -z "$log" ] || echo "$log"
-	if ! ours; then
-		# Stock: the file loads on its own core (it is a valid module).
-		expect_eq "finit_module on stock" "$rc" ok || return 1
-		rdma_unload_all
-		return
-	fi
-	module_loaded ib_uverbs && { echo "Debian's ib_uverbs loaded on ours"; return 1; }
-	expect_eq "finit_module" "$rc" EINVAL || return 1
-	if ! echo "$log" | grep -q 'ib_uverbs: disagrees about version of symbol'; then
-		echo "not refused for a symbol version"
-		return 1
-	fi
-	if echo "$log" | grep -qE 'WARNING:|Call Trace|BUG:'; then
-		echo "the refusal left a WARN"
-		return 1
-	fi
-	expect_eq "taint other than O and E, after" "$(other_taint)" "$taint"
-}
-ktap_test_result "Debian's ib_uverbs.ko: refused by our ib_core, loads on stock's" \
-	check_stock_uverbs
-
 # ib_core's references (modules using it), "-" when it is not loaded.
 core_refcnt() {
 	cat /sys/module/ib_core/refcnt 2>/dev/null || echo -
 }
 
-# Debian's M.ko, with its dependencies loaded by modprobe (ours on ours,
-# the in-tree ones on stock): refused by our guard, loaded on stock.
-check_stock_guarded() {
-	local m=$1 ko deps lines taint refs rc log out
+# check_debian_refused M ERRNO LOGPAT: Debian's M.ko, with its dependencies
+# loaded by modprobe (ours on ours, the in-tree ones on stock), loads on
+# stock; on ours finit_module() fails with ERRNO, the log matches LOGPAT,
+# and nothing is left: no WARN, no reference on ib_core, no new taint but
+# O and E.
+check_debian_refused() {
+	local m=$1 want=$2 pat=$3 ko deps lines taint refs rc log
 	local -a dep
 	ko=/lib/modules/$OOT_KVER/kernel/drivers/infiniband
 	ko=$(find "$ko" -name "$m.ko" | head -1)
@@ -181,14 +152,15 @@ check_stock_guarded() {
 	log=$(dmesg | tail -n +$((lines + 1)))
 	[ -z "$log" ] || echo "$log"
 	if ! ours; then
+		# Stock: the file loads on its own core (it is a valid module).
 		expect_eq "finit_module of $m on stock" "$rc" ok || return 1
 		rdma_unload_all
 		return
 	fi
 	module_loaded "$m" && { echo "Debian's $m loaded on ours"; return 1; }
-	expect_eq "finit_module" "$rc" ENOEXEC || return 1
-	if ! echo "$log" | grep -q "ib_core: refusing the in-tree $m:"; then
-		echo "no refusal naming $m in the log"
+	expect_eq "finit_module" "$rc" "$want" || return 1
+	if ! echo "$log" | grep -q "$pat"; then
+		echo "no '$pat' in the log"
 		return 1
 	fi
 	if echo "$log" | grep -qE 'WARNING:|Call Trace|BUG:'; then
@@ -196,9 +168,21 @@ check_stock_guarded() {
 		return 1
 	fi
 	expect_eq "ib_core refcnt, after" "$(core_refcnt)" "$refs" || return 1
-	expect_eq "taint other than O and E, after" "$(other_taint)" "$taint" ||
+	expect_eq "taint other than O and E, after" "$(other_taint)" "$taint"
+}
+ktap_test_result "Debian's ib_uverbs.ko: refused by our ib_core, loads on stock's" \
+	check_debian_refused ib_uverbs EINVAL \
+	'ib_uverbs: disagrees about version of symbol'
+
+# Debian's M.ko: refused by our guard (and insmod says so), loaded on stock.
+check_stock_guarded() {
+	local m=$1 ko out
+	check_debian_refused "$m" ENOEXEC "ib_core: refusing the in-tree $m:" ||
 		return 1
+	ours || return 0
 	# What a user sees.
+	ko=$(find "/lib/modules/$OOT_KVER/kernel/drivers/infiniband" \
+		-name "$m.ko" | head -1)
 	out=$(insmod "$ko" 2>&1) && { echo "insmod loaded $m"; return 1; }
 	echo "$out"
 	case "$out" in
