@@ -380,6 +380,10 @@ static int __init ib_cm_init(void)
 {
 	int ret;
 
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
+
 	spin_lock_init(&icm.lock);
 	icm.listeners = RB_ROOT;
 	icm.remote_ids = RB_ROOT;

@@ -382,6 +382,10 @@ static int __init cma_init(void)
 {
 	int ret;
 
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
+
 	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
 	if (!cma_wq)
 		return -ENOMEM;

@@ -64,6 +64,7 @@ struct ib_uqp_object;
 
 int __init ib_module_guard_init(void);
 void ib_module_guard_exit(void);
+int ib_core_oot_check(const char *version);
 
 /* ---------------------------------------------------------------- */
 /* netlink.c: the NETLINK_RDMA family, one kernel socket per netns.   */

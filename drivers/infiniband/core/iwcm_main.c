@@ -20,6 +20,7 @@
 #include <rdma/iw_portmap.h>
 #include <rdma/rdma_netlink.h>
 
+#include "core_priv.h"
 #include "iwcm_priv.h"
 
 MODULE_DESCRIPTION("iWARP connection manager (oot-rdma)");
@@ -126,6 +127,10 @@ static const struct rdma_nl_cbs iwcm_nl_cbs[RDMA_NL_IWPM_NUM_OPS] = {
 static int __init iw_cm_init(void)
 {
 	int ret;
+
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
 
 	ret = iwpm_init(RDMA_NL_IWCM);
 	if (ret)

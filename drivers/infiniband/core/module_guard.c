@@ -21,6 +21,14 @@
  * The loader then undoes the load (the notifiers that saw COMING see
  * GOING, the module's references to us are dropped, its memory freed) and
  * finit_module() fails with our errno.
+ *
+ * The reverse holds as well: our ib_uverbs, ib_cm, iw_cm, rdma_cm,
+ * rdma_ucm and ib_umad know our core's private layouts, not the
+ * distribution's, so they must not link to Debian's ib_core either.  Each
+ * calls ib_core_oot_check() first in its init: the distribution's ib_core
+ * has no such export, so the loader refuses them there ("Unknown symbol",
+ * ENOENT) before any of their code runs.  rdma_rxe is a driver on the
+ * public API only and is not bound to our core.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,6 +81,26 @@ static int ib_guard_notify(struct notifier_block *nb, unsigned long state,
 static struct notifier_block ib_guard_nb = {
 	.notifier_call = ib_guard_notify,
 };
+
+/**
+ * ib_core_oot_check - let one of our modules bind to this ib_core
+ * @version: OOT_RDMA_VERSION of the caller's build
+ *
+ * Its existence is the check against the distribution's ib_core (see the
+ * top of this file); here, a module of another release of ours, whose
+ * layouts may differ, is refused as well.
+ *
+ * Return: 0, or -ENOEXEC (the caller returns it from its init).
+ */
+int ib_core_oot_check(const char *version)
+{
+	if (!strcmp(version, OOT_RDMA_VERSION))
+		return 0;
+	pr_err("refusing a module of oot-rdma %s: this ib_core is oot-rdma %s\n",
+	       version, OOT_RDMA_VERSION);
+	return -ENOEXEC;
+}
+EXPORT_SYMBOL(ib_core_oot_check);
 
 int __init ib_module_guard_init(void)
 {

@@ -224,6 +224,10 @@ static int __init ucma_init(void)
 {
 	int ret;
 
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
+
 	ret = misc_register(&ucma_misc);
 	if (ret)
 		return ret;

@@ -345,6 +345,10 @@ static int __init ib_umad_init(void)
 {
 	int ret;
 
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
+
 	ret = register_chrdev_region(umad_fixed_base,
 				     2 * UMAD_NUM_FIXED_MINOR, UMAD_CLASS_NAME);
 	if (ret)

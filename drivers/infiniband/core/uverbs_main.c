@@ -762,6 +762,10 @@ static int __init ib_uverbs_init(void)
 {
 	int ret;
 
+	ret = ib_core_oot_check(OOT_RDMA_VERSION);
+	if (ret)
+		return ret;
+
 	ret = register_chrdev_region(uverbs_fixed_base,
 				     IB_UVERBS_NUM_FIXED_MINOR, IB_UVERBS_NAME);
 	if (ret)

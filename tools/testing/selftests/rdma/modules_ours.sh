@@ -18,6 +18,11 @@
 # ENOEXEC, one "ib_core: refusing the in-tree ..." line, no reference left
 # on ib_core, no taint but O and E, no WARN; insmod says "Invalid module
 # format".  On stock each file loads on stock's dependencies.
+# The reverse: our ib_cm, iw_cm and ib_umad (which need nothing but
+# ib_core) on Debian's ib_core are refused by the loader, for want of the
+# one export only our ib_core has (ib_core_oot_check): ENOENT, "Unknown
+# symbol", nothing left loaded but Debian's ib_core, unloaded after (the
+# same case on both stacks: it loads Debian's ib_core by its file).
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -25,8 +30,11 @@ mods=$(oot_module_names)
 ktap_print_header
 # Debian's modules of our set that only our ib_core's guard refuses.
 GUARDED="ib_cm iw_cm ib_umad rdma_cm rdma_ucm rdma_rxe"
+# Ours that Debian's ib_core refuses (each needs only ib_core).
+BOUND="ib_cm iw_cm ib_umad"
 
-ktap_set_plan $(( $(echo "$mods" | wc -w) + 4 + $(echo "$GUARDED" | wc -w) ))
+ktap_set_plan $(( $(echo "$mods" | wc -w) + 4 + $(echo "$GUARDED" | wc -w) +
+	$(echo "$BOUND" | wc -w) ))
 
 check_module() {
 	local m=$1 path
@@ -194,6 +202,39 @@ check_stock_guarded() {
 for m in $GUARDED; do
 	ktap_test_result "Debian's $m.ko: refused by our ib_core's guard, loads on stock's" \
 		check_stock_guarded "$m"
+done
+
+# check_ours_refused M: our M.ko on Debian's ib_core (the file of
+# kernel/, loaded by hand): refused for want of ib_core_oot_check alone.
+check_ours_refused() {
+	local m=$1 ko core lines rc log
+	ko=$OOT_REPO/drivers/infiniband/core/$m.ko
+	core=$(find "/lib/modules/$OOT_KVER/kernel/drivers/infiniband" \
+		-name ib_core.ko | head -1)
+	[ -f "$ko" ] || { echo "no $ko: not built"; return 1; }
+	rdma_unload_all || return 1
+	expect_eq "finit_module of Debian's ib_core" "$(finit "$core")" ok ||
+		return 1
+	if grep -q O /sys/module/ib_core/taint; then
+		echo "the ib_core loaded is not Debian's"
+		return 1
+	fi
+	lines=$(dmesg | wc -l)
+	rc=$(finit "$ko")
+	log=$(dmesg | tail -n +$((lines + 1)))
+	[ -z "$log" ] || echo "$log"
+	module_loaded "$m" && { echo "our $m loaded on Debian's ib_core"; rc=loaded; }
+	rmmod ib_core
+	expect_eq "finit_module" "$rc" ENOENT || return 1
+	expect_eq "unknown symbols" \
+		"$(echo "$log" | grep -o 'Unknown symbol [a-z_0-9]*' | sort -u)" \
+		"Unknown symbol ib_core_oot_check"
+}
+
+# The same on both stacks: only Debian's ib_core and the built file.
+for m in $BOUND; do
+	ktap_test_result "our $m.ko: refused by Debian's ib_core" \
+		check_ours_refused "$m"
 done
 
 rdma_unload_all
