@@ -475,6 +475,13 @@ struct ib_qp *ib_qp_driver_create(struct ib_device *dev, struct ib_pd *pd,
 struct ib_qp *ib_xrc_tgt_qp_setup(struct ib_qp *real_qp,
 				  struct ib_qp_init_attr *attr);
 int ib_destroy_shared_qp(struct ib_qp *qp);
+/*
+ * xrc.c: the modifies of a real XRC target QP through its handles are
+ * serialised on ib_xrc_modify_lock(real_qp); ib_xrc_init() sets the
+ * locks up when ib_core loads.
+ */
+void ib_xrc_init(void);
+struct mutex *ib_xrc_modify_lock(const struct ib_qp *real_qp);
 
 /*
  * cgroup.c: charges to the rdma cgroup controller (rdma.max) of objects

@@ -5,6 +5,7 @@
  *
  *	module_guard	refuses the distribution's modules of our set
  *			(module_guard.c), before anything can use us
+ *	xrc		the locks of shared XRC target QPs (cannot fail)
  *	netlink		the NETLINK_RDMA sockets everything else answers on
  *	devices		class "infiniband", registry, work queues, notifiers
  *	mad		the MAD layer's client, first of all clients (QP1
@@ -26,6 +27,7 @@ static int __init ib_core_init(void)
 	ret = ib_module_guard_init();
 	if (ret)
 		return ret;
+	ib_xrc_init();
 
 	ret = rdma_nl_init();
 	if (ret)

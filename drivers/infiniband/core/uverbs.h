@@ -258,7 +258,9 @@ struct ib_uqp_object {
 	/*
 	 * Serialises MODIFY_QP of this QP: the handle is held shared, and
 	 * ib_core leaves ordering the modifies that swap a QP's path
-	 * references to its caller (see QP_PATH_MASK in verbs.c).
+	 * references to its caller (see QP_PATH_MASK in verbs.c).  It
+	 * orders this handle only: the handles of one XRC target QP are
+	 * serialised on their real QP by ib_core (xrc.c).
 	 */
 	struct mutex modify_lock;
 	/*

@@ -658,17 +658,23 @@ static void mask_psns(struct ib_qp_attr *attr, int attr_mask)
  * the GID entry the driver was last given for that path; a modify with
  * IB_QP_AV or IB_QP_ALT_PATH puts the old one and holds the new one.
  *
- * Locking: the caller serialises the modifies of one QP that carry
- * QP_PATH_MASK.  Two of them at once would both put the same old entry,
+ * Locking: the modifies of one QP that carry QP_PATH_MASK must be
+ * serialised.  Two of them at once would both put the same old entry,
  * dropping a reference they do not own (and freeing a GID entry the table
  * still uses), and the reference kept could differ from the path the
- * driver applied last.  A kernel ULP owns its QP and orders its own
- * modifies, as on stock; ib_uverbs, which holds a QP shared for
- * MODIFY_QP, takes the QP's modify_lock (struct ib_uqp_object).  The
- * lock is the caller's and not the core's because a driver's modify may
- * itself modify other QPs (a GSI QP built on hidden QPs): no core lock is
- * held across ops.modify_qp.  IB_QP_PORT is in the mask because qp->port
- * is written with the references.
+ * driver applied last.  Who serialises:
+ *  - a kernel ULP owns its QP and orders its own modifies, as on stock;
+ *  - ib_uverbs, which holds a QP shared for MODIFY_QP, takes the QP's
+ *    modify_lock (struct ib_uqp_object), which orders the commands of
+ *    one handle;
+ *  - the handles of an XRC target QP (each its own uobject, in any
+ *    process, or a kernel opener's) all modify one real QP: modify_qp_of()
+ *    takes ib_xrc_modify_lock() of the real QP (xrc.c) around the whole
+ *    modify, the driver's op included.
+ * Otherwise no core lock is held across ops.modify_qp, because a driver's
+ * modify may itself modify other QPs (a GSI QP built on hidden QPs).
+ * IB_QP_PORT is in the mask because qp->port is written with the
+ * references.
  */
 #define QP_PATH_MASK	(IB_QP_AV | IB_QP_ALT_PATH | IB_QP_PORT)
 
@@ -751,6 +757,28 @@ out_av:
 	return ret;
 }
 
+/*
+ * Modify the QP behind @qp: itself, or for a handle of a shared XRC
+ * target QP the real QP, serialised with its other handles' modifies
+ * (see QP_PATH_MASK).
+ */
+static int modify_qp_of(struct ib_qp *qp, struct ib_qp_attr *attr,
+			int attr_mask, struct ib_udata *udata)
+{
+	struct ib_qp *real_qp = qp->real_qp;
+	struct mutex *lock;	/* the real QP's, shared by its handles */
+	int ret;
+
+	if (real_qp == qp)
+		return modify_qp(qp, attr, attr_mask, udata);
+
+	lock = ib_xrc_modify_lock(real_qp);
+	mutex_lock(lock);
+	ret = modify_qp(real_qp, attr, attr_mask, udata);
+	mutex_unlock(lock);
+	return ret;
+}
+
 /**
  * ib_modify_qp_with_udata - modify a QP for user space
  * @ib_qp: the QP
@@ -769,7 +797,7 @@ out_av:
 int ib_modify_qp_with_udata(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 			    int attr_mask, struct ib_udata *udata)
 {
-	return modify_qp(ib_qp->real_qp, attr, attr_mask, udata);
+	return modify_qp_of(ib_qp, attr, attr_mask, udata);
 }
 EXPORT_SYMBOL(ib_modify_qp_with_udata);
 
@@ -784,7 +812,7 @@ EXPORT_SYMBOL(ib_modify_qp_with_udata);
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
 		 int qp_attr_mask)
 {
-	return modify_qp(qp->real_qp, qp_attr, qp_attr_mask, NULL);
+	return modify_qp_of(qp, qp_attr, qp_attr_mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_qp);
 

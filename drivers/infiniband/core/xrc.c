@@ -22,12 +22,51 @@
  *				ib_destroy_qp_user() of the real QP is
  *				-EBUSY while any is open.
  *	xrcd->usecnt		its target QPs and XRC SRQs.
+ *	xrc_modify_locks[]	the modifies of a real QP through its handles
+ *				(ib_xrc_modify_lock()), ops.modify_qp and the
+ *				swap of its path GID references included.
  */
+#include <linux/hash.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "core_priv.h"
+
+/*
+ * Each handle of an XRC target QP is a uobject of its own, with its own
+ * modify_lock (struct ib_uqp_object), and a kernel opener has none: so
+ * two handles, in two processes, may modify the one real QP at once, and
+ * both put its old path GID entry (verbs.c, QP_PATH_MASK).  The real QP
+ * is what must be locked, and struct ib_qp (the kernel headers') has no
+ * room for a lock: a small table of mutexes, chosen by the real QP's
+ * address, serialises them.  Two real QPs may share a mutex, which only
+ * orders their modifies; nobody holds two, so one lock class is enough.
+ */
+#define XRC_MODIFY_LOCK_BITS	5
+static struct mutex xrc_modify_locks[1 << XRC_MODIFY_LOCK_BITS];
+
+void __init ib_xrc_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(xrc_modify_locks); i++)
+		mutex_init(&xrc_modify_locks[i]);
+}
+
+/**
+ * ib_xrc_modify_lock - the mutex that orders the modifies of a shared QP
+ * @real_qp: the real QP behind the handles (an XRC target)
+ *
+ * Held by verbs.c across the whole modify of @real_qp through a handle:
+ * the driver's modify_qp and the swap of the path GID references.
+ *
+ * Return: the mutex, the same one for every handle of @real_qp.
+ */
+struct mutex *ib_xrc_modify_lock(const struct ib_qp *real_qp)
+{
+	return &xrc_modify_locks[hash_ptr(real_qp, XRC_MODIFY_LOCK_BITS)];
+}
 
 /* The real QP's handler: each handle sees the event as its own. */
 static void xrc_tgt_qp_event(struct ib_event *event, void *context)
