@@ -1176,6 +1176,10 @@ bool ib_cache_event_refresh(const struct ib_event *event)
 			 port, ret);
 		return false;
 	}
+	/* New P_Keys or subnet prefix: the port's QPs are checked again. */
+	if (event->event == IB_EVENT_PKEY_CHANGE ||
+	    event->event == IB_EVENT_GID_CHANGE)
+		ib_security_port_changed(device, port);
 	return event->event != IB_EVENT_GID_CHANGE;
 }
 

@@ -484,6 +484,97 @@ void ib_xrc_init(void);
 struct mutex *ib_xrc_modify_lock(const struct ib_qp *real_qp);
 
 /*
+ * security.c: the InfiniBand LSM hooks (P_Key access of QPs and MAD
+ * agents, subnet management through QP0), with CONFIG_SECURITY_INFINIBAND
+ * only; see its header comment.  Without it no QP or agent has a
+ * security context and the modify is the driver's alone.
+ */
+struct ib_mad_agent;
+
+#ifdef CONFIG_SECURITY_INFINIBAND
+int ib_security_init(void);
+void ib_security_exit(void);
+int ib_qp_sec_create(struct ib_qp *qp);
+void ib_qp_sec_free(struct ib_qp *qp);
+int ib_qp_sec_open_handle(struct ib_qp *handle);
+void ib_qp_sec_close_handle(struct ib_qp *handle);
+int ib_qp_sec_modify(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata);
+void ib_qp_sec_destroy_begin(struct ib_qp_security *sec);
+void ib_qp_sec_destroy_abort(struct ib_qp_security *sec);
+void ib_qp_sec_destroy_end(struct ib_qp_security *sec);
+void ib_security_port_changed(struct ib_device *device, u32 port);
+int ib_mad_agent_sec_setup(struct ib_mad_agent *agent);
+void ib_mad_agent_sec_cleanup(struct ib_mad_agent *agent);
+int ib_mad_agent_sec_check(struct ib_mad_agent *agent, u16 pkey_index);
+#else
+static inline int ib_security_init(void)
+{
+	return 0;
+}
+
+static inline void ib_security_exit(void)
+{
+}
+
+static inline int ib_qp_sec_create(struct ib_qp *qp)
+{
+	return 0;
+}
+
+static inline void ib_qp_sec_free(struct ib_qp *qp)
+{
+}
+
+static inline int ib_qp_sec_open_handle(struct ib_qp *handle)
+{
+	return 0;
+}
+
+static inline void ib_qp_sec_close_handle(struct ib_qp *handle)
+{
+}
+
+static inline int ib_qp_sec_modify(struct ib_qp *qp, struct ib_qp_attr *attr,
+				   int mask, struct ib_udata *udata)
+{
+	return qp->device->ops.modify_qp(qp, attr, mask, udata);
+}
+
+static inline void ib_qp_sec_destroy_begin(struct ib_qp_security *sec)
+{
+}
+
+static inline void ib_qp_sec_destroy_abort(struct ib_qp_security *sec)
+{
+}
+
+static inline void ib_qp_sec_destroy_end(struct ib_qp_security *sec)
+{
+}
+
+static inline void ib_security_port_changed(struct ib_device *device,
+					    u32 port)
+{
+}
+
+static inline int ib_mad_agent_sec_setup(struct ib_mad_agent *agent)
+{
+	return 0;
+}
+
+static inline void ib_mad_agent_sec_cleanup(struct ib_mad_agent *agent)
+{
+}
+
+static inline int ib_mad_agent_sec_check(struct ib_mad_agent *agent,
+					 u16 pkey_index)
+{
+	return 0;
+}
+#endif
+
+/*
  * cgroup.c: charges to the rdma cgroup controller (rdma.max) of objects
  * of @device, which device.c registers with it.  Exported, stock's
  * prototypes (its core_priv.h).  -EAGAIN over the limit.

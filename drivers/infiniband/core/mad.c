@@ -280,7 +280,11 @@ static void mad_recv_deliver(struct mad_agent_priv *priv,
 	INIT_LIST_HEAD(&recv_wc->rmpp_list);
 	list_add(&recv_wc->recv_buf.list, &recv_wc->rmpp_list);
 
-	if (!ib_response_mad(&recv_wc->recv_buf.mad->mad_hdr)) {
+	/* What the LSM does not let the agent receive is dropped. */
+	if (ib_mad_agent_sec_check(&priv->agent, recv_wc->wc->pkey_index)) {
+		atomic_long_inc(&port->dropped);
+		ib_free_recv_mad(recv_wc);
+	} else if (!ib_response_mad(&recv_wc->recv_buf.mad->mad_hdr)) {
 		priv->agent.recv_handler(&priv->agent, NULL, recv_wc);
 	} else {
 		send = mad_send_claim_response(priv, recv_wc);

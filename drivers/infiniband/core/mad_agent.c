@@ -346,7 +346,9 @@ static int mad_check_registration(struct ib_device *device, u32 port_num,
  * Return: the agent, or ERR_PTR(): -EPROTONOSUPPORT when the port has no
  * such QP; -ENODEV for a port without MAD layer; -EINVAL for a bad
  * request or when one of its methods is another agent's already;
- * -EOPNOTSUPP for RMPP done by the MAD layer (not implemented); -ENOMEM.
+ * -EOPNOTSUPP for RMPP done by the MAD layer (not implemented); -ENOMEM;
+ * the security module's error (-EACCES: QP0 of an IB port, no right to
+ * manage the subnet; security.c).
  */
 struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 					   u32 port_num,
@@ -413,11 +415,16 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 	refcount_set(&priv->refs, 1);
 	init_completion(&priv->unused);
 
+	/* On IB ports: its LSM blob, and QP0's right to manage the subnet. */
+	ret = ib_mad_agent_sec_setup(&priv->agent);
+	if (ret)
+		goto err_req;
+
 	/* Reserved now, published once the routes are in. */
 	ret = xa_alloc_cyclic(&mad_agents_by_tid, &priv->agent.hi_tid, NULL,
 			      MAD_HI_TID_LIMIT, &mad_next_hi_tid, GFP_KERNEL);
 	if (ret < 0)
-		goto err_req;
+		goto err_sec;
 
 	if (mad_reg_req) {
 		mutex_lock(&port->reg_mutex);
@@ -431,6 +438,8 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 
 err_tid:
 	xa_erase(&mad_agents_by_tid, priv->agent.hi_tid);
+err_sec:
+	ib_mad_agent_sec_cleanup(&priv->agent);
 err_req:
 	kfree(priv->reg_req);
 err_priv:
@@ -475,6 +484,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	mad_agent_put(priv);
 	wait_for_completion(&priv->unused);
 
+	ib_mad_agent_sec_cleanup(&priv->agent);
 	kfree(priv->reg_req);
 	mad_port_release(port);
 	/* The receive path may still look at it under RCU. */

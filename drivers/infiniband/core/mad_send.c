@@ -552,7 +552,9 @@ void mad_timeout_work(struct work_struct *work)
  * Return: 0, -EINVAL for an agent without send_handler, a response
  * awaited by an agent without recv_handler, or an RMPP agent sending a
  * class without RMPP; -EOPNOTSUPP for directed-route SMPs (no SMI
- * handling); or the error of posting.
+ * handling); -EACCES (the security module's errno) for a QP0 agent no
+ * longer allowed to manage the subnet or a P_Key the agent may not use
+ * (security.c); or the error of posting.
  */
 int ib_post_send_mad(struct ib_mad_send_buf *send_buf,
 		     struct ib_mad_send_buf **bad_send_buf)
@@ -579,6 +581,10 @@ int ib_post_send_mad(struct ib_mad_send_buf *send_buf,
 			ret = -EOPNOTSUPP;
 			break;
 		}
+		/* The LSM: QP0's subnet management, QP1's P_Key. */
+		ret = ib_mad_agent_sec_check(&priv->agent, send->wr.pkey_index);
+		if (ret)
+			break;
 
 		/* Once posted it may complete and be freed at any time. */
 		next = send_buf->next;

@@ -13,6 +13,8 @@
  *			device)
  *	roce_gid_mgmt	netdev/inet/inet6 notifiers feeding the GID tables
  *	addr		rdma_resolve_ip()'s work queue and netevent notifier
+ *	security	the LSM's policy-change notifier (with
+ *			CONFIG_SECURITY_INFINIBAND, security.c)
  *	nldev		the nldev client: from here on, tools reach us
  */
 #include <linux/module.h>
@@ -49,9 +51,15 @@ static int __init ib_core_init(void)
 	if (ret)
 		goto err_roce;
 
+	ret = ib_security_init();
+	if (ret)
+		goto err_addr;
+
 	nldev_init();
 	return 0;
 
+err_addr:
+	rdma_addr_exit();
 err_roce:
 	roce_gid_mgmt_exit();
 err_mad:
@@ -68,6 +76,7 @@ err_guard:
 static void __exit ib_core_exit(void)
 {
 	nldev_exit();
+	ib_security_exit();
 	rdma_addr_exit();
 	roce_gid_mgmt_exit();
 	ib_mad_exit();

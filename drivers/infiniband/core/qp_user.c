@@ -25,11 +25,12 @@
  * @caller: the owner's name for a kernel QP (restrack)
  *
  * What kernel and user QPs share: the core's fields from @attr, the
- * restrack entry (new, not yet published: the caller adds it once the QP
- * is complete), the driver's create_qp.  No usecnt is taken.
+ * security context on an IB device (security.c), the restrack entry (new,
+ * not yet published: the caller adds it once the QP is complete), the
+ * driver's create_qp.  No usecnt is taken.
  *
  * Return: the QP or ERR_PTR(): -EOPNOTSUPP without ops.create_qp,
- * -ENOMEM, or the driver's error.
+ * -ENOMEM, the security module's error, or the driver's error.
  */
 struct ib_qp *ib_qp_driver_create(struct ib_device *dev, struct ib_pd *pd,
 				  struct ib_qp_init_attr *attr,
@@ -63,12 +64,19 @@ struct ib_qp *ib_qp_driver_create(struct ib_device *dev, struct ib_pd *pd,
 	INIT_LIST_HEAD(&qp->rdma_mrs);
 	INIT_LIST_HEAD(&qp->sig_mrs);
 	INIT_LIST_HEAD(&qp->open_list);
+	/* Before the driver's QP: nothing to undo of it on failure. */
+	ret = ib_qp_sec_create(qp);
+	if (ret) {
+		kfree(qp);
+		return ERR_PTR(ret);
+	}
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
 	rdma_restrack_set_name(&qp->res, udata ? NULL : caller);
 
 	ret = dev->ops.create_qp(qp, attr, udata);
 	if (ret) {
 		rdma_restrack_del(&qp->res);
+		ib_qp_sec_free(qp);
 		kfree(qp);
 		return ERR_PTR(ret);
 	}

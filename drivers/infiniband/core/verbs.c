@@ -744,7 +744,8 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	if (rdma_is_port_valid(device, port) && rdma_ib_or_roce(device, port))
 		mask_psns(attr, attr_mask);
 
-	ret = device->ops.modify_qp(qp->real_qp, attr, attr_mask, udata);
+	/* The driver's modify, under the P_Key checks of an IB QP. */
+	ret = ib_qp_sec_modify(qp, attr, attr_mask, udata);
 	if (!ret && (attr_mask & QP_PATH_MASK))
 		qp_swap_path_refs(qp, attr, attr_mask);
 
@@ -896,6 +897,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 {
 	const struct ib_gid_attr *alt_sgid_attr = qp->alt_path_sgid_attr;
 	const struct ib_gid_attr *av_sgid_attr = qp->av_sgid_attr;
+	struct ib_qp_security *sec = qp->qp_sec;
 	int ret;
 
 	if (atomic_read(&qp->usecnt))
@@ -905,8 +907,11 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		return ib_destroy_shared_qp(qp);
 
 	rdma_restrack_begin_del(&qp->res);
+	/* No P_Key recheck moves it to error once the driver's is gone. */
+	ib_qp_sec_destroy_begin(sec);
 	ret = qp->device->ops.destroy_qp(qp, udata);
 	if (ret) {
+		ib_qp_sec_destroy_abort(sec);
 		rdma_restrack_abort_del(&qp->res);
 		return ret;
 	}
@@ -924,6 +929,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	if (av_sgid_attr)
 		rdma_put_gid_attr(av_sgid_attr);
 	ib_qp_usecnt_dec(qp);
+	ib_qp_sec_destroy_end(sec);
 	kfree(qp);
 	return 0;
 }

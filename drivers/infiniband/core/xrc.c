@@ -93,6 +93,7 @@ static struct ib_qp *xrc_open_handle(struct ib_qp *real_qp,
 {
 	struct ib_qp *handle;
 	unsigned long flags;
+	int ret;
 
 	handle = kzalloc(sizeof(*handle), GFP_KERNEL);
 	if (!handle)
@@ -103,6 +104,12 @@ static struct ib_qp *xrc_open_handle(struct ib_qp *real_qp,
 	handle->qp_type = real_qp->qp_type;
 	handle->event_handler = event_handler;
 	handle->qp_context = qp_context;
+	/* The opener must be allowed the P_Keys the QP uses (security.c). */
+	ret = ib_qp_sec_open_handle(handle);
+	if (ret) {
+		kfree(handle);
+		return ERR_PTR(ret);
+	}
 	atomic_inc(&real_qp->usecnt);
 
 	spin_lock_irqsave(&real_qp->device->qp_open_list_lock, flags);
@@ -196,6 +203,7 @@ int ib_close_qp(struct ib_qp *qp)
 	spin_lock_irqsave(&real_qp->device->qp_open_list_lock, flags);
 	list_del(&qp->open_list);
 	spin_unlock_irqrestore(&real_qp->device->qp_open_list_lock, flags);
+	ib_qp_sec_close_handle(qp);
 	atomic_dec(&real_qp->usecnt);
 	kfree(qp);
 	return 0;
