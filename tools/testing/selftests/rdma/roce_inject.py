@@ -32,6 +32,7 @@ Keys (numbers in C syntax):
   repeat   N copies, the PSN of each psn_step (default 1) after the last
 """
 import argparse
+import errno
 import logging
 import os
 import struct
@@ -45,7 +46,7 @@ logging.getLogger("scapy").setLevel(logging.ERROR)
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
-from scapy.sendrecv import sendp
+from scapy.config import conf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from roce_capture_check import OPERATIONS, TRANSPORTS, roce_icrc  # noqa: E402
@@ -180,17 +181,35 @@ def main():
                     jobs.append((w[0], descriptions(w[1:])))
     if a.desc:
         jobs.append(("packet", descriptions(a.desc)))
+    sock = conf.L2socket(iface=a.iface)
     for name, ds in jobs:
         frames = [Ether(f) for d in ds for f in copies(a, d)]
         if a.counters:
             counters(a.counters, os.path.join(a.out, name + ".before"))
-        sendp(frames, iface=a.iface, verbose=False)
+        for f in frames:
+            send_frame(sock, f)
         time.sleep(a.gap)
         if a.counters:
             counters(a.counters, os.path.join(a.out, name + ".after"))
         print("%s: sent %d frames, %d bytes" % (name, len(frames), sum(len(f) for f in frames)),
               flush=True)
+    sock.close()
     return 0
+
+
+def send_frame(sock, frame):
+    # A burst (a flood of hundreds of frames) can fill the interface's
+    # queue while the receiver is busy (a slow guest): the packet socket
+    # then says ENOBUFS, and the frame is sent again once the queue drains.
+    for _ in range(1000):
+        try:
+            sock.send(frame)
+            return
+        except OSError as e:
+            if e.errno != errno.ENOBUFS:
+                raise
+            time.sleep(0.01)
+    raise OSError(errno.ENOBUFS, "the queue of the interface never drained")
 
 
 if __name__ == "__main__":
