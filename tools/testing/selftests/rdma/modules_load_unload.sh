@@ -7,7 +7,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-CYCLES=${CYCLES:-$(soak 5)}
+CYCLES=${CYCLES:-$(soak 3)}
 mods=$(oot_module_names)
 
 ktap_print_header

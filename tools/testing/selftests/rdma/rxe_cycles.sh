@@ -9,7 +9,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-ADD_DEL=${ADD_DEL:-$(soak 25)}
+ADD_DEL=${ADD_DEL:-$(soak 12)}
 LOADS=${LOADS:-$(soak 5)}
 
 ktap_print_header
