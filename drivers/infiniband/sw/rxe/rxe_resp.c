@@ -584,8 +584,9 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
 
 /*
  * A READ response of @opcode with the next @payload bytes of the READ in
- * place, its headers not written yet; NULL when the memory cannot be
- * read (any more) or on no memory.  To a QP of this host the bytes go
+ * place, its headers not written yet; ERR_PTR(-EACCES) when the READ's
+ * rkey no longer resolves (its MR deregistered or reregistered since the
+ * READ was accepted), NULL on no memory.  To a QP of this host the bytes go
  * by reference: the requester copies them out before the READ
  * completes, and memory that the responder's side changes meanwhile is
  * a race the application asked for, on any HCA.
@@ -608,7 +609,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	mr = rxe_rkey_resolve(qp, read->rkey, &addr, payload,
 			      IB_ACCESS_REMOTE_READ);
 	if (IS_ERR(mr))
-		return NULL;
+		return ERR_PTR(-EACCES);
 
 	if (rxe_av_to_self(&ctx->av)) {
 		skb = rxe_init_packet_ref(qp, &ctx->av, opcode, payload,
@@ -638,12 +639,31 @@ out:
 }
 
 /*
+ * The memory of the READ in progress can no longer be read: a remote
+ * access error (class C) at the PSN of the response that could not be
+ * built, which the requester expects next, and the QP goes to ERR, as
+ * for a request whose rkey fails (stock rechecks the MR for each
+ * response the same way).  Giving up silently instead would leave the
+ * requester asking again for ever at retry_cnt 7.
+ */
+static void rxe_resp_read_fail(struct rxe_qp *qp,
+			       const struct rxe_resp_ctx *ctx, u32 psn)
+{
+	rxe_resp_end_read(qp);
+	rxe_resp_send_ack(qp, ctx, RXE_AETH_NAK | RXE_NAK_REM_ACC_ERR, psn);
+	rxe_resp_abandon_msg(qp);
+	rxe_qp_error(qp);
+}
+
+/*
  * One READ response packet (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST by
  * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  When a
- * packet cannot be built or read, the READ is given up: the requester
- * times out and asks again, and the duplicate is answered afresh.  A
- * packet the netdev refused is built again after a pause (rxe_xmit.c,
- * "Refused packets").  Returns the responder's step result.
+ * packet cannot be built for want of memory, the READ is given up: the
+ * requester times out and asks again, and the duplicate is answered
+ * afresh.  When its memory cannot be read any more, the READ fails
+ * (rxe_resp_read_fail()).  A packet the netdev refused is built again
+ * after a pause (rxe_xmit.c, "Refused packets").  Returns the
+ * responder's step result.
  */
 static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 {
@@ -663,6 +683,10 @@ static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
 	skb = rxe_resp_read_packet(qp, ctx, &pkt, opcode, payload);
+	if (IS_ERR(skb)) {
+		rxe_resp_read_fail(qp, ctx, read->psn);
+		return 0;
+	}
 	if (!skb)
 		goto give_up;
 	rxe_resp_headers(qp, ctx, &pkt, opcode, payload, read->psn,
@@ -758,54 +782,6 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 }
 
 /*
- * A request with a PSN already executed (IBTA 9.7.5.1.1): the requester
- * did not get the answer.  SENDs and WRITEs are acknowledged again up to
- * the last PSN executed (C9-105), once per packet that asks for an ACK:
- * one ACK covers every PSN before it, and a go-back-N retransmission of a
- * long message would otherwise send an ACK per packet, which on a
- * congested link takes the place of the data the requester resends (the
- * in-tree rxe acknowledges every one).  A READ is read again, within what
- * the original asked for; an ATOMIC's saved result is sent again, never
- * executed twice.  Anything else, e.g. older than the table, is dropped.
- */
-static void rxe_resp_duplicate(struct rxe_qp *qp,
-			       const struct rxe_resp_ctx *ctx,
-			       const struct rxe_pkt_info *pkt)
-{
-	struct rxe_resp_res *res;
-
-	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
-
-	if (pkt->mask & RXE_WRITE_OR_SEND_MASK) {
-		if (bth_ack(pkt))
-			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
-					  (qp->resp.ack_psn - 1) &
-					  RXE_BTH_PSN_MASK);
-		return;
-	}
-
-	res = rxe_resp_find_res(qp, pkt->psn);
-	if (!res || !(res->mask & pkt->mask))
-		return;
-
-	if (pkt->mask & RXE_READ_MASK) {
-		u64 va = reth_va(pkt);
-		u32 len = reth_len(pkt);
-
-		if (reth_rkey(pkt) != res->rkey || va < res->va ||
-		    len > res->length || va - res->va > res->length - len)
-			return;
-		rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn);
-		return;
-	}
-
-	if (pkt->psn == res->first_psn)
-		rxe_resp_send_atomic_ack(qp, ctx, pkt->psn, res->orig);
-}
-
-/* ---- transports ---- */
-
-/*
  * RC errors of class B (RNR) and C (IBTA 9.9.3): RNR NAKs the packet
  * and waits for the retry; the others complete the receive WQE in hand
  * in error, NAK, and take the QP to ERR.
@@ -847,6 +823,56 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	rxe_resp_abandon_msg(qp);
 	rxe_qp_error(qp);
 }
+
+/*
+ * A request with a PSN already executed (IBTA 9.7.5.1.1): the requester
+ * did not get the answer.  SENDs and WRITEs are acknowledged again up to
+ * the last PSN executed (C9-105), once per packet that asks for an ACK:
+ * one ACK covers every PSN before it, and a go-back-N retransmission of a
+ * long message would otherwise send an ACK per packet, which on a
+ * congested link takes the place of the data the requester resends (the
+ * in-tree rxe acknowledges every one).  A READ is read again, within what
+ * the original asked for; an ATOMIC's saved result is sent again, never
+ * executed twice.  Anything else, e.g. older than the table, is dropped.
+ */
+static void rxe_resp_duplicate(struct rxe_qp *qp,
+			       const struct rxe_resp_ctx *ctx,
+			       const struct rxe_pkt_info *pkt)
+{
+	struct rxe_resp_res *res;
+
+	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
+
+	if (pkt->mask & RXE_WRITE_OR_SEND_MASK) {
+		if (bth_ack(pkt))
+			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
+					  (qp->resp.ack_psn - 1) &
+					  RXE_BTH_PSN_MASK);
+		return;
+	}
+
+	res = rxe_resp_find_res(qp, pkt->psn);
+	if (!res || !(res->mask & pkt->mask))
+		return;
+
+	if (pkt->mask & RXE_READ_MASK) {
+		u64 va = reth_va(pkt);
+		u32 len = reth_len(pkt);
+
+		if (reth_rkey(pkt) != res->rkey || va < res->va ||
+		    len > res->length || va - res->va > res->length - len)
+			return;
+		/* Its MR gone or reregistered since: as a new READ would. */
+		if (rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn))
+			rxe_resp_rc_error(qp, ctx, pkt, -EACCES);
+		return;
+	}
+
+	if (pkt->psn == res->first_psn)
+		rxe_resp_send_atomic_ack(qp, ctx, pkt->psn, res->orig);
+}
+
+/* ---- transports ---- */
 
 static bool rxe_resp_rc_allowed(const struct rxe_resp_ctx *ctx,
 				const struct rxe_pkt_info *pkt)
