@@ -236,11 +236,68 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * window holding a reference that rxe_mr_free() waits for, with
 	 * no way left to unbind it (the task would wait for ever).
 	 */
-	if (atomic_cmpxchg(&mr->num_mw, 0, RXE_MR_NUM_MW_DEAD))
+	int bound = atomic_cmpxchg(&mr->num_mw, 0, RXE_MR_NUM_MW_DEAD);
+
+	/* Dead already: replaced by a REREG_MR (rxe_rereg_user_mr()). */
+	if (bound && bound != RXE_MR_NUM_MW_DEAD)
 		return -EBUSY;
 
 	rxe_mr_free(to_rdev(ibmr->device), mr);
 	return 0;
+}
+
+/*
+ * REREG_MR (IBTA 11.2.8.6, "Reregister Memory Region").  Not while a
+ * window is bound to the MR.  A new PD or new access applies in place,
+ * under mr->lock, where each key's lookup checks them (a packet already
+ * past its check finishes as it began): the keys stay, but for the rkey
+ * that remote access grants or takes away.  A new translation, or write
+ * access to pages pinned read-only, needs other pinned pages: a new MR,
+ * with new keys, that the core puts behind the handle before it
+ * deregisters this one, which waits out every packet still using the
+ * old pages.  Dead meanwhile (RXE_MR_NUM_MW_DEAD), this one binds no
+ * window.  Returns NULL when done in place.
+ */
+struct ib_mr *rxe_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rxe_mr *mr = to_rmr(ibmr);
+	struct ib_pd *pd = flags & IB_MR_REREG_PD ? ibpd : ibmr->pd;
+	struct ib_mr *new;
+	int err = 0;
+
+	if (mr->kind != RXE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    (ib_access_writable(access) && !mr->umem->writable)) {
+		if (!(flags & IB_MR_REREG_TRANS)) {
+			start = mr->umem->address;
+			length = mr->length;
+			iova = mr->iova;
+		}
+		if (atomic_cmpxchg(&mr->num_mw, 0, RXE_MR_NUM_MW_DEAD))
+			return ERR_PTR(-EBUSY);
+		new = rxe_reg_user_mr(pd, start, length, iova, access, udata);
+		if (IS_ERR(new))
+			atomic_set(&mr->num_mw, 0);
+		return new;
+	}
+
+	spin_lock_bh(&mr->lock);
+	if (atomic_read(&mr->num_mw)) {
+		err = -EBUSY;
+	} else {
+		mr->access = access;
+		mr->rkey = access & RXE_REMOTE_ACCESS ? mr->lkey : 0;
+		WRITE_ONCE(mr->ibmr.rkey, mr->rkey);
+		mr->ibmr.pd = pd;
+	}
+	spin_unlock_bh(&mr->lock);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 /* For kernel ULPs: an MR whose pages each I/O sets (IB_WR_REG_MR). */

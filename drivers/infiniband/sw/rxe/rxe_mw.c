@@ -217,22 +217,32 @@ static int rxe_mw_check_bind(struct rxe_qp *qp, struct rxe_mw *mw,
 static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 			      struct rxe_mr *mr, const struct rxe_send_wqe *wqe)
 {
+	bool unbind = mw->ibmw.type == IB_MW_TYPE_1 && !wqe->wr.wr.mw.length;
 	int err;
 
 	if (mw->ibmw.rkey != wqe->wr.wr.mw.mw_rkey)
 		return -EINVAL;
+	/*
+	 * The MR's PD and access checked, and the window counted in its
+	 * num_mw, in one step under mr->lock: a REREG_MR changes them only
+	 * while no window is bound (rxe_rereg_user_mr()).  Before anything
+	 * changes here: the MR may be on its way out.
+	 */
+	if (mr)
+		spin_lock(&mr->lock);
 	err = rxe_mw_check_bind(qp, mw, mr, wqe);
+	if (!err && !unbind && !rxe_mr_bind_mw(mr))
+		err = -EINVAL;
+	if (mr)
+		spin_unlock(&mr->lock);
 	if (err)
 		return err;
 
-	if (mw->ibmw.type == IB_MW_TYPE_1 && !wqe->wr.wr.mw.length) {
+	if (unbind) {
 		rxe_mw_unbind(mw);
 		mw->ibmw.rkey = wqe->wr.wr.mw.rkey;
 		return 0;
 	}
-	/* Before anything changes: the MR may be on its way out. */
-	if (!rxe_mr_bind_mw(mr))
-		return -EINVAL;
 
 	rxe_mw_unbind(mw);
 	mw->ibmw.rkey = wqe->wr.wr.mw.rkey;

@@ -171,7 +171,9 @@ struct rxe_mr {
 	/*
 	 * Protects state, access, the keys, iova/length and the page list
 	 * of a fast-reg MR, which the send queue changes (fast_reg, local
-	 * invalidate) while packets use the MR; taken in any context.
+	 * invalidate) while packets use the MR; access, rkey and ibmr.pd
+	 * of a user MR, which REREG_MR changes (rxe_rereg_user_mr()), and
+	 * a window's bind counts in num_mw under it.  Taken in any context.
 	 * Fixed for the other kinds.
 	 */
 	spinlock_t		lock;
@@ -313,6 +315,9 @@ struct ib_mr *rxe_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rxe_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

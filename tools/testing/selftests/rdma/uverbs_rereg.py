@@ -3,9 +3,10 @@
 """REREG_MR moving an MR to another PD, raw, and the PDs' use counts.
 
     uverbs_rereg.py measure     print every case's outcome
-    uverbs_rereg.py check       compare with EXPECTED; print "CASE: got X,
-                                want Y" for each mismatch, then "done";
-                                exit 1 on a mismatch
+    uverbs_rereg.py check [--stock]  compare with EXPECTED_OURS (or
+                                EXPECTED_STOCK); print "CASE: got X, want
+                                Y" for each mismatch, then "done"; exit 1
+                                on a mismatch
     uverbs_rereg.py race DEV N  on DEV (a /dev/infiniband/uverbs*), N times:
                                 move an MR to a new PD in place, then
                                 deallocate the PD it left; print "moved
@@ -80,11 +81,17 @@ def rereg_pd_ioctl(u):
 CASES = [rereg_pd_write, rereg_pd_ioctl]
 
 # Measured on the stock 6.1.0-56 stack (scripts/vm --stock, rxe0 on the
-# selftests' veth): `uverbs_rereg.py measure`.  rxe has no rereg_user_mr:
-# the command does not exist for it, on either transport.
-EXPECTED = {
+# selftests' veth): `uverbs_rereg.py measure`.  Stock's rxe has no
+# rereg_user_mr: the command does not exist for it, on either transport.
+EXPECTED_STOCK = {
     "rereg_pd_write": "ENOTSUP, then dealloc new PD ok, old PD EBUSY",
     "rereg_pd_ioctl": "ENOTSUP, then dealloc new PD ok, old PD EBUSY",
+}
+# Ours moves the MR (rxe_rereg_user_mr()): the new PD is busy, the old
+# one free.
+EXPECTED_OURS = {
+    "rereg_pd_write": "ok, then dealloc new PD EBUSY, old PD ok",
+    "rereg_pd_ioctl": "ok, then dealloc new PD EBUSY, old PD ok",
 }
 
 
@@ -116,12 +123,13 @@ def main():
         uverbs_raw.DEV = sys.argv[2]
         print(race(int(sys.argv[3])), flush=True)
         return 0
-    if sys.argv[1:] != ["check"]:
+    if sys.argv[1:] not in (["check"], ["check", "--stock"]):
         print(__doc__, file=sys.stderr)
         return 2
+    expected = EXPECTED_STOCK if sys.argv[2:] else EXPECTED_OURS
     bad = 0
     for case in CASES:
-        got, want = uverbs_raw.run_case(case), EXPECTED[case.__name__]
+        got, want = uverbs_raw.run_case(case), expected[case.__name__]
         if got != want:
             print("%s: got %s, want %s" % (case.__name__, got, want))
             bad += 1
