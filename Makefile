@@ -29,7 +29,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug check-long interop perf \
-	perf-pair kabi-check soak
+	perf-pair kabi-check soak deb deb-check
 
 all: modules
 
@@ -58,7 +58,8 @@ modules: kdir
 
 clean:
 	+@test ! -f "$(KDIR)/Makefile" || $(KBUILD) clean
-	$(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
+	+@test ! -d tools/testing/selftests/rdma/modules/oot_warn || \
+	  $(MAKE) -C tools/testing/selftests/rdma/modules/oot_warn clean
 	rm -rf .debug-build
 
 # Our modules go to updates/, which depmod searches before kernel/, so
@@ -78,6 +79,18 @@ uninstall:
 
 deps:
 	scripts/setup
+
+# The Debian package oot-rdma-dkms_$(VERSION)_all.deb in .deb-build/,
+# built with dpkg-buildpackage and dh-dkms, lintian clean (scripts/deb).
+deb:
+	scripts/setup --deb
+	scripts/deb
+
+# make deb, then the package installed, used and removed in a guest of
+# the in-tree stack (DKMS builds under TCG: long; scripts/deb-check).
+deb-check: deps
+	scripts/setup --deb
+	scripts/deb-check
 
 sparse: kdir
 	scripts/sparse-check
@@ -167,3 +180,5 @@ help:
 	@echo 'make checkpatch  checkpatch.pl over our sources'
 	@echo 'make coccicheck  the kernel'"'"'s semantic patches (coccinelle) over our sources'
 	@echo 'make kabi-check  our exports and CRCs against $$KDIR/Module.symvers (KABI_ARGS=--summary)'
+	@echo 'make deb         the Debian package oot-rdma-dkms (DKMS) in .deb-build/, lintian checked'
+	@echo 'make deb-check   make deb, then apt install/use/remove it in the VM'
