@@ -228,13 +228,16 @@ static int rxe_mw_bind_locked(struct rxe_qp *qp, struct rxe_mw *mw,
 	 * while no window is bound (rxe_rereg_user_mr()).  Before anything
 	 * changes here: the MR may be on its way out.
 	 */
-	if (mr)
+	if (mr) {
 		spin_lock(&mr->lock);
-	err = rxe_mw_check_bind(qp, mw, mr, wqe);
-	if (!err && !unbind && !rxe_mr_bind_mw(mr))
-		err = -EINVAL;
-	if (mr)
+		err = rxe_mw_check_bind(qp, mw, mr, wqe);
+		if (!err && !unbind && !rxe_mr_bind_mw(mr))
+			err = -EINVAL;
 		spin_unlock(&mr->lock);
+	} else {
+		/* Only a type 1 unbind goes on without an MR. */
+		err = rxe_mw_check_bind(qp, mw, NULL, wqe);
+	}
 	if (err)
 		return err;
 
