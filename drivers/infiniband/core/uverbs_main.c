@@ -695,6 +695,23 @@ static bool files_empty(struct ib_uverbs_device *dev)
 	return empty;
 }
 
+/*
+ * Waits until no file of @dev is open.  files_empty() takes a mutex, so
+ * it must not run as wait_event()'s condition, which is evaluated in a
+ * sleeping task state ("do not call blocking ops when !TASK_RUNNING" on
+ * the debug kernel): wait_woken() evaluates it running, and a wake-up
+ * between the check and the sleep is not lost.
+ */
+static void uverbs_wait_files_empty(struct ib_uverbs_device *dev)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	add_wait_queue(&dev->files_empty, &wait);
+	while (!files_empty(dev))
+		wait_woken(&wait, TASK_UNINTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
+	remove_wait_queue(&dev->files_empty, &wait);
+}
+
 static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
 {
 	struct ib_uverbs_device *dev = client_data;
@@ -714,12 +731,12 @@ static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
 	 */
 	wait_clients = !ib_dev->ops.disassociate_ucontext;
 	if (wait_clients)
-		wait_event(dev->files_empty, files_empty(dev));
+		uverbs_wait_files_empty(dev);
 
 	rcu_assign_pointer(dev->ib_dev, NULL);
 	synchronize_srcu(&dev->disassociate_srcu);
 	if (wait_clients)
-		wait_event(dev->files_empty, files_empty(dev));
+		uverbs_wait_files_empty(dev);
 	uverbs_disassociate_files(dev);
 
 	put_device(&dev->dev);
