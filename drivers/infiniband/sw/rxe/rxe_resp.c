@@ -639,6 +639,18 @@ out:
 }
 
 /*
+ * A class C error (IBTA 9.9.3): the NAK @syn at @psn, the message in
+ * progress forgotten, the QP to ERR.
+ */
+static void rxe_resp_fatal_nak(struct rxe_qp *qp,
+			       const struct rxe_resp_ctx *ctx, u8 syn, u32 psn)
+{
+	rxe_resp_send_ack(qp, ctx, syn, psn);
+	rxe_resp_abandon_msg(qp);
+	rxe_qp_error(qp);
+}
+
+/*
  * The memory of the READ in progress can no longer be read: a remote
  * access error (class C) at the PSN of the response that could not be
  * built, which the requester expects next, and the QP goes to ERR, as
@@ -650,9 +662,7 @@ static void rxe_resp_read_fail(struct rxe_qp *qp,
 			       const struct rxe_resp_ctx *ctx, u32 psn)
 {
 	rxe_resp_end_read(qp);
-	rxe_resp_send_ack(qp, ctx, RXE_AETH_NAK | RXE_NAK_REM_ACC_ERR, psn);
-	rxe_resp_abandon_msg(qp);
-	rxe_qp_error(qp);
+	rxe_resp_fatal_nak(qp, ctx, RXE_AETH_NAK | RXE_NAK_REM_ACC_ERR, psn);
 }
 
 /*
@@ -819,9 +829,7 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 	if (qp->resp.has_wqe)
 		rxe_resp_complete(qp, status, pkt, 0);
-	rxe_resp_send_ack(qp, ctx, syn, pkt->psn);
-	rxe_resp_abandon_msg(qp);
-	rxe_qp_error(qp);
+	rxe_resp_fatal_nak(qp, ctx, syn, pkt->psn);
 }
 
 /*
