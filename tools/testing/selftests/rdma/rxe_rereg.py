@@ -27,7 +27,6 @@ A is the requester, B the responder, whose MR is reregistered.  Cases:
 A REREG_MR answered EOPNOTSUPP (the stock stack: in-tree rxe has no
 rereg_user_mr) prints "EOPNOTSUPP" and exits 4.
 """
-import argparse
 import ctypes
 import errno
 import os
@@ -42,7 +41,7 @@ from pyverbs.pd import PD
 from pyverbs.wr import SendWR
 
 from rxe_traffic import ACCESS_ALL, PAGE, Failed, anon, fill, ok, pair, \
-    poll, problem, problems, rearm, send_wr
+    pair_parser, poll, problem, problems, rearm, send_wr
 
 # include/uapi/rdma/ib_user_verbs.h: IB_USER_VERBS_CMD_REREG_MR and the
 # flags of struct ib_uverbs_rereg_mr (enum ib_mr_rereg_flags).
@@ -308,11 +307,7 @@ def race(a):
 def main():
     cases = {"in-place": in_place, "translation": translation,
              "windows": windows, "race": race}
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dev", default="rxe0")
-    ap.add_argument("--gid", type=int, default=1)
-    ap.add_argument("--peer", default="rxe0")
-    ap.add_argument("--peer-gid", type=int, default=1)
+    ap = pair_parser("rxe0", "rxe0")
     ap.add_argument("--rounds", type=int, default=100, help="race: rounds")
     ap.add_argument("case", choices=sorted(cases))
     a = ap.parse_args()

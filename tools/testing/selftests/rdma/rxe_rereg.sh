@@ -28,25 +28,17 @@ rdma_unload_all
 modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
-one=("$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP")
-two=("$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2")
-
-# rereg CASE DEV-A IP-A DEV-B IP-B [ARG...]: rxe_rereg.py CASE.
-rereg() {
-	/usr/bin/python3 "$TESTDIR/rxe_rereg.py" --dev "$2" --gid "$(topo_gid "$2" "$3")" \
-		--peer "$4" --peer-gid "$(topo_gid "$4" "$5")" "${@:6}" "$1"
-}
 # case DESCRIPTION CASE TOPOLOGY...
 case_() {
 	if ours; then
-		ktap_test_result "$1" rereg "${@:2}"
+		ktap_test_result "$1" rxe_pair_py rxe_rereg.py "${@:2}"
 	else
 		ktap_test_skip "$1" "stock's rxe has no rereg_user_mr: EOPNOTSUPP"
 	fi
 }
-case_ "a new PD, new access in place: keys kept, traffic as allowed" in-place "${one[@]}"
-case_ "new pages: new keys, the WRITE lands there, the old rkey fails" translation "${two[@]}"
-case_ "EBUSY while a window is bound" windows "${one[@]}"
+case_ "a new PD, new access in place: keys kept, traffic as allowed" in-place "${ONE_ENDS[@]}"
+case_ "new pages: new keys, the WRITE lands there, the old rkey fails" translation "${TWO_ENDS[@]}"
+case_ "EBUSY while a window is bound" windows "${ONE_ENDS[@]}"
 # On one vCPU the READ streams to its end before the other thread runs
 # (measured: 0 of 100 rounds met it, against 28 and 78 of 100 on two).
 race() {
@@ -57,9 +49,9 @@ race() {
 	fi
 }
 race "READ racing REREG_MR to other pages, $(soak 100) rounds, one device" \
-	race "${one[@]}" --rounds "$(soak 100)"
+	race "${ONE_ENDS[@]}" --rounds "$(soak 100)"
 race "READ racing REREG_MR to other pages, $(soak 100) rounds, two devices" \
-	race "${two[@]}" --rounds "$(soak 100)"
+	race "${TWO_ENDS[@]}" --rounds "$(soak 100)"
 
 topo_down
 rdma_unload_all

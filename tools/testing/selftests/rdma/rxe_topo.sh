@@ -28,6 +28,10 @@ TWO_IF1=ve0
 TWO_IF2=ve1
 TWO_IP1=10.203.0.1
 TWO_IP2=10.203.0.2
+# The two ends (DEV ADDR DEV ADDR) of a pair on one device and on two,
+# as rxe_pair_py takes them.
+ONE_ENDS=("$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP")
+TWO_ENDS=("$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2")
 NS_A=nsA
 NS_B=nsB
 NS_DEV_A=rxeA
@@ -320,12 +324,18 @@ cm_listening() {
 	rdma res show cm_id | grep -q 'state LISTEN'
 }
 
-# rxe_traffic CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: rxe_traffic.py's
-# CASE (with its ARGs), DEV-A the requester and DEV-B the responder, each
-# on the GID of its address.
+# rxe_pair_py SCRIPT CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: SCRIPT's
+# CASE (with its ARGs), for the scripts that take rxe_traffic.py's
+# --dev/--gid/--peer/--peer-gid: DEV-A the requester and DEV-B the
+# responder, each on the GID of its address.
+rxe_pair_py() {
+	/usr/bin/python3 "$TESTDIR/$1" --dev "$3" --gid "$(topo_gid "$3" "$4")" \
+		--peer "$5" --peer-gid "$(topo_gid "$5" "$6")" "${@:7}" "$2"
+}
+
+# rxe_traffic CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: rxe_traffic.py's.
 rxe_traffic() {
-	/usr/bin/python3 "$TESTDIR/rxe_traffic.py" --dev "$2" --gid "$(topo_gid "$2" "$3")" \
-		--peer "$4" --peer-gid "$(topo_gid "$4" "$5")" "${@:6}" "$1"
+	rxe_pair_py rxe_traffic.py "$@"
 }
 
 # pingpong NS-S DEV-S ADDR-S NS-C DEV-C ADDR-C TOOL [ARG...]: an

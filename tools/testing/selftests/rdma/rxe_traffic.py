@@ -716,17 +716,24 @@ def dereg_vs_bind(a):
     os._exit(1 if problems else 0)
 
 
+def pair_parser(dev, peer):
+    """The options of a requester and a responder (rxe_topo.sh's
+    rxe_pair_py passes them): device and GID index of each."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dev", default=dev)
+    ap.add_argument("--gid", type=int, default=1)
+    ap.add_argument("--peer", default=peer)
+    ap.add_argument("--peer-gid", type=int, default=1)
+    return ap
+
+
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,
              "tail-loss": tail_loss, "pipeline": pipeline,
              "layouts": layouts, "windows": windows,
              "window-bounds": window_bounds, "dereg-vs-bind": dereg_vs_bind}
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dev", default="rxe1")
-    ap.add_argument("--gid", type=int, default=1)
-    ap.add_argument("--peer", default="rxe2")
-    ap.add_argument("--peer-gid", type=int, default=1)
+    ap = pair_parser("rxe1", "rxe2")
     ap.add_argument("--mib", type=int, default=64, help="transfer: MiB each way")
     ap.add_argument("--go", help="retry-forever: the file that lets it go on")
     ap.add_argument("--rounds", type=int, default=200, help="dereg-vs-bind: races")

@@ -30,13 +30,10 @@ ktap_set_plan 5
 rdma_unload_all
 modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
-
-one=("$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP")
-two=("$TWO_DEV1" "$TWO_IP1" "$TWO_DEV2" "$TWO_IP2")
 ktap_test_result "WRITE and READ through type 2 windows, zero based too, one device" \
-	rxe_traffic windows "${one[@]}"
+	rxe_traffic windows "${ONE_ENDS[@]}"
 ktap_test_result "WRITE and READ through type 2 windows, zero based too, two devices" \
-	rxe_traffic windows "${two[@]}"
+	rxe_traffic windows "${TWO_ENDS[@]}"
 # bounds DESCRIPTION DEV-A IP-A DEV-B IP-B
 bounds() {
 	if ours; then
@@ -45,11 +42,11 @@ bounds() {
 		ktap_test_skip "$1" "stock checks only the MR's bounds"
 	fi
 }
-bounds "a READ past a window's end is a remote access error, one device" "${one[@]}"
-bounds "a READ past a window's end is a remote access error, two devices" "${two[@]}"
+bounds "a READ past a window's end is a remote access error, one device" "${ONE_ENDS[@]}"
+bounds "a READ past a window's end is a remote access error, two devices" "${TWO_ENDS[@]}"
 if ours; then
 	ktap_test_result "DEREG_MR racing BIND_MW returns, 0 or EBUSY, $(soak 60) rounds" \
-		rxe_traffic dereg-vs-bind "${one[@]}" --rounds "$(soak 60)"
+		rxe_traffic dereg-vs-bind "${ONE_ENDS[@]}" --rounds "$(soak 60)"
 else
 	ktap_test_skip "DEREG_MR racing BIND_MW returns" \
 		"stock has the same unlocked num_mw check: a lost race WARNs after 50 s (source)"
