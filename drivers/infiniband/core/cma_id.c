@@ -446,8 +446,16 @@ void cma_destroy_id_unlock(struct rdma_id_private *id_priv)
 	 */
 	mutex_unlock(&id_priv->handler_mutex);
 
-	/* rdma_addr_cancel() returns once the callback cannot run. */
-	if (state == RDMA_CM_ADDR_QUERY)
+	/*
+	 * rdma_addr_cancel() returns once no resolution callback of the id
+	 * runs or will run.  A device removal moves an id in ADDR_QUERY to
+	 * DEVICE_REMOVAL with its resolution still queued: cancelling there,
+	 * under handler_mutex, would wait for a callback that waits for the
+	 * mutex, so it is cancelled here.  Not in the other states: the
+	 * callback itself destroys the id from ADDR_RESOLVED or ADDR_BOUND
+	 * when the handler asks, and must not wait for itself.
+	 */
+	if (state == RDMA_CM_ADDR_QUERY || state == RDMA_CM_DEVICE_REMOVAL)
 		rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
 	if (state == RDMA_CM_LISTEN && !id_priv->cma_dev)
 		cma_cancel_listens(id_priv);

@@ -30,6 +30,11 @@ ucma_fuzz.sh, without librdmacm.
     ucma_fuzz.py autobind_race (rxe0) RESOLVE_ADDR with a source
                            address on fresh ids while ucma_fuzz.sh
                            removes and adds rxe0
+    ucma_fuzz.py resolve_cancel (rxe0 on ADDR) RESOLVE_ADDR to UNREACH,
+                           rxe0 removed, DESTROY_ID; RESOLVE_ADDR to an
+                           address with no RDMA device behind it, again
+                           as soon as its ADDR_ERROR binds the id again,
+                           DESTROY_ID at once
     ucma_fuzz.py listen_race   (rxe0) a thread connecting, another
                            creating a listener and destroying or closing
                            it at random points
@@ -75,6 +80,7 @@ import random
 import select
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -101,6 +107,7 @@ AF_IB = 27
 EV_ADDR_RESOLVED, EV_CONNECT_REQUEST, EV_MULTICAST_JOIN = 0, 4, 12
 EV_REJECTED, EV_UNREACHABLE, EV_CONNECT_ERROR = 8, 7, 6
 EV_ADDR_ERROR, EV_ROUTE_RESOLVED = 1, 2
+EV_DEVICE_REMOVAL = 11
 EV_NAMES = ("ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
             "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
             "UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED",
@@ -1099,6 +1106,106 @@ def case_autobind_race():
     os.close(fd)
 
 
+# An address whose neighbour is known, behind a netdev no RDMA device sits
+# on (ucma_fuzz.sh makes both): its resolution is done at once and ends
+# in ADDR_ERROR, the id bound again.
+NORDMA = os.environ.get("UCMA_NORDMA", "10.201.0.2")
+# How many RESOLVE_ADDRs a round tries while the first is under way.
+AGAIN_TRIES = 2000
+# The netdev rxe0 sits on (ucma_fuzz.sh), and the rounds of removals.
+NETDEV = os.environ.get("UCMA_NETDEV", "veth0")
+REMOVAL_ROUNDS = 5
+REMOVAL_TIMEOUT_MS = 300
+
+
+def resolve_then_removal(fails):
+    """RESOLVE_ADDR from ADDR (binding the id to rxe0) to UNREACH, whose
+    neighbour does not answer; rxe0 removed meanwhile; DEVICE_REMOVAL
+    read, DESTROY_ID; the resolution's deadline passes; rxe0 added
+    again.  The removal moved the id from ADDR_QUERY to DEVICE_REMOVAL
+    with its resolution queued: the destroy must cancel it."""
+    fd = opendev(nonblock=True)
+    for r in range(REMOVAL_ROUNDS):
+        i = create(fd, uid=0x77)
+        end = time.monotonic() + 10 * SCALE
+        while True:
+            # rxe0, added again, takes ADDR's GID a moment later.
+            w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(
+                i, sin(UNREACH), src=sin(ADDR),
+                timeout_ms=REMOVAL_TIMEOUT_MS))
+            if w not in (errno.ENODEV, errno.EADDRNOTAVAIL) or \
+               time.monotonic() > end:
+                break
+            time.sleep(0.05)
+        if w:
+            fails.add(f"removal round {r}: RESOLVE_ADDR: {ename(w)}")
+        rm = subprocess.Popen(["rdma", "link", "del", "rxe0"])
+        e, ev = wait_event(fd, 20 * SCALE)
+        if e or ev[0:3] != (0x77, i, EV_DEVICE_REMOVAL):
+            fails.add(f"removal round {r}: {ename(e)} {ev}, want DEVICE_REMOVAL")
+        e, _ = destroy(fd, i)
+        if e:
+            fails.add(f"removal round {r}: DESTROY_ID: {ename(e)}")
+        if rm.wait(30 * SCALE):
+            fails.add(f"removal round {r}: rdma link del failed")
+        time.sleep(REMOVAL_TIMEOUT_MS / 1000 + 0.2)
+        if subprocess.call(["rdma", "link", "add", "rxe0", "type", "rxe",
+                            "netdev", NETDEV]):
+            fails.add(f"removal round {r}: rdma link add failed")
+            break
+    os.close(fd)
+
+
+def resolve_again(fails):
+    """RESOLVE_ADDR to NORDMA, then RESOLVE_ADDR again and again
+    (EINVAL while the first is under way) until the id, bound again by
+    its ADDR_ERROR, takes one; DESTROY_ID at once.  The second resolution
+    may start before the first's request is done with (its callback still
+    returning): the destroy must cancel both."""
+    fd = opendev(nonblock=True)
+    taken = 0
+    answers = {}
+    for r in rounds("RESOLVE_ADDR again once bound, then DESTROY_ID",
+                    RACE_SECS):
+        i = create(fd)
+        if i is None:
+            fails.add(f"round {r}: CREATE_ID failed")
+            break
+        w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(NORDMA)))
+        if w:
+            fails.add(f"round {r}: the first RESOLVE_ADDR: {ename(w)}")
+        for _ in range(AGAIN_TRIES if not w else 0):
+            w = cmd(fd, RESOLVE_ADDR, req_resolve_addr(i, sin(NORDMA)))
+            answers[w] = answers.get(w, 0) + 1
+            if w != errno.EINVAL:
+                break
+        taken += w == 0
+        e, _ = destroy(fd, i)
+        if e:
+            fails.add(f"round {r}: DESTROY_ID: {ename(e)}")
+        while get_event(fd)[0] == 0:
+            pass
+    print(f"a second RESOLVE_ADDR taken in {taken} rounds; answers: " +
+          ", ".join(f"{ename(e) if e else 0} {n}"
+                    for e, n in sorted(answers.items())), flush=True)
+    if not taken:
+        fails.add("the id never took a second RESOLVE_ADDR (no ADDR_ERROR?)")
+    settled_empty(fd, fails, 0.2)
+    os.close(fd)
+
+
+def case_resolve_cancel():
+    """Resolutions an id leaves behind: one queued when its device went
+    (ADDR_QUERY became DEVICE_REMOVAL), one started again from its
+    callback's ADDR_ERROR.  DESTROY_ID must cancel them; ucma_fuzz.sh
+    traces the callbacks' context against the ids destroyed (KASAN does
+    too, on the debug kernel)."""
+    fails = Failures("resolutions left behind by a destroyed id")
+    resolve_then_removal(fails)
+    resolve_again(fails)
+    fails.report()
+
+
 def case_resolve():
     unreach = resolve_alone(UNREACH)
     check_end(f"RESOLVE_ADDR to {UNREACH} (on-link, unanswered), left alone",
@@ -1744,6 +1851,7 @@ CASES = {
     "listen_race": case_listen_race, "migrate_race": case_migrate_race,
     "mcast": case_mcast, "resolve_wait": case_resolve_wait,
     "autobind_race": case_autobind_race,
+    "resolve_cancel": case_resolve_cancel,
     "path_bind": case_path_bind, "event_stall": case_event_stall,
     "migrate_wild": case_migrate_wild,
 }

@@ -15,7 +15,9 @@
 # leaves the join it names).  An address nobody answers, with a long
 # timeout: no periodic work until a neighbour event, which ends it.
 # RESOLVE_ADDR binding its source while rxe0 is removed and added: no
-# WARN.  Then the locking: SET_OPTION(IB_PATH) racing a failing BIND
+# WARN.  DESTROY_ID after rxe0's removal interrupted a resolution, and
+# right after a second resolution started: no callback on the freed id.
+# Then the locking: SET_OPTION(IB_PATH) racing a failing BIND
 # (which attaches and detaches the device), a GET_EVENT stalled on an
 # unserved userfaultfd page (a connect on other files must still
 # complete), and a wildcard listener migrated back and forth while
@@ -32,7 +34,7 @@
 . "$(dirname "$0")/rxe_topo.sh"
 
 ktap_print_header
-ktap_set_plan 22
+ktap_set_plan 23
 
 rdma_unload_all
 warn0=$(dmesg | grep -c 'WARNING\|BUG:')
@@ -115,6 +117,73 @@ resolve_wait() {
 }
 ktap_test_result "resolution waits for the neighbour: no periodic tries, done at once when it appears" \
 	resolve_wait
+# Resolutions an id leaves behind when destroyed: one queued when rxe0
+# went (the id moved from ADDR_QUERY to DEVICE_REMOVAL), one started
+# again when its first ended in ADDR_ERROR (which binds the id again from
+# the callback, before its request is done with); DESTROY_ID must cancel
+# both.  A netdev without an RDMA device and a neighbour known behind it
+# make the second kind end at once.  kprobes trace the ids
+# rdma_create_user_id() returns, those rdma_destroy_id() has destroyed
+# (on return) and the context of each resolution callback (ours:
+# cma_addr_handler, stock's: addr_handler): no callback may name an id
+# destroyed.
+NORDMA_IF=oot_nordma
+resolve_cancel() {
+	local t=/sys/kernel/tracing h=rdma_cm:cma_addr_handler e rc=0 late buf lost
+	[ "$OOT_STOCK" != 1 ] || h=rdma_cm:addr_handler
+	ip link add $NORDMA_IF type dummy &&
+	ip addr add 10.201.0.1/24 dev $NORDMA_IF &&
+	ip link set $NORDMA_IF up &&
+	ip neigh replace 10.201.0.2 lladdr 02:11:22:33:44:aa \
+		dev $NORDMA_IF nud permanent || return 1
+	[ -d $t/events ] || mount -t tracefs nodev $t || return 1
+	buf=$(cat $t/buffer_size_kb)
+	echo 16384 > $t/buffer_size_kb
+	# The default clock is per CPU, and no clock tells apart events of one
+	# microsecond on two CPUs: an atomic counter orders them.
+	echo counter > $t/trace_clock
+	{ echo "r:oot_ra_cr rdma_cm:rdma_create_user_id id=\$retval" &&
+	  echo "p:oot_ra_de rdma_cm:rdma_destroy_id id=%di" &&
+	  echo "r:oot_ra_dx rdma_cm:rdma_destroy_id" &&
+	  echo "p:oot_ra_cb $h ctx=%cx"; } >> $t/kprobe_events || return 1
+	echo > $t/trace
+	for e in cr de dx cb; do
+		echo 1 > $t/events/kprobes/oot_ra_$e/enable
+	done
+	UCMA_NORDMA=10.201.0.2 UCMA_NETDEV="$VETH" UCMA_ROUNDS=100000 \
+		run resolve_cancel || rc=1
+	eventually 10 topo_gid "$ONE_DEV" "$ONE_IP" >/dev/null || rc=1
+	for e in cr de dx cb; do
+		echo 0 > $t/events/kprobes/oot_ra_$e/enable
+	done
+	# An event lost (the buffer wrapped) would make the check unsound.
+	lost=$(cat $t/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	late=$(awk '
+		/ oot_ra_/ {
+			pid = $1; ev = ""; val = ""
+			for (f = 2; f <= NF; f++) {
+				if ($f ~ /^oot_ra_/) ev = $f
+				if ($f ~ /^(id|ctx)=/) { val = $f; sub(/^[a-z]+=/, "", val) }
+			}
+			if (ev == "oot_ra_cr:") dead[val] = 0
+			else if (ev == "oot_ra_de:") pending[pid] = val
+			else if (ev == "oot_ra_dx:") dead[pending[pid]] = 1
+			else if (ev == "oot_ra_cb:") { calls++; if (dead[val]) bad++ }
+		}
+		END { printf "%d %d", calls, bad }' $t/trace)
+	for e in cr de dx cb; do
+		echo "-:oot_ra_$e" >> $t/kprobe_events
+	done
+	echo "${buf%% *}" > $t/buffer_size_kb
+	echo local > $t/trace_clock
+	ip link del $NORDMA_IF
+	echo "# resolution callbacks: ${late% *}, on an id destroyed: ${late#* }; events lost: $lost"
+	[ -n "$late" ] && [ "${late% *}" -gt 0 ] && [ "${late#* }" = 0 ] &&
+		[ "$lost" = 0 ] || rc=1
+	return $rc
+}
+ktap_test_result "DESTROY_ID cancels a resolution rxe0's removal left queued, and one started again" \
+	resolve_cancel
 ktap_test_result "a listener destroyed or closed while another thread connects to it" \
 	run listen_race
 ktap_test_result "MIGRATE_ID between two files while another thread closes either" \
