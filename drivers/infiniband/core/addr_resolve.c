@@ -459,32 +459,45 @@ int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
 }
 EXPORT_SYMBOL(rdma_resolve_ip);
 
-/**
- * rdma_addr_cancel - cancel a resolution
- * @addr: the rdma_dev_addr given to rdma_resolve_ip()
- *
- * Once this returns, the callback of that resolution is not running and
- * will not run.  Nothing is done when there is no such resolution (any
- * more).  Sleeps; must not be called from that resolution's callback.
- */
-void rdma_addr_cancel(struct rdma_dev_addr *addr)
+/* Take the first queued request for @addr off the list, or NULL. */
+static struct addr_req *addr_req_take(struct rdma_dev_addr *addr)
 {
-	struct addr_req *req, *found = NULL;
+	struct addr_req *req;
 
 	spin_lock_bh(&addr_reqs_lock);
 	list_for_each_entry(req, &addr_reqs, entry) {
 		if (req->dev_addr == addr) {
 			list_del_init(&req->entry);
-			found = req;
-			break;
+			spin_unlock_bh(&addr_reqs_lock);
+			return req;
 		}
 	}
 	spin_unlock_bh(&addr_reqs_lock);
-	if (!found)
-		return;
+	return NULL;
+}
 
-	cancel_delayed_work_sync(&found->work);
-	kfree(found);
+/**
+ * rdma_addr_cancel - cancel a resolution
+ * @addr: the rdma_dev_addr given to rdma_resolve_ip()
+ *
+ * Once this returns, no callback of a resolution of @addr is running or
+ * will run.  Nothing is done when there is no such resolution (any
+ * more).  Sleeps; must not be called from that resolution's callback.
+ *
+ * There may be two: a request stays queued until its callback has
+ * returned, and a callback that ends in an error hands the caller's id
+ * back (rdma_cm: ADDR_BOUND) before that, so the caller may have started
+ * the next resolution of @addr meanwhile.  Every one is cancelled, the
+ * older (whose callback may still be running) first.
+ */
+void rdma_addr_cancel(struct rdma_dev_addr *addr)
+{
+	struct addr_req *req;
+
+	while ((req = addr_req_take(addr))) {
+		cancel_delayed_work_sync(&req->work);
+		kfree(req);
+	}
 }
 EXPORT_SYMBOL(rdma_addr_cancel);
 
