@@ -96,6 +96,11 @@ static void rxe_init_device_attr(struct ib_device_attr *attr, __be64 guid)
 	attr->page_size_cap = RXE_PAGE_SIZE_CAP;
 	attr->device_cap_flags = RXE_DEVICE_CAP_FLAGS;
 	attr->kernel_cap_flags = RXE_KERNEL_CAP_FLAGS;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = RXE_ODP_RC_CAPS;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = RXE_ODP_RC_CAPS;
+	attr->odp_caps.per_transport_caps.uc_odp_caps = RXE_ODP_UC_UD_CAPS;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = RXE_ODP_UC_UD_CAPS;
 	attr->max_qp = RXE_MAX_QP;
 	attr->max_qp_wr = RXE_MAX_QP_WR;
 	attr->max_send_sge = RXE_MAX_SGE;

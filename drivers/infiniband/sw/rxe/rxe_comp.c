@@ -398,11 +398,28 @@ static int rxe_comp_ack(struct rxe_qp *qp, u32 psn, bool inclusive)
 	return 0;
 }
 
+/*
+ * A READ response or atomic acknowledgment that missed a page of an ODP
+ * MR of @wqe (rxe_odp.c): dropped, with what follows it, while the pages
+ * are faulted in; then the requester sends again from comp_psn, as
+ * after an RNR NAK (rxe_req_odp_done()) but with no retry counted.
+ */
+static void rxe_comp_odp_miss(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_req_info *req = &qp->req;
+
+	req->rnr_wait = true;
+	del_timer(&req->retrans_timer);
+	rxe_odp_fault_sgl(&req->odp, &wqe->dma, wqe->dma.cur_sge,
+			  wqe->dma.sge_offset);
+}
+
 /* A READ response or atomic acknowledgment at comp_psn. */
 static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	struct rxe_pd *pd = to_rpd(qp->ibqp.pd);
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
+	u32 sge, sge_off, resid;
 	u64 orig;
 	int err;
 
@@ -412,12 +429,23 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 							  RXE_WR_READ)))
 		return;	/* not what we asked for: ignored */
 
+	sge = wqe->dma.cur_sge;
+	sge_off = wqe->dma.sge_offset;
+	resid = wqe->dma.resid;
 	if (pkt->mask & RXE_ATMACK_MASK) {
 		orig = atmack_orig(pkt);
 		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma, &orig,
 				   sizeof(orig), RXE_TO_MR);
 	} else {
 		err = rxe_copy_pkt_to_sgl(pd, &wqe->dma, pkt);
+	}
+	if (err == -EAGAIN && !rxe_odp_fault_error(&qp->req.odp)) {
+		/* Placed again in full when it comes again. */
+		wqe->dma.cur_sge = sge;
+		wqe->dma.sge_offset = sge_off;
+		wqe->dma.resid = resid;
+		rxe_comp_odp_miss(qp, wqe);
+		return;
 	}
 	if (err) {
 		rxe_comp_fail(qp, wqe, IB_WC_LOC_PROT_ERR);

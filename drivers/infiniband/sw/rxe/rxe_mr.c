@@ -27,6 +27,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_odp.h"
 #include "rxe_verbs.h"
 
 #define RXE_REMOTE_ACCESS	(IB_ACCESS_REMOTE_READ |	\
@@ -38,8 +39,8 @@ static u32 rxe_key_index(u32 key)
 	return key >> RXE_KEY_INDEX_SHIFT;
 }
 
-static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
-				   int access)
+struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
+			    int access)
 {
 	struct rxe_dev *rxe = to_rdev(ibpd->device);
 	struct rxe_mr *mr;
@@ -80,7 +81,7 @@ static struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
 }
 
 /* The data path may find @mr from now on: it must be complete. */
-static void rxe_mr_publish(struct rxe_dev *rxe, struct rxe_mr *mr)
+void rxe_mr_publish(struct rxe_dev *rxe, struct rxe_mr *mr)
 {
 	rxe_index_publish(&rxe->mr_index, mr->index, mr);
 }
@@ -191,6 +192,8 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(err);
 	if (!length || iova + length < iova)
 		return ERR_PTR(-EINVAL);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return rxe_odp_reg_user_mr(ibpd, start, length, iova, access);
 	/*
 	 * Byte iova + i is byte start + i (rxe_mr_fill_pages()): with the
 	 * same offset in a page, an aligned iova is an aligned kernel
@@ -357,7 +360,7 @@ int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * [@iova, @iova + @len) lies inside the MR, computed without overflow.
  * A DMA MR spans all of memory.
  */
-static bool rxe_mr_in_range(const struct rxe_mr *mr, u64 iova, u64 len)
+bool rxe_mr_in_range(const struct rxe_mr *mr, u64 iova, u64 len)
 {
 	u64 off;
 
@@ -512,6 +515,8 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
 		if (!rxe_mr_in_range(mr, iova, len))
 			return -EFAULT;
 		return rxe_mr_copy_pages(mr, iova, addr, len, dir);
+	case RXE_MR_ODP:
+		return rxe_odp_copy(mr, iova, addr, len, dir == RXE_TO_MR);
 	default:
 		/* A registration must not change the pages under us. */
 		spin_lock_bh(&mr->lock);
@@ -730,10 +735,17 @@ int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 	if (mr->state != RXE_MR_VALID || !rxe_mr_in_range(mr, iova, 8))
 		goto out;
 
-	if (mr->kind == RXE_MR_DMA)
+	if (mr->kind == RXE_MR_DMA) {
 		va = (u64 *)(uintptr_t)iova;
-	else
+	} else if (mr->kind == RXE_MR_ODP) {
+		va = rxe_odp_addr(mr, iova, true);
+		if (!va) {
+			err = -EAGAIN;
+			goto out;
+		}
+	} else {
 		va = rxe_mr_map(mr, iova - mr->iova + mr->page_off, &avail);
+	}
 	if (!va)
 		goto out;
 
@@ -745,8 +757,7 @@ int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 	 * or block mapped.  Aligned 8 bytes never straddle one.
 	 */
 	if ((uintptr_t)va & 7) {
-		if (mr->kind != RXE_MR_DMA)
-			rxe_mr_unmap(mr, va);
+		rxe_mr_unmap(mr, va);
 		err = -EINVAL;
 		goto out;
 	}
@@ -755,8 +766,7 @@ int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 		*orig = cmpxchg64(va, comp, swap_add);
 	else
 		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)va);
-	if (mr->kind != RXE_MR_DMA)
-		rxe_mr_unmap(mr, va);
+	rxe_mr_unmap(mr, va);
 	err = 0;
 out:
 	spin_unlock_bh(&mr->lock);

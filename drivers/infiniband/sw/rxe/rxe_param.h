@@ -30,11 +30,27 @@
 
 /*
  * Memory is the host's: any length, any page size from 4 KiB up.
- * IBK_ALLOW_USER_UNREG lets "rdma link del" unregister the device.
+ * IBK_ALLOW_USER_UNREG lets "rdma link del" unregister the device;
+ * IBK_ON_DEMAND_PAGING: MRs with IB_ACCESS_ON_DEMAND (rxe_odp.c).
  */
 #define RXE_MAX_MR_SIZE			U64_MAX
 #define RXE_PAGE_SIZE_CAP		0xfffff000
-#define RXE_KERNEL_CAP_FLAGS		IBK_ALLOW_USER_UNREG
+#define RXE_KERNEL_CAP_FLAGS		(IBK_ALLOW_USER_UNREG | \
+					 IBK_ON_DEMAND_PAGING)
+/*
+ * What ODP memory serves, by transport (rxe_odp.c).  A request that
+ * misses a page is RNR NAKed while it is faulted in: RC and XRC serve
+ * every operation; on UC and UD, where nothing answers and the message
+ * would be lost, only the sender's own memory pages on demand.
+ * Explicit ODP only (no implicit MR of the whole address space).
+ */
+#define RXE_ODP_RC_CAPS			(IB_ODP_SUPPORT_SEND | \
+					 IB_ODP_SUPPORT_RECV | \
+					 IB_ODP_SUPPORT_WRITE | \
+					 IB_ODP_SUPPORT_READ | \
+					 IB_ODP_SUPPORT_ATOMIC | \
+					 IB_ODP_SUPPORT_SRQ_RECV)
+#define RXE_ODP_UC_UD_CAPS		IB_ODP_SUPPORT_SEND
 
 /* QP numbers 0 and 1 are the special QPs; 2..15 are reserved. */
 #define RXE_MIN_QP_INDEX		16

@@ -438,6 +438,23 @@ static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 }
 
 /*
+ * Building a packet of @wqe missed a page of an ODP MR (rxe_odp.c): a
+ * fault of the rest of its scatter list from where the packet began
+ * (SGE @sge, @off bytes in), and the task runs again once it is done;
+ * meanwhile the caller puts the WQE back and stops.  -EFAULT instead when the last fault of
+ * the send side failed: the packet then fails as it would on a pinned
+ * MR.
+ */
+static int rxe_req_odp_miss(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+			    u32 sge, u32 off)
+{
+	if (rxe_odp_fault_error(&qp->req.odp))
+		return -EFAULT;
+	rxe_odp_fault_sgl(&qp->req.odp, &wqe->dma, sge, off);
+	return 0;
+}
+
+/*
  * The next packet of @wqe from its position: @len payload bytes, whether
  * it is the message's @last, and the PSNs it takes (a READ request takes
  * one per response packet).
@@ -514,6 +531,11 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	rxe_req_save(qp, wqe, &undo);
 	resid = wqe->dma.resid;
 	skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
+	if (err == -EAGAIN &&
+	    !rxe_req_odp_miss(qp, wqe, undo.cur_sge, undo.sge_offset)) {
+		rxe_req_restore(qp, wqe, &undo);
+		return 1;
+	}
 	if (err) {
 		rxe_req_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return 0;
@@ -604,7 +626,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 {
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
-	u32 len, npsn, off, resid;
+	u32 len, npsn, off, resid, sge, sge_off;
 	struct rxe_req_undo undo;
 	struct rxe_pkt_info pkt;
 	struct rxe_av path;
@@ -629,6 +651,8 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	/* A READ's position is already past what arrived (the completer). */
 	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))
 		rxe_dma_seek(wqe, off * rxe_req_mtu(qp));
+	sge = wqe->dma.cur_sge;
+	sge_off = wqe->dma.sge_offset;
 	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	opcode = rxe_req_opcode(qp, wqe, !off, last);
 	resid = wqe->dma.resid;
@@ -638,6 +662,11 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 		rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last,
 				      READ_ONCE(qp->attr.dest_qp_num), true,
 				      req->comp_psn, resid);
+	if (err == -EAGAIN && !rxe_req_odp_miss(qp, wqe, sge, sge_off)) {
+		rxe_req_restore(qp, wqe, &undo);
+		req->probe_owed = true;
+		return 1;
+	}
 	rxe_req_restore(qp, wqe, &undo);
 	if (unlikely(err)) {
 		rxe_counter_inc(to_rdev(qp->ibqp.device), RXE_CNT_SEND_ERR);
@@ -821,6 +850,17 @@ static void rxe_req_rnr_timer(struct timer_list *t)
 	rxe_task_sched(&qp->req.task);
 }
 
+/*
+ * A fault of the send side is done: the requester goes on, and a
+ * completer that missed (rxe_comp_odp_miss()) resends from comp_psn as
+ * at the end of an RNR wait.
+ */
+static void rxe_req_odp_done(struct rxe_qp *qp)
+{
+	set_bit(RXE_REQ_EV_RNR, &qp->req.events);
+	rxe_task_sched(&qp->req.task);
+}
+
 int rxe_req_init(struct rxe_qp *qp)
 {
 	struct rxe_queue *q = qp->sq.queue;
@@ -832,6 +872,7 @@ int rxe_req_init(struct rxe_qp *qp)
 	timer_setup(&qp->req.rnr_timer, rxe_req_rnr_timer, 0);
 	rxe_xmit_wait_init(&qp->req.xmit_wait, &qp->req.task,
 			   RXE_XMIT_WAIT_MAX_BACKOFF);
+	rxe_odp_fault_init(&qp->req.odp, qp, rxe_req_odp_done);
 	qp->req.need_init = true;
 	qp->req.sent_at = jiffies - RXE_REQ_LATELY - 1;
 
@@ -884,6 +925,7 @@ void rxe_req_kick(struct rxe_qp *qp)
 void rxe_req_stop(struct rxe_qp *qp)
 {
 	rxe_task_stop(&qp->req.task);
+	rxe_odp_fault_stop(&qp->req.odp);
 	del_timer_sync(&qp->req.retrans_timer);
 	del_timer_sync(&qp->req.rnr_timer);
 	rxe_xmit_wait_stop(&qp->req.xmit_wait);

@@ -19,6 +19,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rxe_engine.h"
+#include "rxe_odp.h"
 #include "rxe_task.h"
 
 struct rxe_qp;
@@ -112,7 +113,13 @@ struct rxe_req_info {
 	/* jiffies at the last packet built; read by the responder. */
 	unsigned long		sent_at;
 
-	/* Set by the timers (any context), consumed by the task. */
+	/* Page faults of ODP MRs the requester or completer missed. */
+	struct rxe_odp_fault	odp;
+
+	/*
+	 * Set by the timers and the end of a page fault (any context),
+	 * consumed by the task.
+	 */
 	unsigned long		events;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
@@ -123,6 +130,7 @@ struct rxe_req_info {
 
 /* Bits of req.events. */
 #define RXE_REQ_EV_TIMEOUT	0
+/* The RNR timer fired, or a page fault of the send side is done. */
 #define RXE_REQ_EV_RNR		1
 
 struct rxe_comp_info {

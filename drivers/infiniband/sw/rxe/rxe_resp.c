@@ -15,7 +15,8 @@
  * Errors inside are negative errnos; what they become is decided once,
  * by the transport's error handler:
  *
- *	-EAGAIN		no receive WQE: RNR NAK (RC), dropped (UC, UD)
+ *	-EAGAIN		no receive WQE, or a page of ODP memory not mapped
+ *			(rxe_odp.c): RNR NAK (RC), dropped (UC, UD)
  *	-EINVAL		invalid request: NAK, QP to ERR (RC)
  *	-ENOSPC		length: as an invalid request (RC)
  *	-EACCES		remote access error: NAK, QP to ERR (RC)
@@ -391,25 +392,67 @@ static int rxe_resp_copy_grh(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 			    &qp->resp.wqe.wqe.dma, grh, sizeof(grh), RXE_TO_MR);
 }
 
+/*
+ * A request missed a page of an ODP MR in [@va, @va + @len) of @rkey
+ * (rxe_odp.c): -EAGAIN, an RNR NAK while the pages are faulted in, or
+ * the remote access error of the side's last fault, which failed.
+ */
+static int rxe_resp_odp_miss(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
+{
+	struct rxe_odp_range r = {
+		.key = rkey, .va = va, .len = len, .remote = true,
+	};
+
+	if (rxe_odp_fault_error(&qp->resp.odp))
+		return -EACCES;
+	rxe_odp_fault_start(&qp->resp.odp, &r, 1);
+	return -EAGAIN;
+}
+
 static int rxe_resp_copy_err(int err)
 {
 	return err == -ENOSPC ? -ENOSPC : -EIO;
 }
 
+/*
+ * A SEND missed a page of an ODP MR of the receive WQE: the WQE back to
+ * where the packet began (SGE @sge, @off bytes in, @resid left), and a
+ * fault of the rest of it, as rxe_resp_odp_miss(); -EIO (a bad receive
+ * WQE) after a fault that failed.
+ */
+static int rxe_resp_send_odp_miss(struct rxe_qp *qp, u32 sge, u32 off,
+				  u32 resid)
+{
+	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
+
+	dma->cur_sge = sge;
+	dma->sge_offset = off;
+	dma->resid = resid;
+	if (rxe_odp_fault_error(&qp->resp.odp))
+		return -EIO;
+	rxe_odp_fault_sgl(&qp->resp.odp, dma, sge, off);
+	return -EAGAIN;
+}
+
 static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 {
 	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
+	u32 sge = dma->cur_sge, off = dma->sge_offset, resid = dma->resid;
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	int err;
 
 	if (type == IB_QPT_UD || type == IB_QPT_GSI) {
 		err = rxe_resp_copy_grh(qp, pkt);
+		if (err == -EAGAIN)
+			return rxe_resp_send_odp_miss(qp, sge, off, resid);
 		if (err)
 			return rxe_resp_copy_err(err);
 	}
 
 	err = rxe_copy_pkt_to_sgl(to_rpd(qp->ibqp.pd), dma,
 				  (struct rxe_pkt_info *)pkt);
+	if (err == -EAGAIN)
+		return rxe_resp_send_odp_miss(qp, sge, off, resid);
 	if (err)
 		return rxe_resp_copy_err(err);
 
@@ -472,6 +515,9 @@ static int rxe_resp_write(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			return -EACCES;
 		err = rxe_copy_pkt_to_mr(mr, addr, (struct rxe_pkt_info *)pkt);
 		rxe_mr_put(mr);
+		if (err == -EAGAIN)
+			return rxe_resp_odp_miss(qp, qp->resp.rkey, qp->resp.va,
+						 qp->resp.resid);
 		if (err)
 			return -EACCES;
 		qp->resp.va += len;
@@ -560,13 +606,40 @@ static struct rxe_resp_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 	return NULL;
 }
 
-/* Starts answering a READ of [@va, @va + @len) from response PSN @psn. */
+/*
+ * A READ of ODP memory starts only once all of it is mapped: otherwise
+ * rxe_resp_odp_miss() (an RNR NAK), not a stream of responses that
+ * stops at the first page missing.
+ */
+static int rxe_resp_read_mapped(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
+{
+	struct rxe_mr *mr;
+	u64 addr = va;
+	int err;
+
+	if (!len)
+		return 0;
+	mr = rxe_rkey_resolve(qp, rkey, &addr, len, IB_ACCESS_REMOTE_READ);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_odp_mapped(mr, addr, len, false);
+	rxe_mr_put(mr);
+	return err ? rxe_resp_odp_miss(qp, rkey, va, len) : 0;
+}
+
+/*
+ * Starts answering a READ of [@va, @va + @len) from response PSN @psn;
+ * -EAGAIN while its ODP pages are faulted in.
+ */
 static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 			       u32 psn)
 {
 	int err;
 
 	err = rxe_resp_check_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
+	if (err)
+		return err;
+	err = rxe_resp_read_mapped(qp, rkey, va, len);
 	if (err)
 		return err;
 	qp->resp.read.rkey = rkey;
@@ -628,10 +701,19 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	}
 
 	skb = rxe_init_packet(qp, &ctx->av, opcode, payload, pkt);
-	if (skb && rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), payload,
-			       RXE_FROM_MR)) {
-		kfree_skb(skb);
-		skb = NULL;
+	if (skb) {
+		err = rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), payload,
+				  RXE_FROM_MR);
+		if (err) {
+			kfree_skb(skb);
+			skb = NULL;
+		}
+		/*
+		 * Unmapped since the READ was accepted: given up as below,
+		 * its pages faulted in for the requester's next try.
+		 */
+		if (err == -EAGAIN)
+			rxe_resp_odp_miss(qp, read->rkey, read->va, read->resid);
 	}
 out:
 	rxe_mr_put(mr);
@@ -777,6 +859,9 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	err = rxe_mr_atomic(mr, addr, pkt->opcode, atmeth_comp(pkt),
 			    atmeth_swap_add(pkt), &orig);
 	rxe_mr_put(mr);
+	if (err == -EAGAIN)
+		return rxe_resp_odp_miss(qp, atmeth_rkey(pkt), atmeth_va(pkt),
+					 sizeof(u64));
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EACCES;
 
@@ -848,6 +933,7 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 			       const struct rxe_pkt_info *pkt)
 {
 	struct rxe_resp_res *res;
+	int err;
 
 	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
 
@@ -870,9 +956,14 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 		if (reth_rkey(pkt) != res->rkey || va < res->va ||
 		    len > res->length || va - res->va > res->length - len)
 			return;
-		/* Its MR gone or reregistered since: as a new READ would. */
-		if (rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn))
-			rxe_resp_rc_error(qp, ctx, pkt, -EACCES);
+		/*
+		 * Its MR gone or reregistered since: as a new READ would;
+		 * its ODP pages unmapped since: an RNR NAK meanwhile.
+		 */
+		err = rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn);
+		if (err)
+			rxe_resp_rc_error(qp, ctx, pkt,
+					  err == -EAGAIN ? err : -EACCES);
 		return;
 	}
 
@@ -1278,6 +1369,8 @@ int rxe_resp_init(struct rxe_qp *qp)
 	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
 	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
 	rxe_xmit_wait_init(&qp->resp.xmit_wait, &qp->resp.task, 0);
+	/* The requester sends again after the RNR NAK: nothing to resume. */
+	rxe_odp_fault_init(&qp->resp.odp, qp, NULL);
 	return 0;
 }
 
@@ -1307,6 +1400,7 @@ void rxe_resp_modify(struct rxe_qp *qp, int mask)
 void rxe_resp_stop(struct rxe_qp *qp)
 {
 	rxe_task_stop(&qp->resp.task);
+	rxe_odp_fault_stop(&qp->resp.odp);
 	rxe_xmit_wait_stop(&qp->resp.xmit_wait);
 	/* Nothing is queued once the task is stopped (rxe_resp_enqueue()). */
 	rxe_resp_purge(qp);

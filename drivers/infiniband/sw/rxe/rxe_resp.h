@@ -15,6 +15,7 @@
 
 #include "rxe_param.h"
 #include "rxe_engine.h"
+#include "rxe_odp.h"
 #include "rxe_task.h"
 
 struct rxe_qp;
@@ -100,6 +101,9 @@ struct rxe_resp_info {
 	 * the park's timer, one atomic exchange each.
 	 */
 	struct rxe_ack_park	park;
+
+	/* Page faults of ODP MRs the responder missed. */
+	struct rxe_odp_fault	odp;
 
 	/*
 	 * Everything below belongs to the task, which never runs twice at

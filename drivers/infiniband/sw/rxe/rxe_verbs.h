@@ -148,6 +148,7 @@ enum rxe_mr_kind {
 	RXE_MR_DMA,		/* all of kernel memory, for ULPs */
 	RXE_MR_USER,		/* pinned user pages */
 	RXE_MR_FAST,		/* ib_alloc_mr(): pages set by map_mr_sg */
+	RXE_MR_ODP,		/* user memory paged on demand (rxe_odp.c) */
 };
 
 enum rxe_mr_state {
@@ -196,7 +197,13 @@ struct rxe_mr {
 	 */
 	atomic_t		num_mw;
 
-	struct ib_umem		*umem;	/* RXE_MR_USER */
+	struct ib_umem		*umem;	/* RXE_MR_USER, RXE_MR_ODP */
+	/*
+	 * RXE_MR_ODP: the blocks of the process's range an invalidation is
+	 * unmapping, none when equal; under lock (rxe_odp.c).
+	 */
+	u64			odp_inval_start;
+	u64			odp_inval_end;
 	/*
 	 * RXE_MR_USER: the pinned pages, byte iova + i at page_off + i of
 	 * pages[]; RXE_MR_FAST: kernel addresses of page_size blocks.
@@ -322,6 +329,11 @@ struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
+/* rxe_mr.c, for the kinds registered elsewhere (rxe_odp.c) */
+struct rxe_mr *rxe_mr_alloc(struct ib_pd *ibpd, enum rxe_mr_kind kind,
+			    int access);
+void rxe_mr_publish(struct rxe_dev *rxe, struct rxe_mr *mr);
+bool rxe_mr_in_range(const struct rxe_mr *mr, u64 iova, u64 len);
 
 /* rxe_mw.c */
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
