@@ -13,8 +13,10 @@
  * under mr->lock, from blocks that are mapped, and returns -EAGAIN when
  * one is not; the role that missed then asks for a fault
  * (rxe_odp_fault_start()), which runs in a work item, and
- *  - the responder answers the request with an RNR NAK: the requester
- *    sends it again after its RNR timer;
+ *  - the responder holds the request (or the READ response it was
+ *    building) and handles it again when the fault is done, the
+ *    requests behind it waiting in its queue: no answer on the wire,
+ *    so no request is lost on UC and UD either;
  *  - the requester leaves the WQE where it stood and goes on when the
  *    fault is done;
  *  - the completer drops the READ response or atomic acknowledgment it

@@ -38,11 +38,11 @@
 #define RXE_KERNEL_CAP_FLAGS		(IBK_ALLOW_USER_UNREG | \
 					 IBK_ON_DEMAND_PAGING)
 /*
- * What ODP memory serves, by transport (rxe_odp.c).  A request that
- * misses a page is RNR NAKed while it is faulted in: RC and XRC serve
- * every operation; on UC and UD, where nothing answers and the message
- * would be lost, only the sender's own memory pages on demand.
- * Explicit ODP only (no implicit MR of the whole address space).
+ * What ODP memory serves, by transport (rxe_odp.c): every operation of
+ * RC and XRC; of UC and UD the sender's side, which works as RC's does.
+ * Their receive side holds a request that misses as RC's does, but
+ * nothing tests it yet, so it is not reported.  Explicit ODP only (no
+ * implicit MR of the whole address space).
  */
 #define RXE_ODP_RC_CAPS			(IB_ODP_SUPPORT_SEND | \
 					 IB_ODP_SUPPORT_RECV | \

@@ -15,8 +15,10 @@
  * Errors inside are negative errnos; what they become is decided once,
  * by the transport's error handler:
  *
- *	-EAGAIN		no receive WQE, or a page of ODP memory not mapped
- *			(rxe_odp.c): RNR NAK (RC), dropped (UC, UD)
+ *	-EAGAIN		no receive WQE: RNR NAK (RC), dropped (UC, UD)
+ *	-EINPROGRESS	a page of ODP memory not mapped (rxe_odp.c): no
+ *			answer; the packet is held and handled again once
+ *			the page is faulted in (rxe_resp_odp_miss())
  *	-EINVAL		invalid request: NAK, QP to ERR (RC)
  *	-ENOSPC		length: as an invalid request (RC)
  *	-EACCES		remote access error: NAK, QP to ERR (RC)
@@ -394,10 +396,11 @@ static int rxe_resp_copy_grh(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 
 /*
  * A request missed a page of an ODP MR in [@va, @va + @len) of @rkey
- * (rxe_odp.c): -EAGAIN, an RNR NAK while the pages are faulted in, or
- * the remote access error of the side's last fault, which failed.
+ * (rxe_odp.c): -EINPROGRESS, the packet held (resp.hold) while the pages
+ * are faulted in, or the remote access error of the side's last fault,
+ * which failed.  The caller has undone what the packet changed.
  */
-static int rxe_resp_odp_miss(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
+static int rxe_resp_odp_fault(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 {
 	struct rxe_odp_range r = {
 		.key = rkey, .va = va, .len = len, .remote = true,
@@ -406,7 +409,15 @@ static int rxe_resp_odp_miss(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 	if (rxe_odp_fault_error(&qp->resp.odp))
 		return -EACCES;
 	rxe_odp_fault_start(&qp->resp.odp, &r, 1);
-	return -EAGAIN;
+	return -EINPROGRESS;
+}
+
+static int rxe_resp_odp_miss(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
+{
+	int err = rxe_resp_odp_fault(qp, rkey, va, len);
+
+	qp->resp.hold = err == -EINPROGRESS;
+	return err;
 }
 
 static int rxe_resp_copy_err(int err)
@@ -417,8 +428,8 @@ static int rxe_resp_copy_err(int err)
 /*
  * A SEND missed a page of an ODP MR of the receive WQE: the WQE back to
  * where the packet began (SGE @sge, @off bytes in, @resid left), and a
- * fault of the rest of it, as rxe_resp_odp_miss(); -EIO (a bad receive
- * WQE) after a fault that failed.
+ * fault of the rest of it, held as by rxe_resp_odp_miss(); -EIO (a bad
+ * receive WQE) after a fault that failed.
  */
 static int rxe_resp_send_odp_miss(struct rxe_qp *qp, u32 sge, u32 off,
 				  u32 resid)
@@ -431,7 +442,8 @@ static int rxe_resp_send_odp_miss(struct rxe_qp *qp, u32 sge, u32 off,
 	if (rxe_odp_fault_error(&qp->resp.odp))
 		return -EIO;
 	rxe_odp_fault_sgl(&qp->resp.odp, dma, sge, off);
-	return -EAGAIN;
+	qp->resp.hold = true;
+	return -EINPROGRESS;
 }
 
 static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
@@ -608,8 +620,8 @@ static struct rxe_resp_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 
 /*
  * A READ of ODP memory starts only once all of it is mapped: otherwise
- * rxe_resp_odp_miss() (an RNR NAK), not a stream of responses that
- * stops at the first page missing.
+ * rxe_resp_odp_miss(), not a stream of responses that stops at the
+ * first page missing.
  */
 static int rxe_resp_read_mapped(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 {
@@ -629,7 +641,7 @@ static int rxe_resp_read_mapped(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 
 /*
  * Starts answering a READ of [@va, @va + @len) from response PSN @psn;
- * -EAGAIN while its ODP pages are faulted in.
+ * -EINPROGRESS while its ODP pages are faulted in.
  */
 static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 			       u32 psn)
@@ -659,7 +671,8 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
  * A READ response of @opcode with the next @payload bytes of the READ in
  * place, its headers not written yet; ERR_PTR(-EACCES) when the READ's
  * rkey no longer resolves (its MR deregistered or reregistered since the
- * READ was accepted), NULL on no memory.  To a QP of this host the bytes go
+ * READ was accepted) or an ODP fault failed, ERR_PTR(-EINPROGRESS) while
+ * ODP pages are faulted in, NULL on no memory.  To a QP of this host the bytes go
  * by reference: the requester copies them out before the READ
  * completes, and memory that the responder's side changes meanwhile is
  * a race the application asked for, on any HCA.
@@ -709,11 +722,14 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 			skb = NULL;
 		}
 		/*
-		 * Unmapped since the READ was accepted: given up as below,
-		 * its pages faulted in for the requester's next try.
+		 * ODP pages unmapped since the READ was accepted: this
+		 * response again once they are faulted in (-EINPROGRESS),
+		 * or the fault's error.
 		 */
 		if (err == -EAGAIN)
-			rxe_resp_odp_miss(qp, read->rkey, read->va, read->resid);
+			skb = ERR_PTR(rxe_resp_odp_fault(qp, read->rkey,
+							 read->va,
+							 read->resid));
 	}
 out:
 	rxe_mr_put(mr);
@@ -775,6 +791,8 @@ static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
 	skb = rxe_resp_read_packet(qp, ctx, &pkt, opcode, payload);
+	if (PTR_ERR_OR_ZERO(skb) == -EINPROGRESS)
+		return 1;	/* until the fault's end runs the task */
 	if (IS_ERR(skb)) {
 		rxe_resp_read_fail(qp, ctx, read->psn);
 		return 0;
@@ -888,6 +906,8 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	u8 syn;
 
 	switch (err) {
+	case -EINPROGRESS:
+		return;
 	case -EAGAIN:
 		rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_SND_RNR);
 		rxe_resp_send_ack(qp, ctx, RXE_AETH_RNR_NAK |
@@ -958,12 +978,12 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 			return;
 		/*
 		 * Its MR gone or reregistered since: as a new READ would;
-		 * its ODP pages unmapped since: an RNR NAK meanwhile.
+		 * its ODP pages unmapped since: held meanwhile.
 		 */
 		err = rxe_resp_start_read(qp, res->rkey, va, len, pkt->psn);
 		if (err)
 			rxe_resp_rc_error(qp, ctx, pkt,
-					  err == -EAGAIN ? err : -EACCES);
+					  err == -EINPROGRESS ? err : -EACCES);
 		return;
 	}
 
@@ -1060,7 +1080,7 @@ static void rxe_resp_uc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		err = rxe_resp_check_length(ctx, pkt);
 	if (!err)
 		err = rxe_resp_execute(qp, ctx, pkt, NULL);
-	if (!err)
+	if (!err || err == -EINPROGRESS)
 		return;
 
 	if (err == -EOVERFLOW) {
@@ -1088,7 +1108,7 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	int err;
 
 	err = rxe_resp_execute(qp, ctx, pkt, NULL);
-	if (!err || err == -EAGAIN)
+	if (!err || err == -EAGAIN || err == -EINPROGRESS)
 		return;
 	if (err == -ENOSPC) {
 		rxe_resp_rewind_wqe(qp);
@@ -1145,12 +1165,16 @@ static int rxe_resp_enqueue(struct rxe_qp *qp, struct sk_buff *skb)
 	return err;
 }
 
-/* The oldest request queued, or NULL. */
+/* The request held for a page fault, else the oldest queued, or NULL. */
 static struct sk_buff *rxe_resp_take(struct rxe_qp *qp)
 {
 	struct sk_buff_head *q = &qp->resp.pkts;
-	struct sk_buff *skb;
+	struct sk_buff *skb = qp->resp.held;
 
+	if (skb) {
+		qp->resp.held = NULL;
+		return skb;
+	}
 	spin_lock_bh(&q->lock);
 	skb = __skb_dequeue(q);
 	if (skb && rxe_resp_is_rd_atomic(skb))
@@ -1309,9 +1333,21 @@ static int rxe_responder(struct rxe_qp *qp)
 	if (!skb)
 		return 1;
 	rxe_resp_handle(qp, &ctx, rxe_skb_pkt(skb));
+	if (unlikely(qp->resp.hold)) {
+		/* Until the fault's end runs the task again (rxe_odp.c). */
+		qp->resp.hold = false;
+		qp->resp.held = skb;
+		return 1;
+	}
 	kfree_skb(skb);
 	rxe_qp_put(qp);
 	return 0;
+}
+
+/* A fault of the responder's is done: the packet held is handled again. */
+static void rxe_resp_odp_done(struct rxe_qp *qp)
+{
+	rxe_task_sched(&qp->resp.task);
 }
 
 /* The end of a run of the task: its packets leave together. */
@@ -1369,8 +1405,7 @@ int rxe_resp_init(struct rxe_qp *qp)
 	rxe_ack_park_init(&qp->resp.park, rxe_resp_dev(qp));
 	rxe_task_init(&qp->resp.task, qp, rxe_responder, rxe_responder_end);
 	rxe_xmit_wait_init(&qp->resp.xmit_wait, &qp->resp.task, 0);
-	/* The requester sends again after the RNR NAK: nothing to resume. */
-	rxe_odp_fault_init(&qp->resp.odp, qp, NULL);
+	rxe_odp_fault_init(&qp->resp.odp, qp, rxe_resp_odp_done);
 	return 0;
 }
 

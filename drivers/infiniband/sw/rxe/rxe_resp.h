@@ -121,6 +121,13 @@ struct rxe_resp_info {
 	u32			msn;
 	int			opcode;		/* of the last packet, or -1 */
 	bool			sent_psn_nak;	/* one NAK per sequence error */
+	/*
+	 * A request that missed a page of ODP memory sets hold; the task
+	 * then keeps it in held, taken again before anything queued once
+	 * the page is faulted in (rxe_odp.c).
+	 */
+	bool			hold;
+	struct sk_buff		*held;
 	bool			drop_msg;	/* UC: skip to the next FIRST */
 	bool			flushed;	/* QP in ERR, RQ flushed */
 

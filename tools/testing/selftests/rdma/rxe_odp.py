@@ -22,6 +22,10 @@ Cases:
                  READ of it is a remote access error, a WRITE to the
                  requester's unmapped range a local protection error;
                  the MRs then deregister
+    race         WRITE then READ back, --rounds times, while another
+                 thread drops the responder's pages again and again:
+                 every operation completes, each packet's worth read
+                 back is the bytes written or zeros, nothing else
     refused      the implicit MR (address 0, length SIZE_MAX):
                  EOPNOTSUPP
 Exit 4 when the device reports no ODP (stock's rxe): "no ODP".
@@ -29,6 +33,8 @@ Exit 4 when the device reports no ODP (stock's rxe): "no ODP".
 import ctypes
 import errno
 import sys
+import threading
+import time
 
 from pyverbs import enums as e
 from pyverbs.device import Context
@@ -214,6 +220,52 @@ def unmapped(a):
         mr.close()
 
 
+def race(a):
+    """WRITE then READ back, a.rounds times, while another thread drops
+    the responder's pages (MADV_DONTNEED) again and again: every
+    operation completes, and each packet's worth (MTU 1024, page aligned)
+    read back is the bytes written or the zeros of a page dropped since,
+    never anything else."""
+    req, resp = pair(a)
+    pages = 16
+    total = pages * PAGE
+    lmr, rmr, dmr = odp_mr(req, pages), odp_mr(resp, pages), odp_mr(req, pages)
+    stop = []
+    drops = [0]
+
+    def dropper():
+        while not stop:
+            libc.madvise(rmr.buf, total, MADV_DONTNEED)
+            drops[0] += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=dropper)
+    t.start()
+    mixed = 0
+    try:
+        for r in range(a.rounds):
+            data = pattern(total, r)
+            lmr.write(data, total, 0)
+            ok(post(req, e.IBV_WR_RDMA_WRITE, [SGE(lmr.buf, total, lmr.lkey)],
+                    rmr.rkey, rmr.buf), "round %d: WRITE" % r)
+            ok(post(req, e.IBV_WR_RDMA_READ, [SGE(dmr.buf, total, dmr.lkey)],
+                    rmr.rkey, rmr.buf), "round %d: READ" % r)
+            got = dmr.read(total, 0)
+            for off in range(0, total, 1024):
+                chunk = got[off:off + 1024]
+                if chunk == data[off:off + 1024]:
+                    continue
+                if chunk != bytes(1024):
+                    raise Failed("round %d: bytes at %d neither written nor zero"
+                                 % (r, off))
+                mixed += 1
+    finally:
+        stop.append(1)
+        t.join()
+    print("%d rounds, %d drops, %d packets' worth read back as zeros"
+          % (a.rounds, drops[0], mixed), flush=True)
+
+
 def refused(a):
     req, _ = pair(a)
     try:
@@ -227,8 +279,9 @@ def refused(a):
 
 def main():
     cases = {"traffic": traffic, "invalidate": invalidate,
-             "unmapped": unmapped, "refused": refused}
+             "unmapped": unmapped, "race": race, "refused": refused}
     ap = pair_parser("rxe1", "rxe2")
+    ap.add_argument("--rounds", type=int, default=200, help="race: rounds")
     ap.add_argument("case", choices=sorted(cases))
     a = ap.parse_args()
     try:
