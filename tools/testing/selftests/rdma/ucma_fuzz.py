@@ -1173,7 +1173,7 @@ def resolve_again(fails):
     taken = 0
     answers = {}
     for r in rounds("RESOLVE_ADDR again once bound, then DESTROY_ID",
-                    RACE_SECS):
+                    RACE_SECS / 3):
         i = create(fd)
         if i is None:
             fails.add(f"round {r}: CREATE_ID failed")
