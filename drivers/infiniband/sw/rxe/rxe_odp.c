@@ -79,23 +79,25 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max(range->start, ib_umem_start(odp));
 	end = min(range->end, ib_umem_end(odp));
+	if (start >= end)
+		goto out;
 	/* NULL until the registration is far enough to map anything. */
 	mr = odp->private;
-	if (mr && start < end) {
+	if (mr) {
 		/* Whole blocks: those are what the unmapping takes away. */
 		spin_lock_bh(&mr->lock);
 		mr->odp_inval_start = ALIGN_DOWN(start, BIT(odp->page_shift));
 		mr->odp_inval_end = ALIGN(end, BIT(odp->page_shift));
 		spin_unlock_bh(&mr->lock);
 	}
-	if (start < end)
-		ib_umem_odp_unmap_dma_pages(odp, start, end);
-	if (mr && start < end) {
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+	if (mr) {
 		spin_lock_bh(&mr->lock);
 		mr->odp_inval_start = 0;
 		mr->odp_inval_end = 0;
 		spin_unlock_bh(&mr->lock);
 	}
+out:
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }

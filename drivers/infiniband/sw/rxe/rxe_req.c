@@ -441,9 +441,9 @@ static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
  * Building a packet of @wqe missed a page of an ODP MR (rxe_odp.c): a
  * fault of the rest of its scatter list from where the packet began
  * (SGE @sge, @off bytes in), and the task runs again once it is done;
- * meanwhile the caller puts the WQE back and stops.  -EFAULT instead when the last fault of
- * the send side failed: the packet then fails as it would on a pinned
- * MR.
+ * meanwhile the caller puts the WQE back and stops.  -EFAULT instead
+ * when the last fault of the send side failed: the packet then fails as
+ * it would on a pinned MR.
  */
 static int rxe_req_odp_miss(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 			    u32 sge, u32 off)

@@ -395,10 +395,9 @@ static int rxe_resp_copy_grh(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 }
 
 /*
- * A request missed a page of an ODP MR in [@va, @va + @len) of @rkey
- * (rxe_odp.c): -EINPROGRESS, the packet held (resp.hold) while the pages
- * are faulted in, or the remote access error of the side's last fault,
- * which failed.  The caller has undone what the packet changed.
+ * A fault of [@va, @va + @len) of @rkey after a miss on ODP memory
+ * (rxe_odp.c): -EINPROGRESS while it is under way, or the remote access
+ * error of the side's last fault, which failed.
  */
 static int rxe_resp_odp_fault(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 {
@@ -412,6 +411,11 @@ static int rxe_resp_odp_fault(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 	return -EINPROGRESS;
 }
 
+/*
+ * A request missed a page of ODP memory: rxe_resp_odp_fault(), and the
+ * packet held (resp.hold) while the fault is under way.  The caller has
+ * undone what the packet changed.
+ */
 static int rxe_resp_odp_miss(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
 {
 	int err = rxe_resp_odp_fault(qp, rkey, va, len);
@@ -619,41 +623,29 @@ static struct rxe_resp_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 }
 
 /*
- * A READ of ODP memory starts only once all of it is mapped: otherwise
- * rxe_resp_odp_miss(), not a stream of responses that stops at the
- * first page missing.
+ * Starts answering a READ of [@va, @va + @len) from response PSN @psn;
+ * -EACCES when the rkey does not allow it.  A READ of ODP memory starts
+ * only once all of it is mapped: otherwise rxe_resp_odp_miss()
+ * (-EINPROGRESS), not a stream of responses that stops at the first
+ * page missing.
  */
-static int rxe_resp_read_mapped(struct rxe_qp *qp, u32 rkey, u64 va, u32 len)
+static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+			       u32 psn)
 {
 	struct rxe_mr *mr;
 	u64 addr = va;
 	int err;
 
-	if (!len)
-		return 0;
-	mr = rxe_rkey_resolve(qp, rkey, &addr, len, IB_ACCESS_REMOTE_READ);
-	if (IS_ERR(mr))
-		return -EACCES;
-	err = rxe_odp_mapped(mr, addr, len, false);
-	rxe_mr_put(mr);
-	return err ? rxe_resp_odp_miss(qp, rkey, va, len) : 0;
-}
-
-/*
- * Starts answering a READ of [@va, @va + @len) from response PSN @psn;
- * -EINPROGRESS while its ODP pages are faulted in.
- */
-static int rxe_resp_start_read(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
-			       u32 psn)
-{
-	int err;
-
-	err = rxe_resp_check_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
-	if (err)
-		return err;
-	err = rxe_resp_read_mapped(qp, rkey, va, len);
-	if (err)
-		return err;
+	if (len) {
+		mr = rxe_rkey_resolve(qp, rkey, &addr, len,
+				      IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return -EACCES;
+		err = rxe_odp_mapped(mr, addr, len, false);
+		rxe_mr_put(mr);
+		if (err)
+			return rxe_resp_odp_miss(qp, rkey, va, len);
+	}
 	qp->resp.read.rkey = rkey;
 	qp->resp.read.va = va;
 	qp->resp.read.resid = len;
@@ -671,10 +663,10 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
  * A READ response of @opcode with the next @payload bytes of the READ in
  * place, its headers not written yet; ERR_PTR(-EACCES) when the READ's
  * rkey no longer resolves (its MR deregistered or reregistered since the
- * READ was accepted) or an ODP fault failed, ERR_PTR(-EINPROGRESS) while
- * ODP pages are faulted in, NULL on no memory.  To a QP of this host the bytes go
- * by reference: the requester copies them out before the READ
- * completes, and memory that the responder's side changes meanwhile is
+ * READ was accepted) or an ODP fault failed, ERR_PTR(-EINPROGRESS)
+ * while ODP pages are faulted in, NULL on no memory.  To a QP of this
+ * host the bytes go by reference: the requester copies them out before
+ * the READ completes, and memory that the responder's side changes meanwhile is
  * a race the application asked for, on any HCA.
  */
 static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
