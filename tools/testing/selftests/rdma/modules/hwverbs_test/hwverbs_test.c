@@ -4,7 +4,8 @@
  * ULPs (mlx4/mlx5, ipoib, qedr, efa, irdma ...) use and no ULP of kverbs_test
  * does: IB header packing (ib_pack.h), static rates, the DMA block
  * iterator, and the verbs rxe has no op for (VFs, rdma netdevs, XRC,
- * WQs, ODP, CQ moderation, AH modify), which must answer as stock.
+ * WQs, CQ moderation, AH modify), which must answer as stock, and an
+ * ODP registration, which answers as the device's ODP cap says.
  *
  * On load it runs its cases once on an existing rxe device (dev=,
  * default rxe0) and prints KTAP into the kernel log, each line prefixed
@@ -390,6 +391,7 @@ static int kt_no_ops(void)
 	struct ib_xrcd *xrcd;
 	struct ib_wq *wq;
 	struct ib_mr *mr;
+	bool odp;
 
 	xrcd = ib_alloc_xrcd_user(kt.dev, NULL, NULL);
 	kt_golden("xrcd %ld", IS_ERR(xrcd) ? PTR_ERR(xrcd) : 0L);
@@ -403,13 +405,20 @@ static int kt_no_ops(void)
 					    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
 					    0, &sge, 1));
 	kt_golden("moderation %d", rdma_set_cq_moderation(kt.cq, 4, 16));
+	/*
+	 * The core refuses ODP on a device without IBK_ON_DEMAND_PAGING
+	 * (stock's rxe); our rxe has it, so there the registration, lazy
+	 * and of an address nothing is mapped at, must succeed.
+	 */
+	odp = kt.dev->attrs.kernel_cap_flags & IBK_ON_DEMAND_PAGING;
 	mr = ib_reg_user_mr(kt.pd, 0, PAGE_SIZE, 0,
 			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_ON_DEMAND);
 	kt_golden("reg_user_mr odp %ld", IS_ERR(mr) ? PTR_ERR(mr) : 0L);
-	if (!IS_ERR(mr)) {
+	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
+	if (KTAP_BAD(odp != IS_ERR(mr), "ODP cap %d, reg_user_mr %ld", odp,
+		     IS_ERR(mr) ? PTR_ERR(mr) : 0L))
 		return -EINVAL;
-	}
 	return IS_ERR(xrcd) && IS_ERR(wq) ? 0 : -EINVAL;
 }
 
@@ -612,7 +621,7 @@ static int __init hwverbs_test_init(void)
 	ktap_run("VF ops without the driver's op", kt_vf, dev, "no device");
 	ktap_run("rdma netdev without the driver's op", kt_netdev, dev,
 		 "no device");
-	ktap_run("XRC, WQ, advise, moderation, ODP without the op", kt_no_ops,
+	ktap_run("XRC, WQ, advise, moderation without the op; ODP", kt_no_ops,
 		 dev, "no device");
 	ktap_run("AH query and modify", kt_ah, dev, "no device");
 	ktap_run("CQ resize", kt_cq_resize, dev, "no device");
