@@ -59,16 +59,8 @@ netem() {
 	done
 }
 
-# The neighbours first, and for good: modify_qp to RTR resolves the
-# peer's MAC on the veth with a 1 s bound, which one lost ARP request or
-# reply exceeds (seen: ETIMEDOUT, netem's only packet an ARP it
-# dropped); the transfer, not ARP, is what runs over the loss.  Static
-# entries, as the guest has no ping (and a ping between two local
-# addresses would not cross the veth anyway).
-ip neigh replace "$TWO_IP2" dev "$TWO_IF1" nud permanent \
-	lladdr "$(cat "/sys/class/net/$TWO_IF2/address")" &&
-	ip neigh replace "$TWO_IP1" dev "$TWO_IF2" nud permanent \
-		lladdr "$(cat "/sys/class/net/$TWO_IF1/address")" ||
+# The neighbours first, and for good (rxe_topo.sh).
+topo_two_static_neigh ||
 	ktap_print_msg "no static neighbours on $TWO_IF1 and $TWO_IF2"
 netem delay 1ms loss 5% duplicate 2% reorder 10%
 ktap_test_result "$LOSS_MIB MiB of RC SEND and of RDMA WRITE over loss, duplicates, reordering" \

@@ -176,6 +176,20 @@ topo_two_clean() {
 	true
 }
 
+# topo_two_static_neigh: the two-device addresses' neighbours, made
+# permanent.  modify_qp to RTR resolves the peer's MAC on the veth with a
+# 1 s bound, which one lost ARP request or reply exceeds (seen:
+# ETIMEDOUT, netem's only packet an ARP it dropped): a test that loses
+# packets on purpose sets them first, so that the traffic, not ARP, is
+# what runs over the loss.  (The guest has no ping, and a ping between
+# two local addresses would not cross the veth anyway.)
+topo_two_static_neigh() {
+	ip neigh replace "$TWO_IP2" dev "$TWO_IF1" nud permanent \
+		lladdr "$(cat "/sys/class/net/$TWO_IF2/address")" &&
+		ip neigh replace "$TWO_IP1" dev "$TWO_IF2" nud permanent \
+			lladdr "$(cat "/sys/class/net/$TWO_IF1/address")"
+}
+
 # Everything the *_up functions may have made, gone.  Returns once no rxe
 # device is left.
 topo_down() {

@@ -123,14 +123,15 @@ class Side:
         self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
                                          rcq=self.cq, cap=cap))
 
-    def connect(self, peer, mtu, timeout, retry_cnt):
+    def connect(self, peer, mtu, timeout, retry_cnt, access=ACCESS_ALL,
+                dest_rd_atomic=4):
         attr = QPAttr(port_num=1)
-        attr.qp_access_flags = ACCESS_ALL
+        attr.qp_access_flags = access
         attr.path_mtu = mtu
         attr.dest_qp_num = peer.qp.qp_num
         attr.rq_psn = 0
         attr.sq_psn = 0
-        attr.max_dest_rd_atomic = 4
+        attr.max_dest_rd_atomic = dest_rd_atomic
         attr.max_rd_atomic = 4
         attr.min_rnr_timer = 12
         attr.timeout = timeout
