@@ -13,6 +13,7 @@
  */
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_ibta15.h"
 #include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
@@ -56,6 +57,8 @@ static enum ib_wc_opcode rxe_wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case RXE_WR_OP_ATOMIC_WRITE:
+		return (enum ib_wc_opcode)RXE_WC_OP_ATOMIC_WRITE;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
@@ -385,12 +388,12 @@ static int rxe_comp_ack(struct rxe_qp *qp, u32 psn, bool inclusive)
 		if (wqe->state != RXE_WQE_PENDING ||
 		    rxe_psn_cmp(wqe->last_psn, upto) >= 0)
 			break;
-		if (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC))
+		if (wqe->mask & RXE_WR_RD_ATOMIC)
 			return -EAGAIN;
 		wqe->state = RXE_WQE_DONE;
 		rxe_comp_complete_done(qp);
 	}
-	if (wqe && (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) &&
+	if (wqe && (wqe->mask & RXE_WR_RD_ATOMIC) &&
 	    rxe_psn_cmp(upto, wqe->first_psn) > 0)
 		upto = wqe->first_psn;
 	if (rxe_psn_cmp(upto, req->comp_psn) > 0)
@@ -414,7 +417,7 @@ static void rxe_comp_odp_miss(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 			  wqe->dma.sge_offset);
 }
 
-/* A READ response or atomic acknowledgment at comp_psn. */
+/* A READ response, an ATOMIC WRITE's, or an atomic ACK at comp_psn. */
 static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	struct rxe_pd *pd = to_rpd(qp->ibqp.pd);
@@ -426,8 +429,21 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	if (!wqe || rxe_psn_cmp(pkt->psn, wqe->first_psn) < 0 ||
 	    rxe_psn_cmp(pkt->psn, wqe->last_psn) > 0 ||
 	    !(wqe->mask & ((pkt->mask & RXE_ATMACK_MASK) ? RXE_WR_ATOMIC :
-							  RXE_WR_READ)))
+			   RXE_WR_READ | RXE_WR_ATOMIC_WRITE)))
 		return;	/* not what we asked for: ignored */
+
+	if (wqe->mask & RXE_WR_ATOMIC_WRITE) {
+		/* Its answer: one READ response, without data. */
+		if (pkt->opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY ||
+		    rxe_payload_size(pkt)) {
+			rxe_comp_fail(qp, wqe, IB_WC_BAD_RESP_ERR);
+			return;
+		}
+		wqe->state = RXE_WQE_DONE;
+		rxe_comp_progress(qp, (pkt->psn + 1) & RXE_BTH_PSN_MASK);
+		rxe_comp_complete_done(qp);
+		return;
+	}
 
 	sge = wqe->dma.cur_sge;
 	sge_off = wqe->dma.sge_offset;

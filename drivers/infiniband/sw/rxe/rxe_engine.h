@@ -290,8 +290,9 @@ int rxe_copy_pkt_to_mr(struct rxe_mr *mr, u64 iova, struct rxe_pkt_info *pkt);
 
 /*
  * The 8-byte atomic of @opcode (IB_OPCODE_COMPARE_SWAP or FETCH_ADD at
- * the responder) at @iova of @mr; the original value into @orig.
- * -EINVAL when @iova is not 8-byte aligned.
+ * the responder, or RXE_OPCODE_RC_ATOMIC_WRITE) at @iova of @mr; the
+ * original value into @orig (not for ATOMIC WRITE).  -EINVAL when @iova
+ * is not 8-byte aligned.
  */
 int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 		  u64 swap_add, u64 *orig);

@@ -27,6 +27,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_ibta15.h"
 #include "rxe_odp.h"
 #include "rxe_verbs.h"
 
@@ -719,7 +720,9 @@ int rxe_copy_pkt_to_mr(struct rxe_mr *mr, u64 iova, struct rxe_pkt_info *pkt)
 /*
  * IBTA atomics are 8 bytes, aligned, atomic with respect to every other
  * access through the HCA (here: every CPU), in host byte order in
- * memory.
+ * memory.  An ATOMIC WRITE (IBTA 1.5, @opcode RXE_OPCODE_RC_ATOMIC_WRITE)
+ * stores @swap_add as it came, bytes in wire order, and returns nothing
+ * in *@orig.
  */
 int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 		  u64 swap_add, u64 *orig)
@@ -762,7 +765,10 @@ int rxe_mr_atomic(struct rxe_mr *mr, u64 iova, u8 opcode, u64 comp,
 		goto out;
 	}
 	/* The RC opcode, or the operation alone: the low 5 bits. */
-	if ((opcode & 0x1f) == IB_OPCODE_COMPARE_SWAP)
+	if (opcode == RXE_OPCODE_RC_ATOMIC_WRITE)
+		/* Seen whole, and after every WRITE placed before it. */
+		atomic64_set_release((atomic64_t *)va, swap_add);
+	else if ((opcode & 0x1f) == IB_OPCODE_COMPARE_SWAP)
 		*orig = cmpxchg64(va, comp, swap_add);
 	else
 		*orig = atomic64_fetch_add(swap_add, (atomic64_t *)va);

@@ -2,9 +2,9 @@
 /*
  * The opcode table (rxe_opcode.h): the RC, UC and UD opcodes of IBTA
  * vol. 1, 9.2 (table 35), which of the headers of 9.3 each carries, and
- * what it means to the engine.  RD opcodes are absent, as is anything
- * the 6.1 rxe does not handle: their rows have no name, and the receive
- * path drops such packets.
+ * what it means to the engine, and IBTA 1.5's ATOMIC WRITE.  RD opcodes
+ * are absent, as is anything else rxe does not handle (FLUSH): their
+ * rows have no name, and the receive path drops such packets.
  *
  * Headers always appear in the order of enum rxe_hdr_type, so a row's
  * offsets are the running sum of the sizes of the headers before: BTH
@@ -16,6 +16,7 @@
  */
 #include <rdma/ib_pack.h>
 
+#include "rxe_ibta15.h"
 #include "rxe_opcode.h"
 
 const struct rxe_opcode_info rxe_opcode[256] = {
@@ -238,6 +239,22 @@ const struct rxe_opcode_info rxe_opcode[256] = {
 			[RXE_AETH] = 12,
 			[RXE_ATMACK] = 16,
 			[RXE_PAYLOAD] = 24,
+		},
+	},
+	/*
+	 * IBTA 1.5: RETH and 8 bytes of payload; the responder answers
+	 * with an RDMA READ response without data.
+	 */
+	[RXE_OPCODE_RC_ATOMIC_WRITE] = {
+		.name = "IB_OPCODE_RC_ATOMIC_WRITE",
+		.mask = RXE_BTH_MASK | RXE_RC_MASK | RXE_REQ_MASK |
+			RXE_ATOMIC_WRITE_MASK | RXE_PAYLOAD_MASK |
+			RXE_RETH_MASK | RXE_START_MASK | RXE_END_MASK,
+		.length = 28,
+		.offset = {
+			[RXE_BTH] = 0,
+			[RXE_RETH] = 12,
+			[RXE_PAYLOAD] = 28,
 		},
 	},
 	[IB_OPCODE_RC_COMPARE_SWAP] = {

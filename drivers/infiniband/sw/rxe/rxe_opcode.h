@@ -67,6 +67,9 @@ enum rxe_opcode_mask {
 	RXE_UC_MASK		= BIT(25),
 	RXE_UD_MASK		= BIT(26),
 
+	/* IBTA 1.5: an 8-byte WRITE placed at once (rxe_ibta15.h). */
+	RXE_ATOMIC_WRITE_MASK	= BIT(27),
+
 	/*
 	 * Not table bits: set per packet by the receive path (e.g. a
 	 * packet delivered to several QPs of a multicast group).
@@ -76,6 +79,12 @@ enum rxe_opcode_mask {
 };
 
 #define RXE_READ_OR_ATOMIC_MASK	(RXE_READ_MASK | RXE_ATOMIC_MASK)
+/*
+ * Requests the responder answers from a resource of max_dest_rd_atomic
+ * (its replay ring), and a requester counts against max_rd_atomic.
+ */
+#define RXE_RD_ATOMIC_MASK	(RXE_READ_OR_ATOMIC_MASK | \
+				 RXE_ATOMIC_WRITE_MASK)
 #define RXE_WRITE_OR_SEND_MASK	(RXE_WRITE_MASK | RXE_SEND_MASK)
 
 struct rxe_opcode_info {

@@ -12,6 +12,8 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
+#include "rxe_ibta15.h"
+
 /* No IEEE OUI: the all-ones 24-bit value marks a software device. */
 #define RXE_VENDOR_ID			0xffffff
 
@@ -26,7 +28,8 @@
 					 IB_DEVICE_SRQ_RESIZE		| \
 					 IB_DEVICE_MEM_MGT_EXTENSIONS	| \
 					 IB_DEVICE_MEM_WINDOW		| \
-					 IB_DEVICE_MEM_WINDOW_TYPE_2B)
+					 IB_DEVICE_MEM_WINDOW_TYPE_2B	| \
+					 RXE_DEVICE_ATOMIC_WRITE)
 
 /*
  * Memory is the host's: any length, any page size from 4 KiB up.

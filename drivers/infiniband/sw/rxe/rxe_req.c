@@ -22,6 +22,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_ibta15.h"
 #include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
@@ -208,6 +209,8 @@ static int rxe_req_opcode(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 		return t | IB_OPCODE_COMPARE_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return t | IB_OPCODE_FETCH_ADD;
+	case RXE_WR_OP_ATOMIC_WRITE:
+		return RXE_OPCODE_RC_ATOMIC_WRITE;
 	default:
 		return -EINVAL;
 	}
@@ -467,7 +470,7 @@ static void rxe_req_extent(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
 	*len = 0;
 	*last = true;
 	*npsn = 1;
-	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) {
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE | RXE_WR_ATOMIC_WRITE)) {
 		*last = wqe->dma.resid <= mtu;
 		*len = min(wqe->dma.resid, mtu);
 	} else if (wqe->mask & RXE_WR_READ) {
@@ -649,7 +652,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	off = rxe_psn_dist(req->comp_psn, wqe->first_psn);
 	rxe_req_save(qp, wqe, &undo);
 	/* A READ's position is already past what arrived (the completer). */
-	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE))
+	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE | RXE_WR_ATOMIC_WRITE))
 		rxe_dma_seek(wqe, off * rxe_req_mtu(qp));
 	sge = wqe->dma.cur_sge;
 	sge_off = wqe->dma.sge_offset;
@@ -705,7 +708,7 @@ static bool rxe_req_may_start(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) &&
 	    req->wqe_index != qp->sq.queue->cons)
 		return false;
-	if ((wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) && req->rd_atomic <= 0)
+	if ((wqe->mask & RXE_WR_RD_ATOMIC) && req->rd_atomic <= 0)
 		return false;
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    rxe_psn_dist(req->psn, req->comp_psn) >= RXE_MAX_UNACKED_PSNS)
@@ -759,7 +762,7 @@ static int rxe_req_step(struct rxe_qp *qp, enum ib_qp_state state)
 			rxe_req_local(qp, wqe);
 			return 0;
 		}
-		if (wqe->mask & (RXE_WR_READ | RXE_WR_ATOMIC)) {
+		if (wqe->mask & RXE_WR_RD_ATOMIC) {
 			wqe->has_rd_atomic = 1;
 			req->rd_atomic--;
 		}

@@ -40,7 +40,15 @@ enum rxe_wr_mask {
 	RXE_WR_READ	= BIT(2),
 	RXE_WR_ATOMIC	= BIT(3),
 	RXE_WR_LOCAL	= BIT(4),	/* LOCAL_INV, REG_MR, BIND_MW */
+	RXE_WR_ATOMIC_WRITE = BIT(5),	/* IBTA 1.5, rxe_ibta15.h */
 };
+
+/*
+ * Work the responder answers from a resource (max_rd_atomic of them
+ * outstanding), and that only its own response completes.
+ */
+#define RXE_WR_RD_ATOMIC	(RXE_WR_READ | RXE_WR_ATOMIC | \
+				 RXE_WR_ATOMIC_WRITE)
 
 /* The largest message (IBTA: 2^31 bytes). */
 #define RXE_MAX_MSG_LEN		BIT_ULL(31)

@@ -32,6 +32,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_ibta15.h"
 #include "rxe_pktq.h"
 #include "rxe_verbs.h"
 
@@ -186,6 +187,21 @@ static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
 		return;
 	atmack_init(&pkt, orig);
 	rxe_resp_xmit(qp, ctx, skb);
+}
+
+/* The answer to an ATOMIC WRITE: an RDMA READ response without data. */
+static void rxe_resp_send_atomic_write_ack(struct rxe_qp *qp,
+					   const struct rxe_resp_ctx *ctx,
+					   u32 psn)
+{
+	struct rxe_pkt_info pkt;
+	struct sk_buff *skb;
+
+	skb = rxe_resp_packet(qp, ctx, &pkt,
+			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 0, psn,
+			      RXE_AETH_ACK_UNLIMITED);
+	if (skb)
+		rxe_resp_xmit(qp, ctx, skb);
 }
 
 /* ---- receive completions ---- */
@@ -887,6 +903,53 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 }
 
 /*
+ * An ATOMIC WRITE (IBTA 1.5): its 8 bytes placed by one aligned store,
+ * which no access through the HCA sees half done, after the WRITEs
+ * before it.  It takes a resource as an ATOMIC does: a duplicate is
+ * answered again, never placed twice (a WRITE after it may have changed
+ * the bytes since).  Its RETH names exactly the 8 bytes it carries.
+ */
+static int rxe_resp_atomic_write(struct rxe_qp *qp,
+				 const struct rxe_resp_ctx *ctx,
+				 const struct rxe_pkt_info *pkt)
+{
+	struct sk_buff *skb = rxe_pkt_skb((struct rxe_pkt_info *)pkt);
+	u64 addr = reth_va(pkt);
+	struct rxe_resp_res *res;
+	struct rxe_mr *mr;
+	u64 val;
+	int err;
+
+	if (!ctx->num_res || reth_len(pkt) != RXE_ATOMIC_WRITE_LEN ||
+	    rxe_payload_size(pkt) != RXE_ATOMIC_WRITE_LEN)
+		return -EINVAL;
+	/* In the linear part or not: skb_copy_bits() reads either. */
+	if (skb_copy_bits(skb, (u8 *)rxe_payload_addr(pkt) - skb->data, &val,
+			  sizeof(val)))
+		return -EINVAL;
+	mr = rxe_rkey_resolve(qp, reth_rkey(pkt), &addr, sizeof(val),
+			      IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_mr_atomic(mr, addr, pkt->opcode, 0, val, NULL);
+	rxe_mr_put(mr);
+	if (err == -EAGAIN)
+		return rxe_resp_odp_miss(qp, reth_rkey(pkt), reth_va(pkt),
+					 sizeof(val));
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EACCES;
+
+	res = rxe_resp_new_res(qp, ctx);
+	res->mask = RXE_ATOMIC_WRITE_MASK;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+
+	rxe_resp_advance(qp, pkt);
+	rxe_resp_send_atomic_write_ack(qp, ctx, pkt->psn);
+	return 0;
+}
+
+/*
  * RC errors of class B (RNR) and C (IBTA 9.9.3): RNR NAKs the packet
  * and waits for the retry; the others complete the receive WQE in hand
  * in error, NAK, and take the QP to ERR.
@@ -937,8 +1000,9 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
  * long message would otherwise send an ACK per packet, which on a
  * congested link takes the place of the data the requester resends (the
  * in-tree rxe acknowledges every one).  A READ is read again, within what
- * the original asked for; an ATOMIC's saved result is sent again, never
- * executed twice.  Anything else, e.g. older than the table, is dropped.
+ * the original asked for; an ATOMIC's saved result, or an ATOMIC WRITE's
+ * answer, is sent again, never executed twice.  Anything else, e.g.
+ * older than the table, is dropped.
  */
 static void rxe_resp_duplicate(struct rxe_qp *qp,
 			       const struct rxe_resp_ctx *ctx,
@@ -979,7 +1043,11 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 		return;
 	}
 
-	if (pkt->psn == res->first_psn)
+	if (pkt->psn != res->first_psn)
+		return;
+	if (pkt->mask & RXE_ATOMIC_WRITE_MASK)
+		rxe_resp_send_atomic_write_ack(qp, ctx, pkt->psn);
+	else
 		rxe_resp_send_atomic_ack(qp, ctx, pkt->psn, res->orig);
 }
 
@@ -990,7 +1058,7 @@ static bool rxe_resp_rc_allowed(const struct rxe_resp_ctx *ctx,
 {
 	if (pkt->mask & RXE_READ_MASK)
 		return ctx->access & IB_ACCESS_REMOTE_READ;
-	if (pkt->mask & RXE_WRITE_MASK)
+	if (pkt->mask & (RXE_WRITE_MASK | RXE_ATOMIC_WRITE_MASK))
 		return ctx->access & IB_ACCESS_REMOTE_WRITE;
 	if (pkt->mask & RXE_ATOMIC_MASK)
 		return ctx->access & IB_ACCESS_REMOTE_ATOMIC;
@@ -1029,6 +1097,8 @@ static void rxe_resp_rc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		err = rxe_resp_read(qp, ctx, pkt);
 	} else if (pkt->mask & RXE_ATOMIC_MASK) {
 		err = rxe_resp_atomic(qp, ctx, pkt);
+	} else if (pkt->mask & RXE_ATOMIC_WRITE_MASK) {
+		err = rxe_resp_atomic_write(qp, ctx, pkt);
 	} else {
 		bool acked = false;
 
@@ -1115,12 +1185,12 @@ static void rxe_resp_ud(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 static bool rxe_resp_is_rd_atomic(struct sk_buff *skb)
 {
-	return rxe_skb_pkt(skb)->mask & (RXE_READ_MASK | RXE_ATOMIC_MASK);
+	return rxe_skb_pkt(skb)->mask & RXE_RD_ATOMIC_MASK;
 }
 
 /*
- * READs and ATOMICs that may wait in the queue: the QP's
- * max_dest_rd_atomic (IBTA 9.7.5.1.3: a requester keeps no more
+ * READs and ATOMICs (ATOMIC WRITEs too) that may wait in the queue: the
+ * QP's max_dest_rd_atomic (IBTA 9.7.5.1.3: a requester keeps no more
  * outstanding; the one being answered has left the queue).  One at
  * least, so that a READ to a QP that allows none is still NAKed.
  */

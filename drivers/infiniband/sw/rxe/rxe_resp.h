@@ -23,13 +23,14 @@ struct rxe_queue;
 struct rxe_srq;
 
 /*
- * A READ or ATOMIC the responder executed, kept so that a duplicate of
- * it (the requester retrying after a lost response) is answered again:
- * a READ by reading the same memory again, an ATOMIC by replaying the
- * result it had, never by executing it twice (IBTA 9.7.5.1.1, C9-148).
+ * A READ or ATOMIC (or ATOMIC WRITE) the responder executed, kept so
+ * that a duplicate of it (the requester retrying after a lost response)
+ * is answered again: a READ by reading the same memory again, an ATOMIC
+ * by replaying the result it had, never by executing it twice (IBTA
+ * 9.7.5.1.1, C9-148).
  */
 struct rxe_resp_res {
-	u32		mask;		/* RXE_READ_MASK, RXE_ATOMIC_MASK, 0 */
+	u32		mask;		/* of RXE_RD_ATOMIC_MASK, or 0 */
 	u32		first_psn;
 	u32		last_psn;
 	u32		rkey;

@@ -15,6 +15,7 @@
 
 #include "rxe.h"
 #include "rxe_engine.h"
+#include "rxe_ibta15.h"
 #include "rxe_verbs.h"
 
 /* The kernel copy of the WQE in SQ slot @index. */
@@ -64,6 +65,9 @@ static u32 rxe_wr_mask(enum ib_qp_type type, u32 opcode, bool user)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return rc ? RXE_WR_ATOMIC : 0;
+	case RXE_WR_OP_ATOMIC_WRITE:
+		/* 6.1's kernel ULPs have no name for it. */
+		return rc && user ? RXE_WR_ATOMIC_WRITE : 0;
 	case IB_WR_LOCAL_INV:
 		return RXE_WR_LOCAL;
 	case IB_WR_REG_MR:
@@ -91,7 +95,21 @@ static int rxe_sq_check_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	if (!wqe->mask)
 		return -EINVAL;
 
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+	if (wqe->mask & RXE_WR_ATOMIC_WRITE) {
+		/*
+		 * librxe puts the 8 bytes where inline data goes: sent as
+		 * inline data is, from the WQE.  Refused if the slot has
+		 * no room for them (no SGE, no inline data, and a WQE size
+		 * that is a power of 2).
+		 */
+		if (BIT(qp->sq.queue->log2_elem_size) <
+		    sizeof(*wqe) + RXE_ATOMIC_WRITE_LEN)
+			return -EINVAL;
+		wqe->wr.send_flags |= IB_SEND_INLINE;
+		dma->length = RXE_ATOMIC_WRITE_LEN;
+		dma->num_sge = 0;
+		length = dma->length;
+	} else if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (!(wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) ||
 		    dma->length > qp->sq.max_inline)
 			return -EINVAL;
@@ -113,6 +131,7 @@ static int rxe_sq_check_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case RXE_WR_OP_ATOMIC_WRITE:
 		wqe->iova = wqe->wr.wr.rdma.remote_addr;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
