@@ -422,7 +422,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	struct rxe_pd *pd = to_rpd(qp->ibqp.pd);
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
-	u32 sge, sge_off, resid;
+	struct rxe_dma_pos pos;
 	u64 orig;
 	int err;
 
@@ -445,9 +445,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 		return;
 	}
 
-	sge = wqe->dma.cur_sge;
-	sge_off = wqe->dma.sge_offset;
-	resid = wqe->dma.resid;
+	pos = rxe_dma_get_pos(&wqe->dma);
 	if (pkt->mask & RXE_ATMACK_MASK) {
 		orig = atmack_orig(pkt);
 		err = rxe_copy_sgl(pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma, &orig,
@@ -457,9 +455,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	}
 	if (err == -EAGAIN && !rxe_odp_fault_error(&qp->req.odp)) {
 		/* Placed again in full when it comes again. */
-		wqe->dma.cur_sge = sge;
-		wqe->dma.sge_offset = sge_off;
-		wqe->dma.resid = resid;
+		rxe_dma_set_pos(&wqe->dma, pos);
 		rxe_comp_odp_miss(qp, wqe);
 		return;
 	}

@@ -40,6 +40,7 @@
 #include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
+#include <rdma/rdma_user_rxe.h>
 
 #include "rxe_hdr.h"
 
@@ -262,6 +263,36 @@ int rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, u32 len,
  */
 int rxe_copy_sgl(struct rxe_pd *pd, int access, struct rxe_dma_info *dma,
 		 void *addr, u32 len, enum rxe_copy_dir dir);
+
+/*
+ * Where a copy through a scatter list stands: saved before a packet's
+ * worth is copied, put back when the packet could not be built or
+ * placed (out of memory, an ODP page missing), so that the next attempt
+ * starts at the same byte.
+ */
+struct rxe_dma_pos {
+	u32	cur_sge;
+	u32	sge_offset;
+	u32	resid;
+};
+
+static inline struct rxe_dma_pos
+rxe_dma_get_pos(const struct rxe_dma_info *dma)
+{
+	return (struct rxe_dma_pos){
+		.cur_sge = dma->cur_sge,
+		.sge_offset = dma->sge_offset,
+		.resid = dma->resid,
+	};
+}
+
+static inline void rxe_dma_set_pos(struct rxe_dma_info *dma,
+				   struct rxe_dma_pos pos)
+{
+	dma->cur_sge = pos.cur_sge;
+	dma->sge_offset = pos.sge_offset;
+	dma->resid = pos.resid;
+}
 
 /*
  * By reference instead of by copy (rxe_init_packet_ref()): appends

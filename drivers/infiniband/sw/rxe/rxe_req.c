@@ -334,8 +334,7 @@ static struct sk_buff *rxe_req_packet_ref(struct rxe_qp *qp,
 					  int *err)
 {
 	struct rxe_dma_info *dma = &wqe->dma;
-	u32 cur_sge = dma->cur_sge, sge_offset = dma->sge_offset;
-	u32 resid = dma->resid;
+	struct rxe_dma_pos pos = rxe_dma_get_pos(dma);
 	struct sk_buff *skb;
 
 	skb = rxe_init_packet_ref(qp, av, opcode, len, pkt);
@@ -350,9 +349,7 @@ static struct sk_buff *rxe_req_packet_ref(struct rxe_qp *qp,
 	kfree_skb(skb);
 	if (*err == -EOPNOTSUPP) {
 		/* Not pinned user pages, or too many: copy. */
-		dma->cur_sge = cur_sge;
-		dma->sge_offset = sge_offset;
-		dma->resid = resid;
+		rxe_dma_set_pos(dma, pos);
 		*err = 0;
 	}
 	return NULL;
@@ -402,9 +399,7 @@ struct rxe_req_undo {
 	enum rxe_wqe_state	state;
 	u32			first_psn;
 	u32			last_psn;
-	u32			cur_sge;
-	u32			sge_offset;
-	u32			resid;
+	struct rxe_dma_pos	pos;
 };
 
 static void rxe_req_save(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
@@ -416,9 +411,7 @@ static void rxe_req_save(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
 	undo->state = wqe->state;
 	undo->first_psn = wqe->first_psn;
 	undo->last_psn = wqe->last_psn;
-	undo->cur_sge = wqe->dma.cur_sge;
-	undo->sge_offset = wqe->dma.sge_offset;
-	undo->resid = wqe->dma.resid;
+	undo->pos = rxe_dma_get_pos(&wqe->dma);
 }
 
 static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
@@ -430,9 +423,7 @@ static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 	wqe->state = undo->state;
 	wqe->first_psn = undo->first_psn;
 	wqe->last_psn = undo->last_psn;
-	wqe->dma.cur_sge = undo->cur_sge;
-	wqe->dma.sge_offset = undo->sge_offset;
-	wqe->dma.resid = undo->resid;
+	rxe_dma_set_pos(&wqe->dma, undo->pos);
 	/* Not started after all: rxe_req_step() takes the credit again. */
 	if (undo->state == RXE_WQE_POSTED && wqe->has_rd_atomic) {
 		wqe->has_rd_atomic = 0;
@@ -443,17 +434,18 @@ static void rxe_req_restore(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 /*
  * Building a packet of @wqe missed a page of an ODP MR (rxe_odp.c): a
  * fault of the rest of its scatter list from where the packet began
- * (SGE @sge, @off bytes in), and the task runs again once it is done;
+ * (@pos), and the task runs again once it is done;
  * meanwhile the caller puts the WQE back and stops.  -EFAULT instead
  * when the last fault of the send side failed: the packet then fails as
  * it would on a pinned MR.
  */
 static int rxe_req_odp_miss(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
-			    u32 sge, u32 off)
+			    struct rxe_dma_pos pos)
 {
 	if (rxe_odp_fault_error(&qp->req.odp))
 		return -EFAULT;
-	rxe_odp_fault_sgl(&qp->req.odp, &wqe->dma, sge, off);
+	rxe_odp_fault_sgl(&qp->req.odp, &wqe->dma, pos.cur_sge,
+			  pos.sge_offset);
 	return 0;
 }
 
@@ -535,7 +527,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	resid = wqe->dma.resid;
 	skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
 	if (err == -EAGAIN &&
-	    !rxe_req_odp_miss(qp, wqe, undo.cur_sge, undo.sge_offset)) {
+	    !rxe_req_odp_miss(qp, wqe, undo.pos)) {
 		rxe_req_restore(qp, wqe, &undo);
 		return 1;
 	}
@@ -622,14 +614,15 @@ static void rxe_req_probe_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
  * The probe after a timeout (rxe_comp_timeout()): the packet at comp_psn
  * built again, with AckReq, and the WQE left as it was.  For a SEND or a
  * WRITE that packet; for a READ, the request for what has not arrived
- * (the responder replays it); for an atomic, the request again (the
- * responder answers from its replay cache).
+ * (the responder replays it); for an atomic or an ATOMIC WRITE, the
+ * request again (the responder answers from its replay cache).
  */
 static int rxe_req_send_probe(struct rxe_qp *qp)
 {
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
-	u32 len, npsn, off, resid, sge, sge_off;
+	struct rxe_dma_pos pos;
+	u32 len, npsn, off, resid;
 	struct rxe_req_undo undo;
 	struct rxe_pkt_info pkt;
 	struct rxe_av path;
@@ -654,8 +647,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	/* A READ's position is already past what arrived (the completer). */
 	if (wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE | RXE_WR_ATOMIC_WRITE))
 		rxe_dma_seek(wqe, off * rxe_req_mtu(qp));
-	sge = wqe->dma.cur_sge;
-	sge_off = wqe->dma.sge_offset;
+	pos = rxe_dma_get_pos(&wqe->dma);
 	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	opcode = rxe_req_opcode(qp, wqe, !off, last);
 	resid = wqe->dma.resid;
@@ -665,7 +657,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 		rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last,
 				      READ_ONCE(qp->attr.dest_qp_num), true,
 				      req->comp_psn, resid);
-	if (err == -EAGAIN && !rxe_req_odp_miss(qp, wqe, sge, sge_off)) {
+	if (err == -EAGAIN && !rxe_req_odp_miss(qp, wqe, pos)) {
 		rxe_req_restore(qp, wqe, &undo);
 		req->probe_owed = true;
 		return 1;

@@ -447,21 +447,18 @@ static int rxe_resp_copy_err(int err)
 
 /*
  * A SEND missed a page of an ODP MR of the receive WQE: the WQE back to
- * where the packet began (SGE @sge, @off bytes in, @resid left), and a
- * fault of the rest of it, held as by rxe_resp_odp_miss(); -EIO (a bad
- * receive WQE) after a fault that failed.
+ * where the packet began (@pos), and a fault of the rest of it, held as
+ * by rxe_resp_odp_miss(); -EIO (a bad receive WQE) after a fault that
+ * failed.
  */
-static int rxe_resp_send_odp_miss(struct rxe_qp *qp, u32 sge, u32 off,
-				  u32 resid)
+static int rxe_resp_send_odp_miss(struct rxe_qp *qp, struct rxe_dma_pos pos)
 {
 	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
 
-	dma->cur_sge = sge;
-	dma->sge_offset = off;
-	dma->resid = resid;
+	rxe_dma_set_pos(dma, pos);
 	if (rxe_odp_fault_error(&qp->resp.odp))
 		return -EIO;
-	rxe_odp_fault_sgl(&qp->resp.odp, dma, sge, off);
+	rxe_odp_fault_sgl(&qp->resp.odp, dma, pos.cur_sge, pos.sge_offset);
 	qp->resp.hold = true;
 	return -EINPROGRESS;
 }
@@ -469,14 +466,14 @@ static int rxe_resp_send_odp_miss(struct rxe_qp *qp, u32 sge, u32 off,
 static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 {
 	struct rxe_dma_info *dma = &qp->resp.wqe.wqe.dma;
-	u32 sge = dma->cur_sge, off = dma->sge_offset, resid = dma->resid;
+	struct rxe_dma_pos pos = rxe_dma_get_pos(dma);
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	int err;
 
 	if (type == IB_QPT_UD || type == IB_QPT_GSI) {
 		err = rxe_resp_copy_grh(qp, pkt);
 		if (err == -EAGAIN)
-			return rxe_resp_send_odp_miss(qp, sge, off, resid);
+			return rxe_resp_send_odp_miss(qp, pos);
 		if (err)
 			return rxe_resp_copy_err(err);
 	}
@@ -484,7 +481,7 @@ static int rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 	err = rxe_copy_pkt_to_sgl(to_rpd(qp->ibqp.pd), dma,
 				  (struct rxe_pkt_info *)pkt);
 	if (err == -EAGAIN)
-		return rxe_resp_send_odp_miss(qp, sge, off, resid);
+		return rxe_resp_send_odp_miss(qp, pos);
 	if (err)
 		return rxe_resp_copy_err(err);
 
