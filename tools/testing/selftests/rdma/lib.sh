@@ -65,6 +65,54 @@ pyverbs_want() {
 	fi
 }
 
+# tracefs kprobe events, by their kprobe_events definitions ("p:NAME FN
+# ARGS", "r:GROUP/NAME FN ARGS").
+TRACEFS=/sys/kernel/tracing
+
+# probe_event DEF: the event DEF makes, as events/ names it.
+probe_event() {
+	local n=${1%% *}
+
+	n=${n#*:}
+	[[ $n == */* ]] || n=kprobes/$n
+	echo "$n"
+}
+
+# probes_on DEF...: each event added and enabled, the trace emptied.
+probes_on() {
+	local d
+
+	[ -e $TRACEFS/kprobe_events ] ||
+		mount -t tracefs nodev $TRACEFS 2>/dev/null || return 1
+	for d in "$@"; do
+		echo "$d" >> $TRACEFS/kprobe_events || return 1
+	done
+	echo > $TRACEFS/trace
+	for d in "$@"; do
+		echo 1 > "$TRACEFS/events/$(probe_event "$d")/enable" || return 1
+	done
+}
+
+# probes_off DEF...: each event disabled; the trace stays to be read.
+probes_off() {
+	local d e
+
+	for d in "$@"; do
+		e=$TRACEFS/events/$(probe_event "$d")/enable
+		[ ! -e "$e" ] || echo 0 > "$e"
+	done
+}
+
+# probes_del DEF...: each event removed, after probes_off.
+probes_del() {
+	local d
+
+	for d in "$@"; do
+		[ ! -e "$TRACEFS/events/$(probe_event "$d")" ] ||
+			echo "-:$(probe_event "$d")" >> $TRACEFS/kprobe_events
+	done
+}
+
 # The names of the modules this tree builds.
 oot_module_names() {
 	sed -e 's|.*/||' -e 's/\.k\?o$//' "$OOT_REPO/modules.order"

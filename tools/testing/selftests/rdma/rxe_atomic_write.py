@@ -37,16 +37,13 @@ from pyverbs.mr import MR
 from pyverbs.qp import QPCap, QPEx, QPInitAttrEx
 from pyverbs.wr import SGE
 
-from rxe_traffic import ACCESS_ALL, PAGE, Failed, Side, anon, pair_parser, \
-    poll, problem, problems
+from rxe_traffic import ACCESS_ALL, Absent, Failed, PAGE, Side, anon, poll, \
+    problem, run_cases
 
 # ib_user_verbs.h of rdma-core 44: IB_UVERBS_DEVICE_ATOMIC_WRITE.
 DEVICE_ATOMIC_WRITE = 1 << 40
 WC_ATOMIC_WRITE = 9
 
-
-class NoAtomicWrite(Exception):
-    pass
 
 
 class SideEx(Side):
@@ -90,7 +87,7 @@ def pair(a, depth=16, **resp_attr):
 def check_device(dev):
     attr = Context(name=dev).query_device_ex()
     if not attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE:
-        raise NoAtomicWrite()
+        raise Absent("no ATOMIC WRITE")
     return attr.odp_caps.general_caps & e.IBV_ODP_SUPPORT
 
 
@@ -225,18 +222,7 @@ def replay(a):
 def main():
     cases = {"place": place, "burst": burst, "errors": errors,
              "replay": replay}
-    ap = pair_parser("rxe1", "rxe2")
-    ap.add_argument("--rounds", type=int, default=200, help="replay: rounds")
-    ap.add_argument("case", choices=sorted(cases))
-    a = ap.parse_args()
-    try:
-        cases[a.case](a)
-    except NoAtomicWrite:
-        print("no ATOMIC WRITE", flush=True)
-        return 4
-    except Failed as err:
-        problem(str(err))
-    return 1 if problems else 0
+    return run_cases(cases, "rxe1", "rxe2", rounds=200)
 
 
 if __name__ == "__main__":

@@ -42,8 +42,8 @@ from pyverbs.mr import MR
 from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.wr import RecvWR, SGE, SendWR
 
-from rxe_traffic import ACCESS_ALL, PAGE, Failed, Side, anon, libc, ok, \
-    pair_parser, poll, problem, problems, rearm
+from rxe_traffic import ACCESS_ALL, Absent, Failed, PAGE, Side, anon, libc, \
+    ok, poll, problem, rearm, run_cases
 
 ODP = ACCESS_ALL | e.IBV_ACCESS_ON_DEMAND
 PAGES = 64
@@ -52,9 +52,6 @@ MADV_DONTNEED = 4
 libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
-
-class NoOdp(Exception):
-    pass
 
 
 def pair(a):
@@ -116,7 +113,7 @@ def atomic(side, opcode, lmr, rmr, compare_add, swap=0):
 def check_odp(dev):
     caps = Context(name=dev).query_device_ex().odp_caps
     if not caps.general_caps & e.IBV_ODP_SUPPORT:
-        raise NoOdp()
+        raise Absent("no ODP")
 
 
 def traffic(a):
@@ -280,19 +277,7 @@ def refused(a):
 def main():
     cases = {"traffic": traffic, "invalidate": invalidate,
              "unmapped": unmapped, "race": race, "refused": refused}
-    ap = pair_parser("rxe1", "rxe2")
-    ap.add_argument("--rounds", type=int, default=200, help="race: rounds")
-    ap.add_argument("case", choices=sorted(cases))
-    a = ap.parse_args()
-    try:
-        check_odp(a.dev)
-        cases[a.case](a)
-    except NoOdp:
-        print("no ODP", flush=True)
-        return 4
-    except Failed as err:
-        problem(str(err))
-    return 1 if problems else 0
+    return run_cases(cases, "rxe1", "rxe2", rounds=200)
 
 
 if __name__ == "__main__":

@@ -28,11 +28,7 @@ modprobe ib_uverbs
 topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
 case_() {
-	if ours; then
-		ktap_test_result "$1" rxe_pair_py rxe_odp.py "${@:2}"
-	else
-		ktap_test_skip "$1" "stock's rxe has no ODP (odp_caps 0)"
-	fi
+	ours_case rxe_odp.py "stock's rxe has no ODP (odp_caps 0)" "$@"
 }
 
 caps() {

@@ -40,17 +40,14 @@ from pyverbs.mr import MR, MW, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.wr import SendWR
 
-from rxe_traffic import ACCESS_ALL, PAGE, Failed, anon, fill, ok, pair, \
-    pair_parser, poll, problem, problems, rearm, send_wr
+from rxe_traffic import ACCESS_ALL, Absent, Failed, PAGE, anon, fill, ok, \
+    pair, poll, problem, rearm, run_cases, send_wr
 
 # include/uapi/rdma/ib_user_verbs.h: IB_USER_VERBS_CMD_REREG_MR and the
 # flags of struct ib_uverbs_rereg_mr (enum ib_mr_rereg_flags).
 REREG_MR = 11
 TRANS, PD_FLAG, ACCESS = 1, 2, 4
 
-
-class NotSupported(Exception):
-    pass
 
 
 # The command fd of each responder MR's context, by the MR's id():
@@ -69,7 +66,7 @@ def rereg(mr, flags, start=0, length=0, pd=None, access=0):
         os.write(FDS[id(mr)], hdr + body)
     except OSError as err:
         if err.errno == errno.EOPNOTSUPP:
-            raise NotSupported()
+            raise Absent("EOPNOTSUPP")
         return err.errno, 0, 0
     lkey, rkey = struct.unpack("<II", resp.raw)
     return 0, lkey, rkey
@@ -307,18 +304,7 @@ def race(a):
 def main():
     cases = {"in-place": in_place, "translation": translation,
              "windows": windows, "race": race}
-    ap = pair_parser("rxe0", "rxe0")
-    ap.add_argument("--rounds", type=int, default=100, help="race: rounds")
-    ap.add_argument("case", choices=sorted(cases))
-    a = ap.parse_args()
-    try:
-        cases[a.case](a)
-    except NotSupported:
-        print("EOPNOTSUPP", flush=True)
-        return 4
-    except Failed as err:
-        problem(str(err))
-    return 1 if problems else 0
+    return run_cases(cases, "rxe0", "rxe0", rounds=100)
 
 
 if __name__ == "__main__":

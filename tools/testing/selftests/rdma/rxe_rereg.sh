@@ -30,11 +30,7 @@ topo_one_up && topo_two_up || exit "$KSFT_FAIL"
 
 # case DESCRIPTION CASE TOPOLOGY...
 case_() {
-	if ours; then
-		ktap_test_result "$1" rxe_pair_py rxe_rereg.py "${@:2}"
-	else
-		ktap_test_skip "$1" "stock's rxe has no rereg_user_mr: EOPNOTSUPP"
-	fi
+	ours_case rxe_rereg.py "stock's rxe has no rereg_user_mr: EOPNOTSUPP" "$@"
 }
 case_ "a new PD, new access in place: keys kept, traffic as allowed" in-place "${ONE_ENDS[@]}"
 case_ "new pages: new keys, the WRITE lands there, the old rkey fails" translation "${TWO_ENDS[@]}"

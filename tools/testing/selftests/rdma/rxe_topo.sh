@@ -347,6 +347,17 @@ rxe_pair_py() {
 		--peer "$5" --peer-gid "$(topo_gid "$5" "$6")" "${@:7}" "$2"
 }
 
+# ours_case SCRIPT WHY DESC CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: the
+# pair script's CASE as the KTAP case DESC on ours; on stock skipped for
+# WHY, a feature stock's rxe lacks (as measured by the test that says so).
+ours_case() {
+	if ours; then
+		ktap_test_result "$3" rxe_pair_py "$1" "${@:4}"
+	else
+		ktap_test_skip "$3" "$2"
+	fi
+}
+
 # rxe_traffic CASE DEV-A ADDR-A DEV-B ADDR-B [ARG...]: rxe_traffic.py's.
 rxe_traffic() {
 	rxe_pair_py rxe_traffic.py "$@"

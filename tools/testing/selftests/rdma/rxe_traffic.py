@@ -728,6 +728,32 @@ def pair_parser(dev, peer):
     return ap
 
 
+class Absent(Exception):
+    """The feature a case needs is not there (stock's rxe): its message
+    is what run_cases() prints, exiting 4."""
+
+
+def run_cases(cases, dev="rxe1", peer="rxe2", rounds=None):
+    """The main() of a pair script: CASE of @cases (name: function of the
+    parsed options), with rxe_topo.sh's options (pair_parser()) and, if
+    @rounds, --rounds (that default) for the cases that loop.  Exit
+    status: 4 on Absent, 1 when a problem was reported, else 0."""
+    ap = pair_parser(dev, peer)
+    if rounds:
+        ap.add_argument("--rounds", type=int, default=rounds,
+                        help="rounds of the cases that loop")
+    ap.add_argument("case", choices=sorted(cases))
+    a = ap.parse_args()
+    try:
+        cases[a.case](a)
+    except Absent as err:
+        print(str(err), flush=True)
+        return 4
+    except Failed as err:
+        problem(str(err))
+    return 1 if problems else 0
+
+
 def main():
     cases = {"read-fresh": read_fresh, "transfer": transfer, "retry": retry,
              "retry-forever": retry_forever, "counters": counters,

@@ -57,23 +57,17 @@ modprobe rdma_rxe
 wire_up || { echo "# no two-device setup"; exit 1; }
 
 # A kprobe event on the segmentation of FRAGLIST super-packets.
-TRACING=/sys/kernel/tracing
-SEGLIST_EVENT=oot_wire/seglist
+SEGLIST_PROBE="p:oot_wire/seglist skb_segment_list"
 seglist_probe_on() {
-	[ -e "$TRACING/kprobe_events" ] ||
-		mount -t tracefs nodev "$TRACING" 2>/dev/null || return 1
-	echo "p:$SEGLIST_EVENT skb_segment_list" >>"$TRACING/kprobe_events" &&
-	echo >"$TRACING/trace" &&
-	echo 1 >"$TRACING/events/$SEGLIST_EVENT/enable"
+	probes_on "$SEGLIST_PROBE"
 }
 seglist_probe_off() {
-	[ -e "$TRACING/events/$SEGLIST_EVENT/enable" ] || return 0
-	echo 0 >"$TRACING/events/$SEGLIST_EVENT/enable"
-	echo "-:$SEGLIST_EVENT" >>"$TRACING/kprobe_events"
+	probes_off "$SEGLIST_PROBE"
+	probes_del "$SEGLIST_PROBE"
 }
 # seglist_hits: super-packets segmented since seglist_probe_on.
 seglist_hits() {
-	grep -c ' seglist:' "$TRACING/trace"
+	grep -c ' seglist:' "$TRACEFS/trace"
 }
 
 # counters_match DIR CASE MSGS: the counter deltas of a pass (its

@@ -100,16 +100,14 @@ ktap_test_result "destroy or close during resolution: own, unanswered and unrout
 # stock's); a neighbour entry made by hand ends it at once.
 ADDR_WORK_MAX=3
 resolve_wait() {
-	local t=/sys/kernel/tracing fn=ib_core:addr_req_work n rc=0
+	local fn=ib_core:addr_req_work n rc=0 p
 	[ "$OOT_STOCK" != 1 ] || fn=ib_core:process_one_req
-	[ -d $t/events ] || mount -t tracefs nodev $t || return 1
-	echo "p:oot_addr_work $fn" >> $t/kprobe_events || return 1
-	echo > $t/trace
-	echo 1 > $t/events/kprobes/oot_addr_work/enable
+	p="p:oot_addr_work $fn"
+	probes_on "$p" || return 1
 	run resolve_wait || rc=1
-	echo 0 > $t/events/kprobes/oot_addr_work/enable
-	n=$(grep -c 'oot_addr_work:' $t/trace)
-	echo "-:oot_addr_work" >> $t/kprobe_events
+	probes_off "$p"
+	n=$(grep -c 'oot_addr_work:' $TRACEFS/trace)
+	probes_del "$p"
 	echo "# ${fn#*:} ran $n times"
 	[ "$n" -le $ADDR_WORK_MAX ] ||
 		{ echo "# more than $ADDR_WORK_MAX: it polls"; rc=1; }
@@ -129,8 +127,12 @@ ktap_test_result "resolution waits for the neighbour: no periodic tries, done at
 # destroyed.
 NORDMA_IF=oot_nordma
 resolve_cancel() {
-	local t=/sys/kernel/tracing h=rdma_cm:cma_addr_handler e rc=0 late buf lost
+	local t=$TRACEFS h=rdma_cm:cma_addr_handler rc=0 late buf lost probes
 	[ "$OOT_STOCK" != 1 ] || h=rdma_cm:addr_handler
+	probes=("r:oot_ra_cr rdma_cm:rdma_create_user_id id=\$retval"
+		"p:oot_ra_de rdma_cm:rdma_destroy_id id=%di"
+		"r:oot_ra_dx rdma_cm:rdma_destroy_id"
+		"p:oot_ra_cb $h ctx=%cx")
 	ip link add $NORDMA_IF type dummy &&
 	ip addr add 10.201.0.1/24 dev $NORDMA_IF &&
 	ip link set $NORDMA_IF up &&
@@ -142,20 +144,11 @@ resolve_cancel() {
 	# The default clock is per CPU, and no clock tells apart events of one
 	# microsecond on two CPUs: an atomic counter orders them.
 	echo counter > $t/trace_clock
-	{ echo "r:oot_ra_cr rdma_cm:rdma_create_user_id id=\$retval" &&
-	  echo "p:oot_ra_de rdma_cm:rdma_destroy_id id=%di" &&
-	  echo "r:oot_ra_dx rdma_cm:rdma_destroy_id" &&
-	  echo "p:oot_ra_cb $h ctx=%cx"; } >> $t/kprobe_events || return 1
-	echo > $t/trace
-	for e in cr de dx cb; do
-		echo 1 > $t/events/kprobes/oot_ra_$e/enable
-	done
+	probes_on "${probes[@]}" || return 1
 	UCMA_NORDMA=10.201.0.2 UCMA_NETDEV="$VETH" UCMA_ROUNDS=100000 \
 		run resolve_cancel || rc=1
 	eventually 10 topo_gid "$ONE_DEV" "$ONE_IP" >/dev/null || rc=1
-	for e in cr de dx cb; do
-		echo 0 > $t/events/kprobes/oot_ra_$e/enable
-	done
+	probes_off "${probes[@]}"
 	# An event lost (the buffer wrapped) would make the check unsound.
 	lost=$(cat $t/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
 	late=$(awk '
@@ -171,9 +164,7 @@ resolve_cancel() {
 			else if (ev == "oot_ra_cb:") { calls++; if (dead[val]) bad++ }
 		}
 		END { printf "%d %d", calls, bad }' $t/trace)
-	for e in cr de dx cb; do
-		echo "-:oot_ra_$e" >> $t/kprobe_events
-	done
+	probes_del "${probes[@]}"
 	echo "${buf%% *}" > $t/buffer_size_kb
 	echo local > $t/trace_clock
 	ip link del $NORDMA_IF
