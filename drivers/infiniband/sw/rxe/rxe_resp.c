@@ -610,13 +610,18 @@ static int rxe_resp_execute(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 
 /* ---- READ and ATOMIC ---- */
 
+/* The next resource of the ring, for the request of @mask at @first..@last. */
 static struct rxe_resp_res *rxe_resp_new_res(struct rxe_qp *qp,
-					     const struct rxe_resp_ctx *ctx)
+					     const struct rxe_resp_ctx *ctx,
+					     u32 mask, u32 first, u32 last)
 {
 	struct rxe_resp_res *res = &qp->resp.res[qp->resp.res_head];
 
 	qp->resp.res_head = (qp->resp.res_head + 1) % ctx->num_res;
 	memset(res, 0, sizeof(*res));
+	res->mask = mask;
+	res->first_psn = first;
+	res->last_psn = last;
 	return res;
 }
 
@@ -849,10 +854,8 @@ static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	if (err)
 		return err;
 
-	res = rxe_resp_new_res(qp, ctx);
-	res->mask = RXE_READ_MASK;
-	res->first_psn = pkt->psn;
-	res->last_psn = (pkt->psn + npkts - 1) & RXE_BTH_PSN_MASK;
+	res = rxe_resp_new_res(qp, ctx, RXE_READ_MASK, pkt->psn,
+			       (pkt->psn + npkts - 1) & RXE_BTH_PSN_MASK);
 	res->rkey = reth_rkey(pkt);
 	res->va = reth_va(pkt);
 	res->length = len;
@@ -888,10 +891,7 @@ static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EACCES;
 
-	res = rxe_resp_new_res(qp, ctx);
-	res->mask = RXE_ATOMIC_MASK;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
+	res = rxe_resp_new_res(qp, ctx, RXE_ATOMIC_MASK, pkt->psn, pkt->psn);
 	res->orig = orig;
 
 	rxe_resp_advance(qp, pkt);
@@ -912,7 +912,6 @@ static int rxe_resp_atomic_write(struct rxe_qp *qp,
 {
 	struct sk_buff *skb = rxe_pkt_skb((struct rxe_pkt_info *)pkt);
 	u64 addr = reth_va(pkt);
-	struct rxe_resp_res *res;
 	struct rxe_mr *mr;
 	u64 val;
 	int err;
@@ -936,11 +935,7 @@ static int rxe_resp_atomic_write(struct rxe_qp *qp,
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EACCES;
 
-	res = rxe_resp_new_res(qp, ctx);
-	res->mask = RXE_ATOMIC_WRITE_MASK;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
-
+	rxe_resp_new_res(qp, ctx, RXE_ATOMIC_WRITE_MASK, pkt->psn, pkt->psn);
 	rxe_resp_advance(qp, pkt);
 	rxe_resp_send_atomic_write_ack(qp, ctx, pkt->psn);
 	return 0;
