@@ -7,11 +7,15 @@
 
 The ends swap QP number, GID, the server's rkey and address and whether
 each device reports ATOMIC WRITE (IB_UVERBS_DEVICE_ATOMIC_WRITE) over
-TCP port P.  The client posts one ATOMIC WRITE of 8 bytes into the
-server's MR (filled with 0xee) and waits up to 120 s for its completion;
-the server then reads its bytes.  What each end expects, from the caps:
+TCP port P.  The client first RDMA WRITEs 8 bytes at offset 8 of the
+server's MR (filled with 0xee), which must succeed on any pair (and
+gives the capture RoCE packets whatever follows), then posts one ATOMIC
+WRITE of 8 bytes at offset 0 on a QP of retry_cnt 3 (7 retries for
+ever, as stock), and waits up to 60 s for its completion; the server
+then reads its bytes.  What each end expects, from the caps:
     both report it        success, and the server holds the 8 bytes
-    only the client does  an error completion (the peer refuses), and
+    only the client does  an error completion (the peer refuses; stock
+                          6.1 drops the packets: retries exceeded), and
                           the server's bytes untouched
     the client does not   an error completion (its own rxe refuses it)
 Each end prints what it saw ("# ..." lines) and exits 0 when that was
@@ -28,12 +32,15 @@ from pyverbs.addr import GID
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.qp import QPCap, QPEx, QPInitAttrEx
+from pyverbs.wr import SGE
 
-from rxe_traffic import ACCESS_ALL, PAGE, Side
+from rxe_traffic import ACCESS_ALL, PAGE, Side, poll
 
 DEVICE_ATOMIC_WRITE = 1 << 40
 VALUE = bytes(range(0x11, 0x19))
-WAIT = 120
+WRITTEN = bytes(range(0x21, 0x29))
+WAIT = 60
+RETRY_CNT = 3
 
 
 def has_aw(dev):
@@ -62,7 +69,7 @@ def mine(side):
     return {"qpn": side.qp.qp_num, "gid": str(side.gid)}
 
 
-def connect(side, peer):
+def connect(side, peer, retry_cnt=RETRY_CNT):
     """side.qp to RTS towards the peer's QP; Side.connect() wants a Side."""
     class Peer:
         pass
@@ -70,7 +77,7 @@ def connect(side, peer):
     p.qp = Peer()
     p.qp.qp_num = peer["qpn"]
     p.gid = GID(peer["gid"])
-    side.connect(p, e.IBV_MTU_1024, 14, 7)
+    side.connect(p, e.IBV_MTU_1024, 14, retry_cnt)
 
 
 def server(a):
@@ -92,11 +99,9 @@ def server(a):
     got = mr.read(8, 0)
     print("# server: ATOMIC WRITE here %s, at the client %s; client status %s; bytes %s" %
           (aw, peer["aw"], done["status"], got.hex()), flush=True)
-    if peer["aw"] and aw:
-        want = VALUE
-    else:
-        want = b"\xee" * 8
-    return 0 if got == want and mr.read(PAGE, 0)[8:] == b"\xee" * (PAGE - 8) else 1
+    want = VALUE if peer["aw"] and aw else b"\xee" * 8
+    want += WRITTEN + b"\xee" * (PAGE - 16)
+    return 0 if mr.read(PAGE, 0) == want else 1
 
 
 def client(a):
@@ -106,7 +111,8 @@ def client(a):
     cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
     side.qp = QPEx(side.ctx, QPInitAttrEx(
         qp_type=e.IBV_QPT_RC, scq=side.cq, rcq=side.cq, cap=cap, pd=side.pd,
-        send_ops_flags=e.IBV_QP_EX_WITH_ATOMIC_WRITE,
+        send_ops_flags=e.IBV_QP_EX_WITH_ATOMIC_WRITE |
+        e.IBV_QP_EX_WITH_RDMA_WRITE,
         comp_mask=e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
     sock = socket.create_connection((a.client, a.port), timeout=60)
     sock.settimeout(None)
@@ -115,6 +121,21 @@ def client(a):
     conn.send(dict(mine(side), aw=aw))
     connect(side, peer)
     conn.recv()
+
+    src = MR(side.pd, PAGE, ACCESS_ALL)
+    src.write(WRITTEN, 8)
+    side.qp.wr_start()
+    side.qp.wr_id = 0
+    side.qp.wr_flags = e.IBV_SEND_SIGNALED
+    side.qp.wr_rdma_write(peer["rkey"], peer["addr"] + 8)
+    side.qp.wr_set_sge(SGE(src.buf, 8, src.lkey))
+    side.qp.wr_complete()
+    wc = poll(side.cq)[0]
+    if wc.status != e.IBV_WC_SUCCESS:
+        print("# client: the RDMA WRITE before: status %d" % wc.status,
+              flush=True)
+        conn.send({"status": None})
+        return 1
 
     side.qp.wr_start()
     side.qp.wr_id = 1
