@@ -867,29 +867,46 @@ static int rxe_resp_read(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	return 0;
 }
 
+/*
+ * The 8-byte operation of an ATOMIC or an ATOMIC WRITE (rxe_mr_atomic())
+ * on [@va, @va + 8) of @rkey, which must allow @access: 0, or -EINVAL
+ * when misaligned, -EACCES when the key does not allow it, and what
+ * rxe_resp_odp_miss() returns when its ODP page is not mapped.
+ */
+static int rxe_resp_mr_atomic(struct rxe_qp *qp, u32 rkey, u64 va,
+			      int access, u8 opcode, u64 comp, u64 swap_add,
+			      u64 *orig)
+{
+	struct rxe_mr *mr;
+	u64 addr = va;
+	int err;
+
+	mr = rxe_rkey_resolve(qp, rkey, &addr, sizeof(u64), access);
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = rxe_mr_atomic(mr, addr, opcode, comp, swap_add, orig);
+	rxe_mr_put(mr);
+	if (err == -EAGAIN)
+		return rxe_resp_odp_miss(qp, rkey, va, sizeof(u64));
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EACCES;
+	return 0;
+}
+
 static int rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 			   const struct rxe_pkt_info *pkt)
 {
-	u64 addr = atmeth_va(pkt);
 	struct rxe_resp_res *res;
-	struct rxe_mr *mr;
 	u64 orig;
 	int err;
 
 	if (!ctx->num_res)
 		return -EINVAL;
-	mr = rxe_rkey_resolve(qp, atmeth_rkey(pkt), &addr, sizeof(u64),
-			      IB_ACCESS_REMOTE_ATOMIC);
-	if (IS_ERR(mr))
-		return -EACCES;
-	err = rxe_mr_atomic(mr, addr, pkt->opcode, atmeth_comp(pkt),
-			    atmeth_swap_add(pkt), &orig);
-	rxe_mr_put(mr);
-	if (err == -EAGAIN)
-		return rxe_resp_odp_miss(qp, atmeth_rkey(pkt), atmeth_va(pkt),
-					 sizeof(u64));
+	err = rxe_resp_mr_atomic(qp, atmeth_rkey(pkt), atmeth_va(pkt),
+				 IB_ACCESS_REMOTE_ATOMIC, pkt->opcode,
+				 atmeth_comp(pkt), atmeth_swap_add(pkt), &orig);
 	if (err)
-		return err == -EINVAL ? -EINVAL : -EACCES;
+		return err;
 
 	res = rxe_resp_new_res(qp, ctx, RXE_ATOMIC_MASK, pkt->psn, pkt->psn);
 	res->orig = orig;
@@ -911,8 +928,6 @@ static int rxe_resp_atomic_write(struct rxe_qp *qp,
 				 const struct rxe_pkt_info *pkt)
 {
 	struct sk_buff *skb = rxe_pkt_skb((struct rxe_pkt_info *)pkt);
-	u64 addr = reth_va(pkt);
-	struct rxe_mr *mr;
 	u64 val;
 	int err;
 
@@ -923,17 +938,11 @@ static int rxe_resp_atomic_write(struct rxe_qp *qp,
 	if (skb_copy_bits(skb, (u8 *)rxe_payload_addr(pkt) - skb->data, &val,
 			  sizeof(val)))
 		return -EINVAL;
-	mr = rxe_rkey_resolve(qp, reth_rkey(pkt), &addr, sizeof(val),
-			      IB_ACCESS_REMOTE_WRITE);
-	if (IS_ERR(mr))
-		return -EACCES;
-	err = rxe_mr_atomic(mr, addr, pkt->opcode, 0, val, NULL);
-	rxe_mr_put(mr);
-	if (err == -EAGAIN)
-		return rxe_resp_odp_miss(qp, reth_rkey(pkt), reth_va(pkt),
-					 sizeof(val));
+	err = rxe_resp_mr_atomic(qp, reth_rkey(pkt), reth_va(pkt),
+				 IB_ACCESS_REMOTE_WRITE, pkt->opcode, 0, val,
+				 NULL);
 	if (err)
-		return err == -EINVAL ? -EINVAL : -EACCES;
+		return err;
 
 	rxe_resp_new_res(qp, ctx, RXE_ATOMIC_WRITE_MASK, pkt->psn, pkt->psn);
 	rxe_resp_advance(qp, pkt);
