@@ -84,9 +84,14 @@ def pair(a, depth=16, **resp_attr):
     return req, resp
 
 
+def has_atomic_write(attr):
+    """Whether query_device_ex's @attr reports ATOMIC WRITE."""
+    return bool(attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE)
+
+
 def check_device(dev):
     attr = Context(name=dev).query_device_ex()
-    if not attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE:
+    if not has_atomic_write(attr):
         raise Absent("no ATOMIC WRITE")
     return attr.odp_caps.general_caps & e.IBV_ODP_SUPPORT
 

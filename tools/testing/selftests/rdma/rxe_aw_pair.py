@@ -31,12 +31,10 @@ from pyverbs import enums as e
 from pyverbs.addr import GID
 from pyverbs.device import Context
 from pyverbs.mr import MR
-from pyverbs.qp import QPCap, QPEx, QPInitAttrEx
-from pyverbs.wr import SGE
 
+from rxe_atomic_write import SideEx, has_atomic_write
 from rxe_traffic import ACCESS_ALL, PAGE, Side, poll
 
-DEVICE_ATOMIC_WRITE = 1 << 40
 VALUE = bytes(range(0x11, 0x19))
 WRITTEN = bytes(range(0x21, 0x29))
 WAIT = 60
@@ -44,8 +42,7 @@ RETRY_CNT = 3
 
 
 def has_aw(dev):
-    attr = Context(name=dev).query_device_ex()
-    return bool(attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE)
+    return has_atomic_write(Context(name=dev).query_device_ex())
 
 
 class Conn:
@@ -69,15 +66,10 @@ def mine(side):
     return {"qpn": side.qp.qp_num, "gid": str(side.gid)}
 
 
-def connect(side, peer, retry_cnt=RETRY_CNT):
-    """side.qp to RTS towards the peer's QP; Side.connect() wants a Side."""
-    class Peer:
-        pass
-    p = Peer()
-    p.qp = Peer()
-    p.qp.qp_num = peer["qpn"]
-    p.gid = GID(peer["gid"])
-    side.connect(p, e.IBV_MTU_1024, 14, retry_cnt)
+def connect(side, peer):
+    """side's QP to RTS towards the peer's, as it described it."""
+    side.connect_to(peer["qpn"], GID(peer["gid"]), e.IBV_MTU_1024, 14,
+                    RETRY_CNT)
 
 
 def server(a):
@@ -106,14 +98,7 @@ def server(a):
 
 def client(a):
     aw = has_aw(a.dev)
-    side = Side(a.dev, a.gid, 4)
-    side.qp.close()
-    cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
-    side.qp = QPEx(side.ctx, QPInitAttrEx(
-        qp_type=e.IBV_QPT_RC, scq=side.cq, rcq=side.cq, cap=cap, pd=side.pd,
-        send_ops_flags=e.IBV_QP_EX_WITH_ATOMIC_WRITE |
-        e.IBV_QP_EX_WITH_RDMA_WRITE,
-        comp_mask=e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+    side = SideEx(a.dev, a.gid, 4)
     sock = socket.create_connection((a.client, a.port), timeout=60)
     sock.settimeout(None)
     conn = Conn(sock)
@@ -125,10 +110,7 @@ def client(a):
     src = MR(side.pd, PAGE, ACCESS_ALL)
     src.write(WRITTEN, 8)
     side.qp.wr_start()
-    side.qp.wr_id = 0
-    side.qp.wr_flags = e.IBV_SEND_SIGNALED
-    side.qp.wr_rdma_write(peer["rkey"], peer["addr"] + 8)
-    side.qp.wr_set_sge(SGE(src.buf, 8, src.lkey))
+    side.rdma_write(0, peer["rkey"], peer["addr"] + 8, src, 0, 8)
     side.qp.wr_complete()
     wc = poll(side.cq)[0]
     if wc.status != e.IBV_WC_SUCCESS:
@@ -138,9 +120,7 @@ def client(a):
         return 1
 
     side.qp.wr_start()
-    side.qp.wr_id = 1
-    side.qp.wr_flags = e.IBV_SEND_SIGNALED
-    side.qp.wr_atomic_write(peer["rkey"], peer["addr"], VALUE)
+    side.atomic_write(1, peer["rkey"], peer["addr"], VALUE)
     side.qp.wr_complete()
     start = time.monotonic()
     status = None

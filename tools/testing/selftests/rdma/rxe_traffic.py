@@ -125,10 +125,16 @@ class Side:
 
     def connect(self, peer, mtu, timeout, retry_cnt, access=ACCESS_ALL,
                 dest_rd_atomic=4):
+        self.connect_to(peer.qp.qp_num, peer.gid, mtu, timeout, retry_cnt,
+                        access, dest_rd_atomic)
+
+    def connect_to(self, qpn, gid, mtu, timeout, retry_cnt,
+                   access=ACCESS_ALL, dest_rd_atomic=4):
+        """The QP to RTS towards QP @qpn at GID @gid (another host's)."""
         attr = QPAttr(port_num=1)
         attr.qp_access_flags = access
         attr.path_mtu = mtu
-        attr.dest_qp_num = peer.qp.qp_num
+        attr.dest_qp_num = qpn
         attr.rq_psn = 0
         attr.sq_psn = 0
         attr.max_dest_rd_atomic = dest_rd_atomic
@@ -137,7 +143,7 @@ class Side:
         attr.timeout = timeout
         attr.retry_cnt = retry_cnt
         attr.rnr_retry = 7
-        gr = GlobalRoute(dgid=peer.gid, sgid_index=self.gid_index, hop_limit=64)
+        gr = GlobalRoute(dgid=gid, sgid_index=self.gid_index, hop_limit=64)
         attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
         self.qp.to_rts(attr)
 
