@@ -14,6 +14,7 @@
  *	roce_gid_mgmt.c	RoCE GIDs from netdev/inet/inet6 notifiers
  *	restrack.c	resource tracking (rdma_restrack_*)
  *	counters.c	hw_stats allocation helpers
+ *	qp_counters.c	QP counter sets: auto and manual binding of QPs
  *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry, the
  *			attributes drivers add to its messages
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
@@ -368,6 +369,17 @@ const char *rdma_restrack_type_name(enum rdma_restrack_type type);
 struct rdma_restrack_entry *
 rdma_restrack_get_next(struct ib_device *dev, enum rdma_restrack_type type,
 		       unsigned long *id);
+
+/* ---------------------------------------------------------------- */
+/* qp_counters.c (the rest is rdma/rdma_counter.h's)                  */
+
+/*
+ * Add what the port's QP counter sets counted (live ones and those
+ * released) to @totals, @n values in the layout of the port's counters:
+ * sysfs and nldev show a port's counters as the driver's own plus these.
+ */
+void rdma_counter_port_totals(struct ib_device *dev, u32 port, u64 *totals,
+			      unsigned int n);
 
 /* ---------------------------------------------------------------- */
 /* mad.c: the MAD layer's ib_client, registered before any other.     */

@@ -318,6 +318,7 @@ static void ib_device_release(struct device *dev)
 
 	/* Each copes with what registration did not get to set up. */
 	ib_device_release_hw_stats(device);
+	rdma_counter_release(device);
 	ib_cache_release_one(device);
 	rdma_restrack_clean(device);
 
@@ -2097,6 +2098,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 		ibdev_warn(device, "cannot set up the caches: %d\n", ret);
 		goto err_index;
 	}
+	rdma_counter_init(device);
 
 	if (device->ops.alloc_hw_device_stats) {
 		ret = ib_setup_device_attrs(device);

@@ -1355,19 +1355,105 @@ static int nldev_fill_srq(struct sk_buff *msg, bool admin,
 	return nldev_fill_res_owner(msg, res);
 }
 
-/* Counters exist only once QP counter binding does; none yet. */
+/* The QPs bound to @counter, by number (RES_QP of RES_QP_ENTRY). */
+static int nldev_fill_counter_qps(struct sk_buff *msg,
+				  struct rdma_counter *counter)
+{
+	struct rdma_restrack_entry *res;
+	struct nlattr *table, *entry;
+	unsigned long id = 0;
+	struct ib_qp *qp;
+	int ret = 0;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_RES_QP);
+	if (!table)
+		return -EMSGSIZE;
+
+	while (!ret &&
+	       (res = rdma_restrack_get_next(counter->device,
+					     RDMA_RESTRACK_QP, &id))) {
+		qp = container_of(res, struct ib_qp, res);
+		/* Only compared: the binding may change as we look. */
+		if (READ_ONCE(qp->counter) == counter) {
+			entry = nla_nest_start(msg, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+			if (!entry ||
+			    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN,
+					qp->qp_num))
+				ret = -EMSGSIZE;
+			else
+				nla_nest_end(msg, entry);
+		}
+		rdma_restrack_put(res);
+		id++;
+	}
+	if (ret) {
+		nla_nest_cancel(msg, table);
+		return ret;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+/* The counter's values, fresh from the driver. */
+static int nldev_fill_counter_values(struct sk_buff *msg,
+				     struct rdma_counter *counter)
+{
+	struct rdma_hw_stats *stats = counter->stats;
+	struct nlattr *table;
+	int i, ret;
+
+	ret = rdma_counter_query_stats(counter);
+	if (ret)
+		return ret;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	if (!table)
+		return -EMSGSIZE;
+
+	mutex_lock(&counter->lock);
+	for (i = 0; i < stats->num_counters && !ret; i++) {
+		if (stats->is_disabled && test_bit(i, stats->is_disabled))
+			continue;
+		ret = rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
+						   stats->value[i]);
+	}
+	mutex_unlock(&counter->lock);
+	if (ret) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+/*
+ * A QP counter set: its port, id, mode, the QP type of an auto counter
+ * by type, its owner (the first QP's), values and QPs.
+ */
 static int nldev_fill_counter(struct sk_buff *msg, bool admin,
 			      struct rdma_restrack_entry *res, u32 port)
 {
 	struct rdma_counter *counter =
 		container_of(res, struct rdma_counter, res);
+	int ret;
 
 	if (port && port != counter->port)
 		return -EAGAIN;
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, counter->port) ||
-	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter->id))
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter->id) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_MODE, counter->mode.mode))
 		return -EMSGSIZE;
-	return nldev_fill_res_owner(msg, res);
+	if (counter->mode.mode == RDMA_COUNTER_MODE_AUTO &&
+	    (counter->mode.mask & RDMA_COUNTER_MASK_QP_TYPE) &&
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_TYPE,
+		       counter->mode.param.qp_type))
+		return -EMSGSIZE;
+	ret = nldev_fill_res_owner(msg, res);
+	if (!ret)
+		ret = nldev_fill_counter_values(msg, counter);
+	if (!ret)
+		ret = nldev_fill_counter_qps(msg, counter);
+	return ret;
 }
 
 /**
@@ -1671,11 +1757,24 @@ static struct ib_device *nldev_stat_port(struct sk_buff *skb,
 	return device;
 }
 
+/*
+ * The argument of the ib_hw_stats_read() callbacks: the reply, and for
+ * STAT_GET what the port's QP counter sets counted (@totals, @n values,
+ * or NULL), added to the driver's own counters.
+ */
+struct nldev_stat_arg {
+	struct sk_buff *msg;
+	u64 *totals;
+	unsigned int n;
+};
+
 /* ib_hw_stats_read() callback: every enabled counter and its value. */
 static int nldev_put_hwcounters(const struct rdma_hw_stats *stats, void *arg)
 {
-	struct sk_buff *msg = arg;
+	struct nldev_stat_arg *a = arg;
+	struct sk_buff *msg = a->msg;
 	struct nlattr *table;
+	u64 value;
 	int i;
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
@@ -1685,8 +1784,11 @@ static int nldev_put_hwcounters(const struct rdma_hw_stats *stats, void *arg)
 	for (i = 0; i < stats->num_counters; i++) {
 		if (stats->is_disabled && test_bit(i, stats->is_disabled))
 			continue;
+		value = stats->value[i];
+		if (a->totals && i < a->n)
+			value += a->totals[i];
 		if (rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
-						 stats->value[i])) {
+						 value)) {
 			nla_nest_cancel(msg, table);
 			return -EMSGSIZE;
 		}
@@ -1725,7 +1827,7 @@ static int nldev_put_counter_status(struct sk_buff *msg,
 static int nldev_put_counters_status(const struct rdma_hw_stats *stats,
 				     void *arg)
 {
-	struct sk_buff *msg = arg;
+	struct sk_buff *msg = ((struct nldev_stat_arg *)arg)->msg;
 	struct nlattr *table;
 	int i;
 
@@ -1749,9 +1851,10 @@ static int nldev_stat_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
 			    int (*put)(const struct rdma_hw_stats *stats,
 				       void *arg))
 {
+	struct nldev_stat_arg arg = {};
+	struct rdma_hw_stats *stats;
 	struct ib_device *device;
 	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
 	u32 port;
 	int ret;
 
@@ -1759,36 +1862,50 @@ static int nldev_stat_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (!device)
 		return -EINVAL;
 
-	msg = nldev_reply_new(skb, nlh, cmd, &rnlh);
-	if (!msg) {
+	/* Before the stats' lock: the counter sets have locks of their own. */
+	stats = ib_hw_stats_get(device, port);
+	if (cmd == RDMA_NLDEV_CMD_STAT_GET && stats &&
+	    device->ops.counter_bind_qp) {
+		arg.n = stats->num_counters;
+		arg.totals = kcalloc(arg.n, sizeof(*arg.totals), GFP_KERNEL);
+		if (!arg.totals) {
+			ret = -ENOMEM;
+			goto out_put;
+		}
+		rdma_counter_port_totals(device, port, arg.totals, arg.n);
+	}
+
+	arg.msg = nldev_reply_new(skb, nlh, cmd, &rnlh);
+	if (!arg.msg) {
 		ret = -ENOMEM;
 		goto out_put;
 	}
 
-	ret = nldev_put_handle(msg, device);
-	if (!ret && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+	ret = nldev_put_handle(arg.msg, device);
+	if (!ret && nla_put_u32(arg.msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
 		ret = -EMSGSIZE;
 	if (!ret)
-		ret = ib_hw_stats_read(device, port, put, msg);
+		ret = ib_hw_stats_read(device, port, put, &arg);
 	if (ret) {
-		nlmsg_free(msg);
+		nlmsg_free(arg.msg);
 		goto out_put;
 	}
+	kfree(arg.totals);
 	ib_device_put(device);
-	return nldev_reply_send(skb, msg, rnlh);
+	return nldev_reply_send(skb, arg.msg, rnlh);
 
 out_put:
+	kfree(arg.totals);
 	ib_device_put(device);
 	return ret;
 }
 
-/*
- * "rdma stat qp mode": QP counters are not bound to counter sets yet, so
- * every port is in mode "none".
- */
+/* "rdma stat qp mode": the port's mode, and in auto mode its criteria. */
 static int nldev_stat_qp_mode(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct nlattr **tb)
 {
+	enum rdma_nl_counter_mode mode;
+	enum rdma_nl_counter_mask mask;
 	struct ib_device *device;
 	struct nlmsghdr *rnlh;
 	struct sk_buff *msg;
@@ -1800,8 +1917,8 @@ static int nldev_stat_qp_mode(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -EINVAL;
 
 	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	ret = -EINVAL;
-	if (!rdma_is_port_valid(device, port))
+	ret = rdma_counter_get_mode(device, port, &mode, &mask);
+	if (ret)
 		goto out_put;
 
 	ret = -ENOMEM;
@@ -1811,8 +1928,9 @@ static int nldev_stat_qp_mode(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 	if (nldev_put_handle(msg, device) ||
 	    nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port) ||
-	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_MODE,
-			RDMA_COUNTER_MODE_NONE)) {
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_MODE, mode) ||
+	    (mode == RDMA_COUNTER_MODE_AUTO &&
+	     nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, mask))) {
 		nlmsg_free(msg);
 		ret = -EMSGSIZE;
 		goto out_put;
@@ -1943,116 +2061,166 @@ out:
 }
 
 /*
- * Optional counters are switched here.  Counter binding (auto and manual
- * QP modes) needs the rdma_counter machinery, which is not in yet: those
- * requests are answered -EOPNOTSUPP.
+ * "rdma statistic qp set link DEV/PORT auto ..." (STAT_MODE auto, with the
+ * criteria) and "rdma statistic qp bind" (STAT_MODE manual, a QP number
+ * and maybe a counter id).  A binding is answered with the counter's id
+ * and the QP number in @msg.
+ */
+static int nldev_stat_set_mode(struct ib_device *device, u32 port,
+			       struct nlattr **tb, struct sk_buff *msg,
+			       struct netlink_ext_ack *extack)
+{
+	u32 qpn, cntn;
+	int ret;
+
+	if (!tb[RDMA_NLDEV_ATTR_STAT_RES] ||
+	    nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_RES]) != RDMA_NLDEV_ATTR_RES_QP)
+		return -EINVAL;
+
+	switch (nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_MODE])) {
+	case RDMA_COUNTER_MODE_AUTO:
+		if (!tb[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK])
+			return -EINVAL;
+		return rdma_counter_set_auto_mode(device, port,
+			nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK]),
+			extack);
+	case RDMA_COUNTER_MODE_MANUAL:
+		if (!tb[RDMA_NLDEV_ATTR_RES_LQPN])
+			return -EINVAL;
+		qpn = nla_get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]);
+		if (tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]) {
+			cntn = nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]);
+			ret = rdma_counter_bind_qpn(device, port, qpn, cntn);
+		} else {
+			ret = rdma_counter_bind_qpn_alloc(device, port, qpn,
+							  &cntn);
+		}
+		if (ret)
+			return ret;
+		if (nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, cntn) ||
+		    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, qpn)) {
+			rdma_counter_unbind_qpn(device, port, qpn, cntn);
+			return -EMSGSIZE;
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A STAT_SET or STAT_DEL: its device and port, and the reply begun. */
+struct nldev_stat_req {
+	struct ib_device *device;
+	u32 port;
+	struct sk_buff *msg;
+	struct nlmsghdr *rnlh;
+};
+
+/*
+ * The device and port @tb names, and a reply of @cmd that starts with
+ * them (as stock's).  On error nothing is held.
+ */
+static int nldev_stat_req_begin(struct sk_buff *skb, struct nlmsghdr *nlh,
+				struct nlattr **tb, u32 cmd,
+				struct nldev_stat_req *req)
+{
+	int ret = -EINVAL;
+
+	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		return -EINVAL;
+	req->device = nldev_get_device(skb, tb);
+	if (!req->device)
+		return -EINVAL;
+	req->port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (!rdma_is_port_valid(req->device, req->port))
+		goto out_put;
+
+	ret = -ENOMEM;
+	req->msg = nldev_reply_new(skb, nlh, cmd, &req->rnlh);
+	if (!req->msg)
+		goto out_put;
+	if (!nldev_put_handle(req->msg, req->device) &&
+	    !nla_put_u32(req->msg, RDMA_NLDEV_ATTR_PORT_INDEX, req->port))
+		return 0;
+	ret = -EMSGSIZE;
+	nlmsg_free(req->msg);
+out_put:
+	ib_device_put(req->device);
+	return ret;
+}
+
+/* Sends the reply when @ret is 0, else drops it; lets the device go. */
+static int nldev_stat_req_end(struct sk_buff *skb, struct nldev_stat_req *req,
+			      int ret)
+{
+	ib_device_put(req->device);
+	if (ret) {
+		nlmsg_free(req->msg);
+		return ret;
+	}
+	return nldev_reply_send(skb, req->msg, req->rnlh);
+}
+
+/*
+ * STAT_SET: a port's QP counter mode or binding (STAT_MODE), else which
+ * of its optional counters are shown (STAT_HWCOUNTERS).
  */
 static int nldev_stat_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			       struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	u32 port;
+	struct nldev_stat_req req;
 	int ret;
 
 	ret = nldev_parse(nlh, tb, extack);
 	if (ret)
 		return ret;
-	if (!tb[RDMA_NLDEV_ATTR_STAT_RES] &&
+	if (!tb[RDMA_NLDEV_ATTR_STAT_MODE] &&
 	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS])
 		return -EINVAL;
 
-	device = nldev_get_device(skb, tb);
-	if (!device || !tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-		ret = -EINVAL;
-		goto out_put;
-	}
-	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	ret = -EINVAL;
-	if (!rdma_is_port_valid(device, port))
-		goto out_put;
-
-	if (tb[RDMA_NLDEV_ATTR_STAT_MODE] ||
-	    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS]) {
-		NL_SET_ERR_MSG(extack, "Counter binding is not supported");
-		ret = -EOPNOTSUPP;
-		goto out_put;
-	}
-
-	ret = nldev_stat_set_optional(device, port,
-				      tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS],
-				      extack);
+	ret = nldev_stat_req_begin(skb, nlh, tb, RDMA_NLDEV_CMD_STAT_SET, &req);
 	if (ret)
-		goto out_put;
-
-	/* As stock: a reply naming the device and port. */
-	ret = -ENOMEM;
-	msg = nldev_reply_new(skb, nlh, RDMA_NLDEV_CMD_STAT_SET, &rnlh);
-	if (!msg)
-		goto out_put;
-	if (nldev_put_handle(msg, device) ||
-	    nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port)) {
-		nlmsg_free(msg);
-		ret = -EMSGSIZE;
-		goto out_put;
-	}
-	ib_device_put(device);
-	return nldev_reply_send(skb, msg, rnlh);
-
-out_put:
-	if (device)
-		ib_device_put(device);
-	return ret;
+		return ret;
+	if (tb[RDMA_NLDEV_ATTR_STAT_MODE])
+		ret = nldev_stat_set_mode(req.device, req.port, tb, req.msg,
+					  extack);
+	else
+		ret = nldev_stat_set_optional(req.device, req.port,
+					      tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS],
+					      extack);
+	return nldev_stat_req_end(skb, &req, ret);
 }
 
-/* Unbinding needs a counter, and none can exist yet: -ENOENT. */
-static int nldev_stat_del_counter(struct ib_device *device, u32 port,
-				  u32 counter_id,
-				  struct netlink_ext_ack *extack)
-{
-	struct rdma_restrack_entry *res;
-
-	if (!rdma_is_port_valid(device, port))
-		return -EINVAL;
-
-	res = rdma_restrack_get_byid(device, RDMA_RESTRACK_COUNTER, counter_id);
-	if (IS_ERR(res))
-		return PTR_ERR(res);
-	rdma_restrack_put(res);
-
-	NL_SET_ERR_MSG(extack, "Counter binding is not supported");
-	return -EOPNOTSUPP;
-}
-
+/* "rdma statistic qp unbind": a QP let go from its manual counter. */
 static int nldev_stat_del_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			       struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
+	struct nldev_stat_req req;
+	u32 cntn, qpn;
 	int ret;
 
 	ret = nldev_parse(nlh, tb, extack);
 	if (ret)
 		return ret;
 	if (!tb[RDMA_NLDEV_ATTR_STAT_RES] ||
-	    !tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID] ||
-	    !tb[RDMA_NLDEV_ATTR_RES_LQPN] || !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+	    !tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID] || !tb[RDMA_NLDEV_ATTR_RES_LQPN])
 		return -EINVAL;
 	if (nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_RES]) != RDMA_NLDEV_ATTR_RES_QP)
 		return -EINVAL;
+	cntn = nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]);
+	qpn = nla_get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]);
 
-	device = nldev_get_device(skb, tb);
-	if (!device)
-		return -EINVAL;
-
-	ret = nldev_stat_del_counter(device,
-				     nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]),
-				     nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]),
-				     extack);
-	ib_device_put(device);
-	return ret;
+	ret = nldev_stat_req_begin(skb, nlh, tb, RDMA_NLDEV_CMD_STAT_DEL, &req);
+	if (ret)
+		return ret;
+	if (nla_put_u32(req.msg, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, cntn) ||
+	    nla_put_u32(req.msg, RDMA_NLDEV_ATTR_RES_LQPN, qpn))
+		ret = -EMSGSIZE;
+	else
+		ret = rdma_counter_unbind_qpn(req.device, req.port, qpn, cntn);
+	return nldev_stat_req_end(skb, &req, ret);
 }
 
 /* ---------------------------------------------------------------- */

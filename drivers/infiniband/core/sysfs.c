@@ -267,8 +267,14 @@ static ssize_t hw_stat_emit(struct ib_device *ibdev, u32 port_num,
 	if (!ret)
 		value = stats->value[file->index];
 	mutex_unlock(&stats->lock);
+	if (ret)
+		return ret;
 
-	return ret ? ret : sysfs_emit(buf, "%llu\n", value);
+	/* A port's QP counter sets count what the driver's own do not. */
+	if (port_num)
+		value += rdma_counter_get_hwstat_value(ibdev, port_num,
+						       file->index);
+	return sysfs_emit(buf, "%llu\n", value);
 }
 
 static ssize_t lifespan_emit(const struct hw_stats_file *file, char *buf)

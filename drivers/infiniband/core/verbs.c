@@ -709,6 +709,7 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	u32 port = (attr_mask & IB_QP_PORT) ? attr->port_num : qp->port;
 	struct ib_device *device = qp->device;
 	const struct ib_gid_attr *saved_av = NULL, *saved_alt = NULL;
+	bool bind;
 	int ret;
 
 	if (!device->ops.modify_qp)
@@ -744,10 +745,25 @@ static int modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
 	if (rdma_is_port_valid(device, port) && rdma_ib_or_roce(device, port))
 		mask_psns(attr, attr_mask);
 
+	/*
+	 * A user QP put on a port in auto counter mode is bound as it
+	 * enters INIT, before the driver's modify: a driver may apply the
+	 * binding there.  A failed modify leaves it unbound.
+	 */
+	bind = !qp->counter && (attr_mask & IB_QP_STATE) &&
+	       attr->qp_state == IB_QPS_INIT && (attr_mask & IB_QP_PORT);
+	if (bind) {
+		ret = rdma_counter_bind_qp_auto(qp, attr->port_num);
+		if (ret)
+			goto out;
+	}
+
 	/* The driver's modify, under the P_Key checks of an IB QP. */
 	ret = ib_qp_sec_modify(qp, attr, attr_mask, udata);
 	if (!ret && (attr_mask & QP_PATH_MASK))
 		qp_swap_path_refs(qp, attr, attr_mask);
+	if (ret && bind)
+		rdma_counter_unbind_qp(qp, true);
 
 out:
 	if (attr_mask & IB_QP_ALT_PATH)
@@ -907,6 +923,11 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		return ib_destroy_shared_qp(qp);
 
 	rdma_restrack_begin_del(&qp->res);
+	/*
+	 * Its counter lets go of it first (and goes with its last QP): a
+	 * QP the driver then refuses to destroy stays unbound.
+	 */
+	rdma_counter_unbind_qp(qp, true);
 	/* No P_Key recheck moves it to error once the driver's is gone. */
 	ib_qp_sec_destroy_begin(sec);
 	ret = qp->device->ops.destroy_qp(qp, udata);
