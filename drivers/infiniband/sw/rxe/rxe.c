@@ -193,6 +193,7 @@ static void rxe_init_device(struct rxe_dev *rxe, struct net_device *ndev)
 	rxe_init_port(&rxe->port, ndev);
 	rxe_init_indices(rxe);
 	rxe_mcast_init(rxe);
+	xa_init_flags(&rxe->counter_sets, XA_FLAGS_ALLOC1);
 }
 
 /*
@@ -205,6 +206,8 @@ void rxe_dealloc(struct ib_device *ibdev)
 	struct rxe_dev *rxe = to_rdev(ibdev);
 
 	rxe_mcast_cleanup(rxe);
+	WARN_ON_ONCE(!xa_empty(&rxe->counter_sets));
+	xa_destroy(&rxe->counter_sets);
 	rxe_destroy_indices(rxe);
 	netdev_put(rxe->ndev, &rxe->ndev_tracker);
 }

@@ -64,6 +64,11 @@ struct rxe_dev {
 	struct rxe_port		port;
 
 	atomic64_t		stats_counters[RXE_NUM_OF_COUNTERS];
+	/*
+	 * QP counter sets by counter id (rxe_hw_counters.c): the core
+	 * serialises their allocation, binding and release.
+	 */
+	struct xarray		counter_sets;
 
 	/*
 	 * Object numbers, each kind in stock's range (rxe_param.h); the

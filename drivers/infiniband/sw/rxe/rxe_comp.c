@@ -112,7 +112,6 @@ static void rxe_comp_make_cqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
  */
 static void rxe_comp_complete(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
-	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	union rxe_cqe cqe;
 	bool post;
 
@@ -128,7 +127,7 @@ static void rxe_comp_complete(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		rxe_comp_make_cqe(qp, wqe, &cqe);
 	/* As stock: every completed SEND, whatever its status. */
 	if (wqe->mask & RXE_WR_SEND)
-		rxe_counter_inc(rxe, RXE_CNT_RDMA_SEND);
+		rxe_qp_counter_inc(qp, RXE_CNT_RDMA_SEND);
 	/* The application may reuse the slot from here: @wqe is gone. */
 	rxe_queue_advance_consumer(qp->sq.queue);
 	if (post)
@@ -308,11 +307,10 @@ static void rxe_comp_fail(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
  */
 static bool rxe_comp_take_retry(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 {
-	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct rxe_req_info *req = &qp->req;
 
 	if (!req->retry_left) {
-		rxe_counter_inc(rxe, RXE_CNT_RETRY_EXCEEDED);
+		rxe_qp_counter_inc(qp, RXE_CNT_RETRY_EXCEEDED);
 		rxe_comp_fail(qp, wqe, IB_WC_RETRY_EXC_ERR);
 		return false;
 	}
@@ -324,7 +322,7 @@ static bool rxe_comp_take_retry(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	 */
 	if (req->retry_left != 7)
 		req->retry_left--;
-	rxe_counter_inc(rxe, RXE_CNT_COMP_RETRY);
+	rxe_qp_counter_inc(qp, RXE_CNT_COMP_RETRY);
 	return true;
 }
 
@@ -495,15 +493,14 @@ static enum ib_wc_status rxe_nak_status(u8 code)
 
 static void rxe_comp_rnr(struct rxe_qp *qp, u8 syn)
 {
-	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_send_wqe *wqe = rxe_comp_oldest(qp);
 
-	rxe_counter_inc(rxe, RXE_CNT_RCV_RNR);
+	rxe_qp_counter_inc(qp, RXE_CNT_RCV_RNR);
 	if (!wqe)
 		return;
 	if (!req->rnr_left) {
-		rxe_counter_inc(rxe, RXE_CNT_RNR_RETRY_EXCEEDED);
+		rxe_qp_counter_inc(qp, RXE_CNT_RNR_RETRY_EXCEEDED);
 		rxe_comp_fail(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
@@ -519,7 +516,6 @@ static void rxe_comp_rnr(struct rxe_qp *qp, u8 syn)
 /* One response packet. */
 static void rxe_comp_rcv(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
-	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	struct rxe_req_info *req = &qp->req;
 	struct rxe_send_wqe *wqe;
 	u32 psn = pkt->psn;
@@ -561,7 +557,7 @@ static void rxe_comp_rcv(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 		if (rxe_comp_ack(qp, psn, false))
 			return;
 		if ((syn & ~RXE_AETH_TYPE_MASK) == RXE_NAK_PSN_SEQ_ERR) {
-			rxe_counter_inc(rxe, RXE_CNT_RCV_SEQ_ERR);
+			rxe_qp_counter_inc(qp, RXE_CNT_RCV_SEQ_ERR);
 			if (!req->in_retry)
 				rxe_comp_retry(qp);
 			return;

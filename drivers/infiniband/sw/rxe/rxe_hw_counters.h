@@ -38,6 +38,24 @@ enum rxe_counter {
 	RXE_NUM_OF_COUNTERS
 };
 
+/*
+ * A QP counter set ("rdma statistic qp"): what its QPs counted, in the
+ * port counters' layout.  Only what a QP causes counts here (see
+ * rxe_hw_counters.c); the rest stays the port's.
+ */
+struct rxe_counter_set {
+	atomic64_t		value[RXE_NUM_OF_COUNTERS];
+	struct rcu_head		rcu;
+};
+
+struct rdma_counter;
+
+struct rdma_hw_stats *rxe_counter_alloc_stats(struct rdma_counter *counter);
+int rxe_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int rxe_counter_unbind_qp(struct ib_qp *ibqp);
+int rxe_counter_dealloc(struct rdma_counter *counter);
+int rxe_counter_update_stats(struct rdma_counter *counter);
+
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
 int rxe_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

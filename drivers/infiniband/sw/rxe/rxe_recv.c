@@ -302,7 +302,7 @@ void rxe_rcv(struct sk_buff *skb)
 		goto drop;
 	}
 
-	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+	rxe_qp_counter_inc(qp, RXE_CNT_RCVD_PKTS);
 	pkt->qp = qp;
 	rxe_dispatch(skb);
 	return;

@@ -293,7 +293,7 @@ static int rxe_resp_complete(struct rxe_qp *qp, enum ib_wc_status status,
 		cqe.ibwc.qp = &qp->ibqp;
 	}
 	if (status == IB_WC_SUCCESS) {
-		rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_RDMA_RECV);
+		rxe_qp_counter_inc(qp, RXE_CNT_RDMA_RECV);
 		rxe_resp_fill_wc(qp, cq, &cqe, pkt, byte_len);
 	}
 	qp->resp.has_wqe = false;
@@ -965,7 +965,7 @@ static void rxe_resp_rc_error(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 	case -EINPROGRESS:
 		return;
 	case -EAGAIN:
-		rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_SND_RNR);
+		rxe_qp_counter_inc(qp, RXE_CNT_SND_RNR);
 		rxe_resp_send_ack(qp, ctx, RXE_AETH_RNR_NAK |
 				  (ctx->min_rnr_timer & ~RXE_AETH_TYPE_MASK),
 				  pkt->psn);
@@ -1012,7 +1012,7 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 	struct rxe_resp_res *res;
 	int err;
 
-	rxe_counter_inc(rxe_resp_dev(qp), RXE_CNT_DUP_REQ);
+	rxe_qp_counter_inc(qp, RXE_CNT_DUP_REQ);
 
 	if (pkt->mask & RXE_WRITE_OR_SEND_MASK) {
 		if (bth_ack(pkt))
@@ -1076,8 +1076,7 @@ static void rxe_resp_rc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		/* Class B: one NAK until the expected PSN comes. */
 		if (!qp->resp.sent_psn_nak) {
 			qp->resp.sent_psn_nak = true;
-			rxe_counter_inc(rxe_resp_dev(qp),
-					RXE_CNT_OUT_OF_SEQ_REQ);
+			rxe_qp_counter_inc(qp, RXE_CNT_OUT_OF_SEQ_REQ);
 			rxe_resp_send_ack(qp, ctx, RXE_AETH_NAK |
 					  RXE_NAK_PSN_SEQ_ERR, qp->resp.psn);
 		}
@@ -1441,8 +1440,7 @@ void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 	err = rxe_resp_enqueue(qp, skb);
 	if (err) {
 		if (err == -ENOBUFS)
-			rxe_counter_inc(rxe_resp_dev(qp),
-					RXE_CNT_RCV_RESP_OVERFLOW);
+			rxe_qp_counter_inc(qp, RXE_CNT_RCV_RESP_OVERFLOW);
 		kfree_skb(skb);
 		rxe_qp_put(qp);
 		return;

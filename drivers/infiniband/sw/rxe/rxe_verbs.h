@@ -21,6 +21,7 @@
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "rxe.h"
 #include "rxe_mmap.h"
 #include "rxe_queue.h"
 #include "rxe_req.h"
@@ -115,6 +116,12 @@ struct rxe_qp {
 	u16			src_port;
 	/* QP1's number of the range, kept empty (rxe_qp_alloc_num()). */
 	u32			gsi_slot;
+	/*
+	 * The counter set the QP counts in, NULL for the port's counters
+	 * (rxe_qp_counter_inc()).  Written by the core's (serialised)
+	 * binding and unbinding; read by the protocol engine under RCU.
+	 */
+	struct rxe_counter_set __rcu *counter_set;
 
 	/*
 	 * Protects attr, the address vectors and the kernel's side of the
@@ -137,6 +144,26 @@ struct rxe_qp {
 	struct rxe_comp_info	comp;
 	struct rxe_resp_info	resp;
 };
+
+/*
+ * Counts @index for @qp: in its counter set when it is bound to one
+ * ("rdma statistic qp"), else in the port's counters, so that the core's
+ * port totals (port + sets) count each event once.  A set is freed an
+ * RCU grace period after its counter goes (rxe_counter_dealloc()).
+ */
+static inline void rxe_qp_counter_inc(struct rxe_qp *qp,
+				      enum rxe_counter index)
+{
+	struct rxe_counter_set *set;
+
+	rcu_read_lock();
+	set = rcu_dereference(qp->counter_set);
+	if (set)
+		atomic64_inc(&set->value[index]);
+	else
+		rxe_counter_inc(to_rdev(qp->ibqp.device), index);
+	rcu_read_unlock();
+}
 
 /* rxe_mr.c: the part of a key that names the MR or MW. */
 #define RXE_KEY_INDEX_SHIFT	8
