@@ -23,8 +23,11 @@
  *
  * Locking: one mutex a device, the port_counter.lock of its first port
  * (counters_lock()), guards every port's mode and num_counters, the
- * history values, every qp->counter of the device and every bind,
- * unbind, allocation and release.  One lock, not one a port, because a
+ * history values and every bind, unbind, allocation and release; every
+ * qp->counter of the device is written under it.  Two readers peek
+ * without it and check again under it: a port's mode as a QP reaches
+ * INIT, a QP's counter as it is destroyed (WRITE_ONCE/READ_ONCE); nldev
+ * only compares qp->counter with the counter it lists.  One lock, not one a port, because a
  * QP's port can change under a modify while it is bound: the QP and its
  * counter never need to agree on which lock to take.  counter->lock
  * serialises refreshing counter->stats (rdma_counter_query_stats());
@@ -265,7 +268,7 @@ int rdma_counter_set_auto_mode(struct ib_device *dev, u32 port,
 	mutex_lock(counters_lock(dev));
 	if (!mask) {
 		if (pc->mode.mode == RDMA_COUNTER_MODE_AUTO) {
-			pc->mode.mode = RDMA_COUNTER_MODE_NONE;
+			WRITE_ONCE(pc->mode.mode, RDMA_COUNTER_MODE_NONE);
 			pc->mode.mask = 0;
 		}
 	} else if (pc->num_counters) {
@@ -273,7 +276,7 @@ int rdma_counter_set_auto_mode(struct ib_device *dev, u32 port,
 			       "Auto mode cannot change while QPs are bound");
 		ret = -EBUSY;
 	} else {
-		pc->mode.mode = RDMA_COUNTER_MODE_AUTO;
+		WRITE_ONCE(pc->mode.mode, RDMA_COUNTER_MODE_AUTO);
 		pc->mode.mask = mask;
 	}
 	mutex_unlock(counters_lock(dev));
@@ -298,7 +301,7 @@ static void counter_free(struct rdma_counter *counter)
 	kfree(counter);
 
 	if (!--pc->num_counters && pc->mode.mode == RDMA_COUNTER_MODE_MANUAL)
-		pc->mode.mode = RDMA_COUNTER_MODE_NONE;
+		WRITE_ONCE(pc->mode.mode, RDMA_COUNTER_MODE_NONE);
 }
 
 /* The last QP let go: its values go to the port's history, then it goes. */
@@ -608,7 +611,8 @@ int rdma_counter_bind_qpn_alloc(struct ib_device *dev, u32 port,
 	counter = counter_alloc(qp, port, RDMA_COUNTER_MODE_MANUAL, 0);
 	ret = counter ? counter_bind(counter, qp) : -ENOMEM;
 	if (!ret) {
-		port_counter(dev, port)->mode.mode = RDMA_COUNTER_MODE_MANUAL;
+		WRITE_ONCE(port_counter(dev, port)->mode.mode,
+			   RDMA_COUNTER_MODE_MANUAL);
 		*counter_id = counter->id;
 	}
 out:
