@@ -1394,36 +1394,52 @@ static int nldev_fill_counter_qps(struct sk_buff *msg,
 	return 0;
 }
 
-/* The counter's values, fresh from the driver. */
-static int nldev_fill_counter_values(struct sk_buff *msg,
-				     struct rdma_counter *counter)
+/*
+ * A STAT_HWCOUNTERS table of @stats' enabled counters, each with the
+ * value of @totals (@n values, or NULL) at its index added.
+ */
+static int nldev_put_hwcounter_table(struct sk_buff *msg,
+				     const struct rdma_hw_stats *stats,
+				     const u64 *totals, unsigned int n)
 {
-	struct rdma_hw_stats *stats = counter->stats;
 	struct nlattr *table;
-	int i, ret;
-
-	ret = rdma_counter_query_stats(counter);
-	if (ret)
-		return ret;
+	u64 value;
+	int i;
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
 	if (!table)
 		return -EMSGSIZE;
 
-	mutex_lock(&counter->lock);
-	for (i = 0; i < stats->num_counters && !ret; i++) {
+	for (i = 0; i < stats->num_counters; i++) {
 		if (stats->is_disabled && test_bit(i, stats->is_disabled))
 			continue;
-		ret = rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
-						   stats->value[i]);
-	}
-	mutex_unlock(&counter->lock);
-	if (ret) {
-		nla_nest_cancel(msg, table);
-		return -EMSGSIZE;
+		value = stats->value[i];
+		if (totals && i < n)
+			value += totals[i];
+		if (rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
+						 value)) {
+			nla_nest_cancel(msg, table);
+			return -EMSGSIZE;
+		}
 	}
 	nla_nest_end(msg, table);
 	return 0;
+}
+
+/* The counter's values, fresh from the driver. */
+static int nldev_fill_counter_values(struct sk_buff *msg,
+				     struct rdma_counter *counter)
+{
+	int ret;
+
+	ret = rdma_counter_query_stats(counter);
+	if (ret)
+		return ret;
+
+	mutex_lock(&counter->lock);
+	ret = nldev_put_hwcounter_table(msg, counter->stats, NULL, 0);
+	mutex_unlock(&counter->lock);
+	return ret;
 }
 
 /*
@@ -1772,29 +1788,8 @@ struct nldev_stat_arg {
 static int nldev_put_hwcounters(const struct rdma_hw_stats *stats, void *arg)
 {
 	struct nldev_stat_arg *a = arg;
-	struct sk_buff *msg = a->msg;
-	struct nlattr *table;
-	u64 value;
-	int i;
 
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
-	if (!table)
-		return -EMSGSIZE;
-
-	for (i = 0; i < stats->num_counters; i++) {
-		if (stats->is_disabled && test_bit(i, stats->is_disabled))
-			continue;
-		value = stats->value[i];
-		if (a->totals && i < a->n)
-			value += a->totals[i];
-		if (rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
-						 value)) {
-			nla_nest_cancel(msg, table);
-			return -EMSGSIZE;
-		}
-	}
-	nla_nest_end(msg, table);
-	return 0;
+	return nldev_put_hwcounter_table(a->msg, stats, a->totals, a->n);
 }
 
 /*

@@ -134,6 +134,16 @@ int rdma_counter_query_stats(struct rdma_counter *counter)
 	return ret;
 }
 
+/* Add @stats' values to @totals, as many as both have of @n. */
+static void stats_add(u64 *totals, unsigned int n,
+		      const struct rdma_hw_stats *stats)
+{
+	unsigned int i;
+
+	for (i = 0; i < min_t(unsigned int, n, stats->num_counters); i++)
+		totals[i] += stats->value[i];
+}
+
 /*
  * Add the port's live counters and its history to @totals, @n values in
  * the port counters' layout.
@@ -141,23 +151,17 @@ int rdma_counter_query_stats(struct rdma_counter *counter)
 static void counters_add_totals(struct ib_device *dev, u32 port, u64 *totals,
 				unsigned int n)
 {
-	struct rdma_port_counter *pc = port_counter(dev, port);
 	struct rdma_restrack_entry *res;
 	struct rdma_counter *counter;
 	unsigned long id = 0;
-	unsigned int i;
 
 	lockdep_assert_held(counters_lock(dev));
 
-	for (i = 0; i < min_t(unsigned int, n, pc->hstats->num_counters); i++)
-		totals[i] += pc->hstats->value[i];
-
+	stats_add(totals, n, port_counter(dev, port)->hstats);
 	while ((res = rdma_restrack_get_next(dev, RDMA_RESTRACK_COUNTER, &id))) {
 		counter = container_of(res, struct rdma_counter, res);
 		if (counter->port == port && !rdma_counter_query_stats(counter))
-			for (i = 0; i < min_t(unsigned int, n,
-					      counter->stats->num_counters); i++)
-				totals[i] += counter->stats->value[i];
+			stats_add(totals, n, counter->stats);
 		rdma_restrack_put(res);
 		id++;
 	}
@@ -309,18 +313,14 @@ static void counter_release(struct kref *kref)
 {
 	struct rdma_counter *counter =
 		container_of(kref, struct rdma_counter, kref);
-	struct rdma_port_counter *pc =
-		port_counter(counter->device, counter->port);
-	unsigned int i, n;
+	struct rdma_hw_stats *history =
+		port_counter(counter->device, counter->port)->hstats;
 
 	/* Hidden from readers first, so none adds it on top of history. */
 	rdma_restrack_del(&counter->res);
-	if (!rdma_counter_query_stats(counter)) {
-		n = min_t(unsigned int, counter->stats->num_counters,
-			  pc->hstats->num_counters);
-		for (i = 0; i < n; i++)
-			pc->hstats->value[i] += counter->stats->value[i];
-	}
+	if (!rdma_counter_query_stats(counter))
+		stats_add(history->value, history->num_counters,
+			  counter->stats);
 	counter_free(counter);
 }
 

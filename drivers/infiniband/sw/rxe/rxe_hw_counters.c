@@ -10,7 +10,7 @@
  * (rxe_qp_counter_inc()) and not in the port's, so the core's sum of
  * both counts it once.  Packets sent and refused, and receive drops
  * before a QP is found, stay the port's: a set shows only its own
- * (rxe_counter_descs_qp).
+ * (rxe_counters_qp).
  *
  * The optional counters (receive drops) always count; enabling one only
  * makes "rdma statistic show" report it.  Counting is a single atomic
