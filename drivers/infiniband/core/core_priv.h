@@ -9,7 +9,9 @@
  *	module_guard.c	refuses the distribution's modules of our set
  *	netlink.c	NETLINK_RDMA sockets and client dispatch
  *	device.c	device registry, lifecycle, clients, netdev binding,
- *			events, port queries, netns visibility
+ *			events, port queries
+ *	netns.c		devices and network namespaces: the mode, compat
+ *			devices, moving a device
  *	cache.c		GID tables and P_Key/port-state caches
  *	roce_gid_mgmt.c	RoCE GIDs from netdev/inet/inet6 notifiers
  *	restrack.c	resource tracking (rdma_restrack_*)
@@ -141,6 +143,30 @@ int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 
 /*
+ * Walks for netns.c.  ib_devices_walk_published() calls @fn on every
+ * published device under devices_rwsem held for read (a device being
+ * unpublished waits for it).  ib_device_next_pinned() returns the device
+ * in the registry with the lowest index >= *index, published or not,
+ * pinned with get_device(), and no lock held; resume with *index + 1.
+ */
+void ib_devices_walk_published(void (*fn)(struct ib_device *, void *),
+			       void *data);
+struct ib_device *ib_device_next_pinned(unsigned long *index);
+
+/*
+ * Move a registered device from @cur to @net (see device.c); the caller
+ * pins it with get_device() and holds no registration reference.
+ */
+int ib_device_change_netns(struct ib_device *device, struct net *cur,
+			   struct net *net);
+
+/* ---------------------------------------------------------------- */
+/* netns.c: devices and network namespaces.                           */
+
+int __init ib_netns_init(void);
+void ib_netns_exit(void);
+
+/*
  * Network-namespace mode of "rdma system": true (default, module param
  * netns_mode=1) = devices are visible from every netns; false =
  * exclusive, each device only in its own netns.  Changing it is
@@ -149,6 +175,25 @@ int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
  */
 extern bool ib_devices_shared_netns;
 int rdma_compatdev_set(u8 enable);
+
+/*
+ * A device's compat devices (shared mode: one in each namespace but its
+ * own).  _add() when it is published (devices_rwsem held for read),
+ * _remove() once it is unpublished, _rename() after a rename
+ * (devices_rwsem held for write).
+ */
+int ib_compat_devs_add(struct ib_device *device);
+void ib_compat_devs_remove(struct ib_device *device);
+void ib_compat_devs_rename(struct ib_device *device);
+
+/*
+ * nldev SET NET_NS_FD: move @device, found in the requester's namespace
+ * with a registration reference that this drops, to the namespace of
+ * @ns_fd.  -EPERM without CAP_NET_ADMIN over it; -EOPNOTSUPP in shared
+ * mode or when the driver cannot disassociate user contexts.
+ */
+int ib_device_set_netns_put(struct sk_buff *skb, struct ib_device *device,
+			    u32 ns_fd);
 
 /* ---------------------------------------------------------------- */
 /* cache.c and roce_gid_mgmt.c                                        */

@@ -73,11 +73,6 @@ static struct workqueue_struct *ib_unreg_wq;
  */
 static struct workqueue_struct *ib_event_wq;
 
-bool ib_devices_shared_netns = true;
-module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
-MODULE_PARM_DESC(netns_mode,
-		 "Share RDMA devices with all net namespaces (default 1); 0: each device belongs to one net namespace");
-
 /*
  * The registry.
  *
@@ -248,58 +243,6 @@ void ibdev_info(const struct ib_device *ibdev, const char *format, ...)
 EXPORT_SYMBOL(ibdev_info);
 
 /* ------------------------------------------------------------------ */
-/* Network namespaces                                                  */
-
-bool rdma_dev_access_netns(const struct ib_device *device,
-			   const struct net *net)
-{
-	return READ_ONCE(ib_devices_shared_netns) ||
-	       net_eq(read_pnet(&device->coredev.rdma_net), net);
-}
-EXPORT_SYMBOL(rdma_dev_access_netns);
-
-static bool only_init_net_exists(void)
-{
-	struct net *net;
-	bool only_init = true;
-
-	down_read(&net_rwsem);
-	for_each_net(net) {
-		if (!net_eq(net, &init_net)) {
-			only_init = false;
-			break;
-		}
-	}
-	up_read(&net_rwsem);
-	return only_init;
-}
-
-int rdma_compatdev_set(u8 enable)
-{
-	bool shared = enable;
-	int ret = 0;
-
-	/* devices_rwsem also serialises concurrent mode changes. */
-	down_write(&devices_rwsem);
-	if (ib_devices_shared_netns == shared)
-		goto out;
-
-	/*
-	 * Devices are not moved between namespaces on a mode change, so
-	 * the mode may only change while no other namespace could see a
-	 * difference.
-	 */
-	if (!only_init_net_exists()) {
-		ret = -EBUSY;
-		goto out;
-	}
-	WRITE_ONCE(ib_devices_shared_netns, shared);
-out:
-	up_write(&devices_rwsem);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
 /* Allocation and release                                              */
 
 static void ib_device_free_rcu(struct rcu_head *head)
@@ -336,9 +279,23 @@ static int ib_device_uevent(struct device *dev, struct kobj_uevent_env *env)
 	return add_uevent_var(env, "NAME=%s", dev_name(dev));
 }
 
+/*
+ * The devices of the class, and their compat devices, are tagged with
+ * their namespace: sysfs shows each in its own (netns.c).
+ */
+static const void *ib_device_namespace(struct device *dev)
+{
+	struct ib_core_device *coredev =
+		container_of(dev, struct ib_core_device, dev);
+
+	return read_pnet(&coredev->rdma_net);
+}
+
 struct class ib_class = {
 	.name = "infiniband",
 	.dev_uevent = ib_device_uevent,
+	.ns_type = &net_ns_type_operations,
+	.namespace = ib_device_namespace,
 };
 
 static void ib_unregistration_work(struct work_struct *work);
@@ -1367,6 +1324,46 @@ struct ib_device *ib_device_get_next(const struct net *net,
 	return device;
 }
 
+/**
+ * ib_devices_walk_published - call @fn on every published device
+ * @fn: the function; it may sleep, and must not take devices_rwsem
+ * @data: its second argument
+ *
+ * Under devices_rwsem held for read: a device being unpublished waits
+ * until @fn has returned for it, and once unpublished is never passed.
+ */
+void ib_devices_walk_published(void (*fn)(struct ib_device *, void *),
+			       void *data)
+{
+	struct ib_device *device;
+	unsigned long index;
+
+	down_read(&devices_rwsem);
+	xa_for_each_marked(&devices, index, device, DEVICE_REGISTERED)
+		fn(device, data);
+	up_read(&devices_rwsem);
+}
+
+/**
+ * ib_device_next_pinned - iterate over the registry without its lock
+ * @index: where to start; set to the device's index
+ *
+ * Returns the device in the registry (published or not) with the lowest
+ * index >= *index, its memory pinned with get_device(), or NULL at the
+ * end.  Resume with *index + 1.
+ */
+struct ib_device *ib_device_next_pinned(unsigned long *index)
+{
+	struct ib_device *device;
+
+	down_read(&devices_rwsem);
+	device = xa_find(&devices, index, ULONG_MAX, XA_PRESENT);
+	if (device)
+		get_device(&device->dev);
+	up_read(&devices_rwsem);
+	return device;
+}
+
 /* ------------------------------------------------------------------ */
 /* Clients                                                             */
 
@@ -1803,6 +1800,7 @@ int ib_device_rename(struct ib_device *ibdev, const char *name)
 	if (ret)
 		goto out_unlock;
 	strscpy(ibdev->name, name, sizeof(ibdev->name));
+	ib_compat_devs_rename(ibdev);
 
 	/* Keep the device published while clients hear about it. */
 	downgrade_write(&devices_rwsem);
@@ -2004,16 +2002,19 @@ static int setup_device(struct ib_device *device, struct device *dma_device)
 }
 
 /*
- * Tear down a published device: the common part of every unregistration
- * and of a registration failing after publication.  The device keeps its
- * registry entry (unpublished): the caller releases it, see
- * __ib_unregister_device().
+ * Take a published device out of use: unpublish it, remove its clients
+ * (their users go: ib_uverbs disassociates its files) and wait until no
+ * registration reference is left.  What the device is stays: the common
+ * part of an unregistration and of a move to another namespace.
  */
-static void unregister_locked(struct ib_device *device)
+static void disable_device(struct ib_device *device)
 {
 	lockdep_assert_held(&device->unregistration_lock);
 
-	/* Unpublish: no new lookups, no new clients. */
+	/*
+	 * Unpublish: no new lookups, no new clients; and once this lock
+	 * is ours, no namespace walk is adding a compat device (netns.c).
+	 */
 	down_write(&devices_rwsem);
 	xa_clear_mark(&devices, device->index, DEVICE_REGISTERED);
 	up_write(&devices_rwsem);
@@ -2025,6 +2026,21 @@ static void unregister_locked(struct ib_device *device)
 	/* Drop the registration reference and wait for everybody else's. */
 	ib_device_put(device);
 	wait_for_completion(&device->unreg_completion);
+
+	ib_compat_devs_remove(device);
+}
+
+/*
+ * Tear down a published device: the common part of every unregistration
+ * and of a registration failing after publication.  The device keeps its
+ * registry entry (unpublished): the caller releases it, see
+ * __ib_unregister_device().
+ */
+static void unregister_locked(struct ib_device *device)
+{
+	lockdep_assert_held(&device->unregistration_lock);
+
+	disable_device(device);
 
 	ib_cache_cleanup_one(device);
 	free_netdevs(device);
@@ -2047,6 +2063,8 @@ static int enable_device(struct ib_device *device)
 	lockdep_assert_held(&device->unregistration_lock);
 
 	down_write(&devices_rwsem);
+	/* A moved device was disabled, and waited for, before. */
+	reinit_completion(&device->unreg_completion);
 	refcount_set(&device->refcount, 1);
 	xa_set_mark(&devices, device->index, DEVICE_REGISTERED);
 	/* Stay published (and readable) until the clients are attached. */
@@ -2065,6 +2083,8 @@ static int enable_device(struct ib_device *device)
 			break;
 	}
 	up_read(&clients_rwsem);
+	if (!ret)
+		ret = ib_compat_devs_add(device);
 out:
 	up_read(&devices_rwsem);
 	return ret;
@@ -2155,6 +2175,60 @@ err_index:
 	return ret;
 }
 EXPORT_SYMBOL(ib_register_device);
+
+/**
+ * ib_device_change_netns - move a registered device to another namespace
+ * @device: the device, pinned by the caller with get_device() (and no
+ *	    registration reference: the move waits for all of them)
+ * @cur: the namespace it must be in
+ * @net: where it goes
+ *
+ * Its users go as in an unregistration (the clients' remove(); ib_uverbs
+ * disassociates its files, which is why only drivers that can do that
+ * are moved, see netns.c); then it is published again in @net and the
+ * clients are added back.  Its sysfs directory follows: device_rename()
+ * to its own name re-tags it with the namespace the class reports.
+ *
+ * Return: 0; -ENODEV when the device is not registered in @cur (any
+ * more); the error of the rename, the device then staying in @cur.
+ */
+int ib_device_change_netns(struct ib_device *device, struct net *cur,
+			   struct net *net)
+{
+	int ret;
+
+	mutex_lock(&device->unregistration_lock);
+	down_read(&devices_rwsem);
+	ret = xa_get_mark(&devices, device->index, DEVICE_REGISTERED) &&
+	      net_eq(read_pnet(&device->coredev.rdma_net), cur) ? 0 : -ENODEV;
+	up_read(&devices_rwsem);
+	if (ret)
+		goto out;
+
+	kobject_uevent(&device->dev.kobj, KOBJ_REMOVE);
+	disable_device(device);
+
+	write_pnet(&device->coredev.rdma_net, net);
+	/* Names are unique across namespaces: ours is free in @net. */
+	down_read(&devices_rwsem);
+	ret = device_rename(&device->dev, dev_name(&device->dev));
+	up_read(&devices_rwsem);
+	if (ret) {
+		ibdev_warn(device, "cannot move to the namespace: %d\n", ret);
+		write_pnet(&device->coredev.rdma_net, cur);
+	}
+
+	/*
+	 * As at registration, a failure here leaves the device published
+	 * with the clients that could attach: the move may be retried.
+	 */
+	if (enable_device(device))
+		ibdev_warn(device, "not all users came back after the move\n");
+	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
+out:
+	mutex_unlock(&device->unregistration_lock);
+	return ret;
+}
 
 /* ------------------------------------------------------------------ */
 /* Unregistration                                                      */

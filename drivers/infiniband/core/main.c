@@ -39,9 +39,13 @@ static int __init ib_core_init(void)
 	if (ret)
 		goto err_nl;
 
-	ret = ib_mad_init();
+	ret = ib_netns_init();
 	if (ret)
 		goto err_devices;
+
+	ret = ib_mad_init();
+	if (ret)
+		goto err_netns;
 
 	ret = roce_gid_mgmt_init();
 	if (ret)
@@ -64,6 +68,8 @@ err_roce:
 	roce_gid_mgmt_exit();
 err_mad:
 	ib_mad_exit();
+err_netns:
+	ib_netns_exit();
 err_devices:
 	ib_devices_exit();
 err_nl:
@@ -80,6 +86,7 @@ static void __exit ib_core_exit(void)
 	rdma_addr_exit();
 	roce_gid_mgmt_exit();
 	ib_mad_exit();
+	ib_netns_exit();
 	ib_devices_exit();
 	rdma_nl_exit();
 	ib_module_guard_exit();

@@ -427,24 +427,6 @@ static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				  NULL);
 }
 
-/*
- * Moving a device to another network namespace needs the device model to
- * re-create it there, which it cannot do yet: a valid namespace is
- * answered -EOPNOTSUPP.
- */
-static int nldev_set_netns(u32 ns_fd, struct netlink_ext_ack *extack)
-{
-	struct net *net;
-
-	net = get_net_ns_by_fd(ns_fd);
-	if (IS_ERR(net))
-		return PTR_ERR(net);
-	put_net(net);
-
-	NL_SET_ERR_MSG(extack, "Moving a device to a netns is not supported");
-	return -EOPNOTSUPP;
-}
-
 static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack)
 {
@@ -465,8 +447,9 @@ static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		nla_strscpy(name, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(name));
 		ret = ib_device_rename(device, name);
 	} else if (tb[RDMA_NLDEV_NET_NS_FD]) {
-		ret = nldev_set_netns(nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]),
-				      extack);
+		/* Drops the reference: the move waits for all of them. */
+		return ib_device_set_netns_put(skb, device,
+					       nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]));
 	} else if (tb[RDMA_NLDEV_ATTR_DEV_DIM]) {
 		ret = ib_device_set_dim(device,
 					nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_DIM]));

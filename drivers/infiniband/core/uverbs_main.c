@@ -15,6 +15,7 @@
 #include <linux/idr.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib.h>
@@ -410,6 +411,12 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 		goto err_unlock;
 	}
 
+	/* The node is in every namespace's /dev; the device may not be. */
+	if (!rdma_dev_access_netns(ib_dev, current->nsproxy->net_ns)) {
+		ret = -EPERM;
+		goto err_unlock;
+	}
+
 	/*
 	 * A driver that cannot revoke what a context maps and holds keeps
 	 * its contexts until their files close, and removal waits for that:
@@ -597,7 +604,6 @@ static void uverbs_dev_release(struct device *device)
 	WARN_ON(!list_empty(&dev->files));
 	cleanup_srcu_struct(&dev->disassociate_srcu);
 	mutex_destroy(&dev->lists_mutex);
-	ida_free(&uverbs_ida, dev->devnum);
 	kfree(dev);
 }
 
@@ -641,7 +647,7 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	init_waitqueue_head(&dev->files_empty);
 	rcu_assign_pointer(dev->ib_dev, ib_dev);
 
-	/* From here on, the release frees everything above. */
+	/* From here on, the release frees everything above but the number. */
 	device_initialize(&dev->dev);
 	dev->dev.class = &uverbs_class;
 	dev->dev.parent = ib_dev->dev.parent;
@@ -662,6 +668,7 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	return 0;
 
 err_put:
+	ida_free(&uverbs_ida, devnum);
 	put_device(&dev->dev);
 	return ret;
 }
@@ -719,6 +726,12 @@ static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
 
 	/* No new open(); the files already open stay valid. */
 	cdev_device_del(&dev->cdev, &dev->dev);
+	/*
+	 * The number is free for the next device, as on stock: a device
+	 * that comes back (moved to another namespace) while files of its
+	 * old self are open is uverbsN again.
+	 */
+	ida_free(&uverbs_ida, dev->devnum);
 
 	/*
 	 * Contexts are torn down under their files only when the driver can
