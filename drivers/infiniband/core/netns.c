@@ -323,8 +323,12 @@ static void rdma_dev_net_forget(struct net *net)
 	while (!net_eq(net, &init_net) &&
 	       (device = ib_device_next_pinned(&index))) {
 		remove_compat_dev(device, rnet->id);
-		/* Moved here, it goes back; -ENODEV: it was not here. */
-		ib_device_change_netns(device, net, &init_net);
+		/*
+		 * Moved here, it goes back.  The peek spares the others
+		 * their unregistration_lock; the move checks again under it.
+		 */
+		if (net_eq(read_pnet(&device->coredev.rdma_net), net))
+			ib_device_change_netns(device, net, &init_net);
 		put_device(&device->dev);
 		index++;
 	}
