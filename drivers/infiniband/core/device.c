@@ -2199,7 +2199,8 @@ int ib_device_change_netns(struct ib_device *device, struct net *cur,
 
 	mutex_lock(&device->unregistration_lock);
 	down_read(&devices_rwsem);
-	ret = xa_get_mark(&devices, device->index, DEVICE_REGISTERED) &&
+	ret = xa_load(&devices, device->index) == device &&
+	      xa_get_mark(&devices, device->index, DEVICE_REGISTERED) &&
 	      net_eq(read_pnet(&device->coredev.rdma_net), cur) ? 0 : -ENODEV;
 	up_read(&devices_rwsem);
 	if (ret)
@@ -2219,8 +2220,9 @@ int ib_device_change_netns(struct ib_device *device, struct net *cur,
 	}
 
 	/*
-	 * As at registration, a failure here leaves the device published
-	 * with the clients that could attach: the move may be retried.
+	 * ops.enable_driver runs again, as on stock.  As at registration, a
+	 * failure leaves the device published with the clients that could
+	 * attach: the move may be retried.
 	 */
 	if (enable_device(device))
 		ibdev_warn(device, "not all users came back after the move\n");
