@@ -242,6 +242,23 @@ const struct rxe_opcode_info rxe_opcode[256] = {
 		},
 	},
 	/*
+	 * IBTA 1.5: FETH then RETH, no payload.  Known so that the
+	 * responder can refuse it (rxe_resp_rc_allowed()); never sent.
+	 */
+	[RXE_OPCODE_RC_FLUSH] = {
+		.name = "IB_OPCODE_RC_FLUSH",
+		.mask = RXE_BTH_MASK | RXE_RC_MASK | RXE_REQ_MASK |
+			RXE_FLUSH_MASK | RXE_FETH_MASK | RXE_RETH_MASK |
+			RXE_START_MASK | RXE_END_MASK,
+		.length = 32,
+		.offset = {
+			[RXE_BTH] = 0,
+			[RXE_FETH] = 12,
+			[RXE_RETH] = 16,
+			[RXE_PAYLOAD] = 32,
+		},
+	},
+	/*
 	 * IBTA 1.5: RETH and 8 bytes of payload; the responder answers
 	 * with an RDMA READ response without data.
 	 */

@@ -11,6 +11,7 @@
 #define RXE_OPCODE_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 /* The transport headers that may follow the BTH, in wire order. */
@@ -18,6 +19,7 @@ enum rxe_hdr_type {
 	RXE_BTH,
 	RXE_RDETH,	/* RD only: never accepted, RD is not supported */
 	RXE_DETH,
+	RXE_FETH,	/* IBTA 1.5 FLUSH: placement type, selectivity */
 	RXE_RETH,
 	RXE_AETH,
 	RXE_ATMETH,
@@ -33,6 +35,7 @@ enum rxe_opcode_mask {
 	RXE_BTH_MASK		= BIT(RXE_BTH),
 	RXE_RDETH_MASK		= BIT(RXE_RDETH),
 	RXE_DETH_MASK		= BIT(RXE_DETH),
+	RXE_FETH_MASK		= BIT(RXE_FETH),
 	RXE_RETH_MASK		= BIT(RXE_RETH),
 	RXE_AETH_MASK		= BIT(RXE_AETH),
 	RXE_ATMETH_MASK		= BIT(RXE_ATMETH),
@@ -69,6 +72,8 @@ enum rxe_opcode_mask {
 
 	/* IBTA 1.5: an 8-byte WRITE placed at once (rxe_ibta15.h). */
 	RXE_ATOMIC_WRITE_MASK	= BIT(27),
+	/* IBTA 1.5: makes prior WRITEs visible or persistent (FLUSH). */
+	RXE_FLUSH_MASK		= BIT(28),
 
 	/*
 	 * Not table bits: set per packet by the receive path (e.g. a
@@ -78,13 +83,16 @@ enum rxe_opcode_mask {
 	RXE_MCAST_MASK		= BIT(31),
 };
 
+/* The header bits stay below the direction bits. */
+static_assert(RXE_NUM_HDR_TYPES <= 12);
+
 #define RXE_READ_OR_ATOMIC_MASK	(RXE_READ_MASK | RXE_ATOMIC_MASK)
 /*
  * Requests the responder answers from a resource of max_dest_rd_atomic
  * (its replay ring), and a requester counts against max_rd_atomic.
  */
 #define RXE_RD_ATOMIC_MASK	(RXE_READ_OR_ATOMIC_MASK | \
-				 RXE_ATOMIC_WRITE_MASK)
+				 RXE_ATOMIC_WRITE_MASK | RXE_FLUSH_MASK)
 #define RXE_WRITE_OR_SEND_MASK	(RXE_WRITE_MASK | RXE_SEND_MASK)
 
 struct rxe_opcode_info {

@@ -1054,9 +1054,17 @@ static void rxe_resp_duplicate(struct rxe_qp *qp,
 
 /* ---- transports ---- */
 
+/*
+ * What the QP's access flags let a peer do.  A FLUSH (IBTA 1.5) needs
+ * the QP's flush access (IB_ACCESS_FLUSH_GLOBAL or _PERSISTENT), which
+ * the 6.1 ABI cannot grant: it is always refused, with the invalid
+ * request NAK that upstream's rxe gives a QP without that access.
+ */
 static bool rxe_resp_rc_allowed(const struct rxe_resp_ctx *ctx,
 				const struct rxe_pkt_info *pkt)
 {
+	if (pkt->mask & RXE_FLUSH_MASK)
+		return false;
 	if (pkt->mask & RXE_READ_MASK)
 		return ctx->access & IB_ACCESS_REMOTE_READ;
 	if (pkt->mask & (RXE_WRITE_MASK | RXE_ATOMIC_WRITE_MASK))

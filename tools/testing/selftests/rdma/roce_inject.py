@@ -21,12 +21,15 @@ Keys (numbers in C syntax):
            RC_FETCH_ADD, UD_SEND_ONLY, ...) or number
   qpn psn  destination QP and PSN; ackreq se migreq pad pkey: BTH fields
   va rkey len       RETH (opcodes that carry one)
+  plt sel           FETH of a FLUSH (IBTA 1.5, opcode 0x1c): placement
+                    type (default 1, global visibility), selectivity
+                    (default 0, a range)
   swap cmp          AtomicETH (va and rkey as above)
   qkey sqpn         DETH (UD);  imm: ImmDt;  inv_rkey: IETH
   payload  N (N bytes of fill) ; fill: the byte (default 0x61)
   icrc     good (default) | bad (inverted) | none (no ICRC at all)
   truncate N: keep only N bytes after the UDP header (lengths follow)
-  omit     a header the opcode needs, left out (reth, atomic, deth, imm)
+  omit     a header the opcode needs, left out (reth, feth, atomic, deth, imm)
   add      a header the opcode does not take, added (reth)
   sport    UDP source port (default 49152)
   repeat   N copies, the PSN of each psn_step (default 1) after the last
@@ -60,7 +63,8 @@ for _t, _tn in TRANSPORTS.items():
                            .replace("READ_", "RDMA_READ_"))] = (_t << 5) | _o
 
 # Which extended headers each operation carries (IBTA vol. 1, 9.2-9.4).
-RETH_OPS = {0x06, 0x0a, 0x0b, 0x0c}
+RETH_OPS = {0x06, 0x0a, 0x0b, 0x0c, 0x1c}
+FETH_OPS = {0x1c}  # IBTA 1.5 FLUSH: FETH comes before its RETH
 IMM_OPS = {0x03, 0x05, 0x09, 0x0b}
 ATOMIC_OPS = {0x13, 0x14}
 IETH_OPS = {0x16, 0x17}
@@ -86,6 +90,9 @@ def transport_headers(d):
                     (num(d.get("ackreq", "1")) << 31) | (num(d.get("psn", "0")) & 0xffffff))
     if ud and "deth" not in omit:
         b += struct.pack("!II", num(d.get("qkey", "0x11111111")), num(d.get("sqpn", "1")))
+    if low in FETH_OPS and "feth" not in omit:
+        b += struct.pack("!I", (num(d.get("sel", "0")) & 3) << 4 |
+                         (num(d.get("plt", "1")) & 0xf))
     if (low in RETH_OPS and "reth" not in omit) or "reth" in add:
         b += struct.pack("!QII", num(d.get("va", "0")), num(d.get("rkey", "0")),
                          num(d.get("len", str(len(payload)))))

@@ -35,6 +35,10 @@
 # holder's --short-read QP, SQ PSN 5000): ours completes the READ with
 # IBV_WC_BAD_RESP_ERR (7), never with success; on stock the check skips
 # with the status measured.
+# An IBTA 1.5 FLUSH, placement type global and persistent: ours has no
+# QP with flush access, so it NAKs both as invalid requests (as
+# upstream's rxe does such a QP's); stock 6.1 drops the unknown opcode
+# without a counter (measured), which the stock run checks.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wire_lib.sh"
@@ -58,7 +62,7 @@ if ours; then
 fi
 
 # The target.
-python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 18 \
+python3 "$TESTDIR/roce_traffic.py" hold --dev rxe1 --peer "$WIRE_B" --qps 20 \
 	--big-mib 8 --short-read \
 	--dir "$tmp" --wait $((900 * ${OOT_TIMEOUT_SCALE:-1})) >"$tmp/hold" 2>"$tmp/hold.err" &
 HOLD=$!
@@ -102,6 +106,10 @@ c read_va_overflow opcode=RC_RDMA_READ_REQUEST va=0xffffffffffffff00 rkey=$RKEY 
 c read_huge_len opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xffffffff
 c atomic_out_of_range opcode=RC_FETCH_ADD va=$((VA + LEN)) rkey=$RKEY swap=1
 c read_len_wrap opcode=RC_RDMA_READ_REQUEST va=$VA rkey=$RKEY len=0xfffffff0
+# IBTA 1.5 FLUSH (0x1c) of the MR's first 64 bytes, placement type
+# global visibility (1) and persistence (2).
+c flush_global opcode=0x1c va=$VA rkey=$RKEY len=64 plt=1
+c flush_persistent opcode=0x1c va=$VA rkey=$RKEY len=64 plt=2
 c unknown_qpn opcode=RC_SEND_ONLY payload=32 qpn=0xfff0
 # After the batch above (their exact counters): the short READ response,
 # to the --short-read QP, whose READ is posted just before (its
@@ -209,6 +217,8 @@ EXPECT=(
 	"atomic_out_of_range|$NAK_ACC|$PKT"
 	"read_len_wrap|$NAK_ACC|$PKT"
 	"unknown_qpn|||rcvd_no_qp_err+1"
+	"flush_global|||"
+	"flush_persistent|||"
 )
 ktap_set_plan $((${#EXPECT[@]} * 2 + 4 + 3))
 
@@ -227,6 +237,19 @@ for e in "${EXPECT[@]}"; do
 				"stock answers it with READ_RESPONSE_ONLY (measured)"
 			ktap_test_skip "$n: counted" "stock answers it (measured)"
 		fi
+		continue
+		;;
+	flush_global | flush_persistent)
+		# Stock 6.1 does not know the opcode: dropped, no counter
+		# (measured).  No QP of ours has flush access (the 6.1 ABI
+		# has no such flag): refused as upstream's rxe refuses a QP
+		# without it, so that the peer's WR fails at once.
+		if ours; then
+			ans=$NAK_INV
+			cnt=$PKT
+		fi
+		ktap_test_result "$n: answer ${ans:-none}" expect_eq "answers" "$(answers "$n")" "$ans"
+		ktap_test_result "$n: counters ${cnt:-none}" expect_eq "counters" "$(delta "$n")" "$cnt"
 		continue
 		;;
 	read_huge_len | read_len_wrap)
