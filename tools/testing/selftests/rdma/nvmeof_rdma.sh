@@ -3,8 +3,8 @@
 #
 # NVMe over Fabrics on rxe with Debian's own nvmet-rdma (target) and
 # nvme-rdma (host), through nvme-cli: a target with a file and a null_blk
-# namespace on rxe0, discovery, connect, 64 MiB of O_DIRECT writes read
-# back and compared, disconnect and target teardown; then a target port
+# namespace on rxe0, discovery, connect, MIB MiB of O_DIRECT writes read
+# back and compared (16 in make check, 64 with the long cases), disconnect and target teardown; then a target port
 # removed while the host is connected, which the host must survive
 # (reconnecting or failing its I/O) and let go of when told to; then the
 # device itself removed (rdma link del) under a connected controller:
@@ -23,7 +23,8 @@ CFS=/sys/kernel/config/nvmet
 WORK=$(mktemp -d)
 # Not on the guest's overlay root, where nvmet sees the file's size as 0.
 BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
-MIB=64
+MIB=16
+! long_cases || MIB=64
 
 ktap_print_header
 if ! command -v nvme >/dev/null; then

@@ -52,10 +52,10 @@ case_ "pages dropped under ODP MRs: READ sees zeros, WRITEs land in the new page
 case_ "an unmapped range: remote access error, local protection error" \
 	unmapped "${ONE_ENDS[@]}"
 case_ "the implicit ODP MR is refused" refused "${ONE_ENDS[@]}"
-case_ "WRITE, READ back while the pages are dropped, $(soak 100) rounds, one device" \
-	race "${ONE_ENDS[@]}" --rounds "$(soak 100)"
-case_ "WRITE, READ back while the pages are dropped, $(soak 100) rounds, two devices" \
-	race "${TWO_ENDS[@]}" --rounds "$(soak 100)"
+case_ "WRITE, READ back while the pages are dropped, $(soak 25) rounds, one device" \
+	race "${ONE_ENDS[@]}" --rounds "$(soak 25)"
+case_ "WRITE, READ back while the pages are dropped, $(soak 25) rounds, two devices" \
+	race "${TWO_ENDS[@]}" --rounds "$(soak 25)"
 
 # rdma-core's ODP tests: what librxe 44 can reach (no advise_mr for the
 # prefetch tests, no XRC domain on rxe, no implicit MR: those skip).
