@@ -84,7 +84,7 @@ enum rxe_opcode_mask {
 };
 
 /* The header bits stay below the direction bits. */
-static_assert(RXE_NUM_HDR_TYPES <= 12);
+static_assert(RXE_PAYLOAD_MASK < RXE_REQ_MASK);
 
 #define RXE_READ_OR_ATOMIC_MASK	(RXE_READ_MASK | RXE_ATOMIC_MASK)
 /*

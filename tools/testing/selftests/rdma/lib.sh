@@ -241,7 +241,7 @@ VETH_PEER=veth1
 VETH_MAC=02:11:22:33:44:55
 VETH_GUID=0011:22ff:fe33:4455
 veth_setup() {
-	[ ! -e "/sys/class/net/$VETH" ] || ip link del "$VETH" 2>/dev/null
+	veth_teardown
 	ip -batch - <<-EOF
 	link add $VETH type veth peer name $VETH_PEER
 	link set $VETH address $VETH_MAC
@@ -276,6 +276,11 @@ operstate_up() {
 veth_teardown() {
 	[ ! -e "/sys/class/net/$VETH" ] || ip link del "$VETH" 2>/dev/null
 	true
+}
+
+# rxe_del DEV: rdma link del DEV if it exists here (no process if not).
+rxe_del() {
+	[ ! -e "/sys/class/infiniband/$1" ] || rdma link del "$1" 2>/dev/null
 }
 
 # Device index numbers depend on what was created before: tool output is

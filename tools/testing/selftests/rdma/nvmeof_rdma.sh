@@ -4,10 +4,11 @@
 # NVMe over Fabrics on rxe with Debian's own nvmet-rdma (target) and
 # nvme-rdma (host), through nvme-cli: a target with a file and a null_blk
 # namespace on rxe0, discovery, connect, MIB MiB of O_DIRECT writes read
-# back and compared (16 in make check, 64 with the long cases), disconnect and target teardown; then a target port
-# removed while the host is connected, which the host must survive
-# (reconnecting or failing its I/O) and let go of when told to; then the
-# device itself removed (rdma link del) under a connected controller:
+# back and compared (16 in make check, 64 with the long cases),
+# disconnect and target teardown; then a target port removed while the
+# host is connected, which the host must survive (reconnecting or
+# failing its I/O) and let go of when told to; then the device itself
+# removed (rdma link del) under a connected controller:
 # nvme-rdma and nvmet-rdma get their device-removal callbacks and let
 # go, and the removal returns.  Nothing is left in `rdma res` and the
 # modules unload.

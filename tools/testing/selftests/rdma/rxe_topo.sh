@@ -169,8 +169,8 @@ topo_ns_clean() {
 
 topo_two_clean() {
 	local rules line cmds= local0=
-	[ ! -e "/sys/class/infiniband/$TWO_DEV1" ] || rdma link del "$TWO_DEV1" 2>/dev/null
-	[ ! -e "/sys/class/infiniband/$TWO_DEV2" ] || rdma link del "$TWO_DEV2" 2>/dev/null
+	rxe_del "$TWO_DEV1"
+	rxe_del "$TWO_DEV2"
 	[ ! -e "/sys/class/net/$TWO_IF1" ] || cmds+="link del $TWO_IF1"$'\n'
 	# Every rule of ours, however many a killed test left; the local
 	# table back at preference 0.  One ip, which goes on past errors.
@@ -210,7 +210,7 @@ topo_two_static_neigh() {
 topo_down() {
 	topo_ns_clean
 	topo_two_clean
-	[ ! -e "/sys/class/infiniband/$ONE_DEV" ] || rdma link del "$ONE_DEV" 2>/dev/null
+	rxe_del "$ONE_DEV"
 	veth_teardown
 	eventually 10 topo_no_rxe >/dev/null
 }
