@@ -425,7 +425,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	int err;
 
 	if (!wqe || rxe_psn_cmp(pkt->psn, wqe->first_psn) < 0 ||
-	    rxe_psn_cmp(pkt->psn, wqe->last_psn) > 0 ||
+	    rxe_psn_cmp(rxe_pkt_last_psn(pkt), wqe->last_psn) > 0 ||
 	    !(wqe->mask & ((pkt->mask & RXE_ATMACK_MASK) ? RXE_WR_ATOMIC :
 			   RXE_WR_READ | RXE_WR_ATOMIC_WRITE)))
 		return;	/* not what we asked for: ignored */
@@ -473,7 +473,7 @@ static void rxe_comp_data(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	}
 	if ((pkt->mask & RXE_ATMACK_MASK) || (pkt->mask & RXE_END_MASK))
 		wqe->state = RXE_WQE_DONE;
-	rxe_comp_progress(qp, (pkt->psn + 1) & RXE_BTH_PSN_MASK);
+	rxe_comp_progress(qp, (rxe_pkt_last_psn(pkt) + 1) & RXE_BTH_PSN_MASK);
 	rxe_comp_complete_done(qp);
 }
 
@@ -525,7 +525,7 @@ static void rxe_comp_rcv(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 		return;
 	/* Older than anything outstanding (a duplicate) or never sent. */
 	if (rxe_psn_cmp(psn, req->comp_psn) < 0 ||
-	    rxe_psn_cmp(psn, req->psn) >= 0)
+	    rxe_psn_cmp(rxe_pkt_last_psn(pkt), req->psn) >= 0)
 		return;
 
 	if (pkt->mask & RXE_AETH_MASK)

@@ -38,6 +38,7 @@
 #define RXE_ENGINE_H
 
 #include <linux/hrtimer.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
 #include <rdma/rdma_user_rxe.h>
@@ -129,6 +130,18 @@ struct rxe_ack_park {
  */
 int rxe_xmit_packet(struct rxe_qp *qp, const struct rxe_av *av,
 		    struct sk_buff *skb, struct rxe_xmit_batch *batch);
+/*
+ * The payload of a burst, at most (rxe_xmit.c, "Bursts"): with the
+ * headers, within the 16 bits of pkt->paylen; its pages, however
+ * aligned, within an skb's fragments (9 of them per MR range).
+ */
+#define RXE_BURST_BYTES		SZ_32K
+/*
+ * As rxe_xmit_packet(), for a burst standing for @npsn PSNs; @av must be
+ * to this device (rxe_av_to_self()), anything else is refused.
+ */
+int rxe_xmit_burst(struct rxe_qp *qp, const struct rxe_av *av,
+		   struct sk_buff *skb, struct rxe_xmit_batch *batch, u16 npsn);
 /*
  * As rxe_xmit_packet(), for the ACK ending a message, which may instead
  * wait in @park when it would leave in a batch; an ACK parked before it

@@ -151,9 +151,21 @@ struct rxe_pkt_info {
 	u32			mask;		/* enum rxe_opcode_mask */
 	u32			psn;
 	u16			paylen;		/* from BTH through ICRC */
+	/*
+	 * The PSNs the packet stands for, from psn on: 1, or more for a
+	 * burst, which only a QP of this host sends and only to one of
+	 * this host (rxe_xmit_burst()); a packet from the wire is one.
+	 */
+	u16			npsn;
 	u8			opcode;
 	u8			port_num;
 };
+
+/* The last PSN @pkt stands for: its own, but for a burst. */
+static inline u32 rxe_pkt_last_psn(const struct rxe_pkt_info *pkt)
+{
+	return (pkt->psn + pkt->npsn - 1) & RXE_BTH_PSN_MASK;
+}
 
 static inline struct rxe_pkt_info *rxe_skb_pkt(struct sk_buff *skb)
 {

@@ -259,12 +259,18 @@ void rxe_rcv(struct sk_buff *skb)
 	pkt->port_num = RXE_PORT;
 	pkt->qp = NULL;
 	pkt->mask = (loopback ? RXE_LOOPBACK_MASK : 0);
+	/* Only a packet looped back from this host may be a burst. */
+	if (!loopback || !pkt->npsn)
+		pkt->npsn = 1;
 
 	if (unlikely(!rxe_opcode_valid(pkt->opcode) ||
 		     bth_tver(pkt) != RXE_BTH_TVER))
 		goto drop;
 	pkt->mask |= rxe_opcode[pkt->opcode].mask;
 	if (unlikely(!rxe_chk_length(pkt)))
+		goto drop;
+	/* Bursts are RC's (rxe_xmit.c); nothing else stands for more. */
+	if (unlikely(pkt->npsn != 1 && !(pkt->mask & RXE_RC_MASK)))
 		goto drop;
 
 	rxe_pkt_dgid(skb, &dgid);
@@ -302,7 +308,7 @@ void rxe_rcv(struct sk_buff *skb)
 		goto drop;
 	}
 
-	rxe_qp_counter_inc(qp, RXE_CNT_RCVD_PKTS);
+	rxe_qp_counter_add(qp, RXE_CNT_RCVD_PKTS, pkt->npsn);
 	pkt->qp = qp;
 	rxe_dispatch(skb);
 	return;

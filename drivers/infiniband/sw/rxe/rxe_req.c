@@ -471,6 +471,37 @@ static void rxe_req_extent(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
 }
 
 /*
+ * Whether the next packets of @wqe may leave as one burst (rxe_xmit.c,
+ * "Bursts"): a SEND or WRITE of more than one packet left, whose
+ * payload goes by reference.  If so, *@len, *@last and *@npsn are the
+ * burst's: up to RXE_BURST_BYTES, and within the window of PSNs not
+ * acknowledged, which a burst fills as its packets would.
+ */
+static bool rxe_req_burst(struct rxe_qp *qp, const struct rxe_send_wqe *wqe,
+			  const struct rxe_av *av, u32 *len, bool *last,
+			  u32 *npsn)
+{
+	struct rxe_req_info *req = &qp->req;
+	u32 mtu = rxe_req_mtu(qp);
+	u32 resid = wqe->dma.resid;
+	u32 unacked = rxe_psn_dist(req->psn, req->comp_psn);
+	u32 n;
+
+	if (!(wqe->mask & (RXE_WR_SEND | RXE_WR_WRITE)) || resid <= mtu ||
+	    unacked >= RXE_MAX_UNACKED_PSNS ||
+	    !rxe_req_by_ref(qp, wqe, av, resid))
+		return false;
+	n = min3(DIV_ROUND_UP(resid, mtu), RXE_BURST_BYTES / mtu,
+		 RXE_MAX_UNACKED_PSNS - unacked);
+	if (n < 2)
+		return false;
+	*len = min(resid, n * mtu);
+	*last = *len == resid;
+	*npsn = n;
+	return true;
+}
+
+/*
  * The BTH of @pkt, PSN @psn and AckReq @ack, and the extension headers
  * its opcode carries; @resid: the bytes of the message not sent before.
  */
@@ -497,10 +528,10 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	const struct rxe_av *av;
 	struct rxe_av path;
 	struct rxe_pkt_info pkt;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	struct rxe_req_undo undo;
-	bool last, ack;
-	int opcode, err;
+	bool last, ack, burst;
+	int opcode, err = 0;
 
 	rxe_req_extent(qp, wqe, &len, &last, &npsn);
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
@@ -515,6 +546,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		av = &path;
 		dqpn = READ_ONCE(qp->attr.dest_qp_num);
 	}
+	burst = rxe_req_burst(qp, wqe, av, &len, &last, &npsn);
 
 	opcode = rxe_req_opcode(qp, wqe, first, last);
 	if (opcode < 0) {
@@ -525,7 +557,17 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	/* Before the payload moves the WQE on. */
 	rxe_req_save(qp, wqe, &undo);
 	resid = wqe->dma.resid;
-	skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
+	if (burst) {
+		skb = rxe_req_packet_ref(qp, wqe, av, opcode, len, &pkt, &err);
+		if (!skb && !err) {
+			/* Not by reference after all: one packet. */
+			burst = false;
+			rxe_req_extent(qp, wqe, &len, &last, &npsn);
+			opcode = rxe_req_opcode(qp, wqe, first, last);
+		}
+	}
+	if (!skb && !err)
+		skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
 	if (err == -EAGAIN &&
 	    !rxe_req_odp_miss(qp, wqe, undo.pos)) {
 		rxe_req_restore(qp, wqe, &undo);
@@ -540,8 +582,9 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		return rxe_xmit_wait_start(&req->xmit_wait);
 	}
 
+	/* A payload packet takes one PSN, a burst's packets one each. */
 	ack = (pkt.mask & RXE_END_MASK) || !(pkt.mask & RXE_PAYLOAD_MASK) ||
-	      ++req->noack_pkts > RXE_MAX_PKT_PER_ACK;
+	      (req->noack_pkts += npsn) > RXE_MAX_PKT_PER_ACK;
 	if (ack)
 		req->noack_pkts = 0;
 	rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last, dqpn, ack,
@@ -576,7 +619,10 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 
 	WRITE_ONCE(req->sent_at, jiffies);
 	/* May deliver inline (loopback): no lock is held here. */
-	err = rxe_xmit_packet(qp, av, skb, &req->batch);
+	if (burst)
+		err = rxe_xmit_burst(qp, av, skb, &req->batch, npsn);
+	else
+		err = rxe_xmit_packet(qp, av, skb, &req->batch);
 	if (likely(!err)) {
 		rxe_xmit_wait_sent(&req->xmit_wait);
 		return 0;

@@ -92,14 +92,15 @@ static struct sk_buff *rxe_resp_packet(struct rxe_qp *qp,
 }
 
 /*
- * Every response leaves after the ACK parked before it, if any;
- * -EAGAIN when the netdev refused it (see rxe_resp_read_next()).
+ * Every response leaves after the ACK parked before it, if any; @npsn:
+ * the PSNs it stands for (rxe_xmit_burst()).  -EAGAIN when the netdev
+ * refused it (see rxe_resp_read_next()).
  */
 static int rxe_resp_xmit(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
-			 struct sk_buff *skb)
+			 struct sk_buff *skb, u16 npsn)
 {
 	rxe_ack_unpark(&qp->resp.park, &qp->resp.batch);
-	return rxe_xmit_packet(qp, &ctx->av, skb, &qp->resp.batch);
+	return rxe_xmit_burst(qp, &ctx->av, skb, &qp->resp.batch, npsn);
 }
 
 /* An ACK or NAK (RC_ACKNOWLEDGE) for @psn; NULL when out of memory. */
@@ -125,7 +126,7 @@ static void rxe_resp_send_ack(struct rxe_qp *qp,
 {
 	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx, syn, psn);
 
-	if (skb && rxe_resp_xmit(qp, ctx, skb) == -EAGAIN &&
+	if (skb && rxe_resp_xmit(qp, ctx, skb, 1) == -EAGAIN &&
 	    (syn & RXE_AETH_TYPE_MASK) == RXE_AETH_ACK) {
 		qp->resp.ack_owed = true;
 		rxe_xmit_wait_start(&qp->resp.xmit_wait);
@@ -167,7 +168,7 @@ static void rxe_resp_park_ack(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 {
 	struct sk_buff *skb = rxe_resp_ack_packet(qp, ctx,
 						  RXE_AETH_ACK_UNLIMITED,
-						  pkt->psn);
+						  rxe_pkt_last_psn(pkt));
 
 	if (skb)
 		rxe_xmit_ack(qp, &ctx->av, skb, &qp->resp.batch,
@@ -186,7 +187,7 @@ static void rxe_resp_send_atomic_ack(struct rxe_qp *qp,
 	if (!skb)
 		return;
 	atmack_init(&pkt, orig);
-	rxe_resp_xmit(qp, ctx, skb);
+	rxe_resp_xmit(qp, ctx, skb, 1);
 }
 
 /* The answer to an ATOMIC WRITE: an RDMA READ response without data. */
@@ -201,7 +202,7 @@ static void rxe_resp_send_atomic_write_ack(struct rxe_qp *qp,
 			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 0, psn,
 			      RXE_AETH_ACK_UNLIMITED);
 	if (skb)
-		rxe_resp_xmit(qp, ctx, skb);
+		rxe_resp_xmit(qp, ctx, skb, 1);
 }
 
 /* ---- receive completions ---- */
@@ -371,12 +372,21 @@ static bool rxe_resp_op_in_seq(const struct rxe_qp *qp,
 	return cur && (pkt->mask & cur);
 }
 
-/* Payload sizes of a SEND or WRITE packet against the path MTU. */
+/*
+ * Payload sizes of a SEND or WRITE packet against the path MTU: FIRST
+ * and MIDDLE carry the MTU exactly, LAST and ONLY at most that.  A
+ * burst carries its packets' payloads: an MTU each before its last,
+ * which carries a byte at least (else it would be one packet fewer).
+ */
 static int rxe_resp_check_length(const struct rxe_resp_ctx *ctx,
 				 const struct rxe_pkt_info *pkt)
 {
 	u32 len = rxe_payload_size(pkt);
+	u32 before = (pkt->npsn - 1) * ctx->mtu;
 
+	if (len < before || (pkt->npsn > 1 && len == before))
+		return -ENOSPC;
+	len -= before;
 	if (pkt->mask & RXE_END_MASK)
 		return len <= ctx->mtu ? 0 : -ENOSPC;
 	return len == ctx->mtu ? 0 : -ENOSPC;
@@ -385,7 +395,7 @@ static int rxe_resp_check_length(const struct rxe_resp_ctx *ctx,
 /* After a packet executed: what is expected next. */
 static void rxe_resp_advance(struct rxe_qp *qp, const struct rxe_pkt_info *pkt)
 {
-	qp->resp.psn = (pkt->psn + 1) & RXE_BTH_PSN_MASK;
+	qp->resp.psn = (rxe_pkt_last_psn(pkt) + 1) & RXE_BTH_PSN_MASK;
 	qp->resp.ack_psn = qp->resp.psn;
 	qp->resp.opcode = pkt->opcode;
 	if (pkt->mask & RXE_END_MASK)
@@ -678,19 +688,35 @@ static bool rxe_resp_reading(const struct rxe_qp *qp)
 }
 
 /*
- * A READ response of @opcode with the next @payload bytes of the READ in
- * place, its headers not written yet; ERR_PTR(-EACCES) when the READ's
- * rkey no longer resolves (its MR deregistered or reregistered since the
- * READ was accepted) or an ODP fault failed, ERR_PTR(-EINPROGRESS)
- * while ODP pages are faulted in, NULL on no memory.  To a QP of this
- * host the bytes go by reference: the requester copies them out before
- * the READ completes, and memory that the responder's side changes meanwhile is
- * a race the application asked for, on any HCA.
+ * The opcode of the READ response carrying the next @payload bytes
+ * (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST, or ONLY.
+ */
+static u8 rxe_resp_read_opcode(const struct rxe_resp_read *read, u32 payload)
+{
+	bool last = payload == read->resid;
+
+	if (read->first)
+		return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/*
+ * A READ response with the next *@payload bytes of the READ in place,
+ * its headers not written yet; ERR_PTR(-EACCES) when the READ's rkey no
+ * longer resolves (its MR deregistered or reregistered since the READ
+ * was accepted) or an ODP fault failed, ERR_PTR(-EINPROGRESS) while ODP
+ * pages are faulted in, NULL on no memory.  To a QP of this host the
+ * bytes go by reference: the requester copies them out before the READ
+ * completes, and memory that the responder's side changes meanwhile is
+ * a race the application asked for, on any HCA.  Only so may *@payload
+ * exceed the MTU (a burst, rxe_xmit.c): copied, it is cut to one MTU.
  */
 static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 					    const struct rxe_resp_ctx *ctx,
 					    struct rxe_pkt_info *pkt,
-					    u8 opcode, u32 payload)
+					    u32 *payload)
 {
 	struct rxe_resp_read *read = &qp->resp.read;
 	struct sk_buff *skb = NULL;
@@ -698,21 +724,23 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 	struct rxe_mr *mr;
 	int err;
 
-	if (!payload)
-		return rxe_init_packet(qp, &ctx->av, opcode, 0, pkt);
+	if (!*payload)
+		return rxe_init_packet(qp, &ctx->av,
+				       rxe_resp_read_opcode(read, 0), 0, pkt);
 
 	/* Resolved for just this packet: no MR stays referenced. */
-	mr = rxe_rkey_resolve(qp, read->rkey, &addr, payload,
+	mr = rxe_rkey_resolve(qp, read->rkey, &addr, *payload,
 			      IB_ACCESS_REMOTE_READ);
 	if (IS_ERR(mr))
 		return ERR_PTR(-EACCES);
 
 	if (rxe_av_to_self(&ctx->av)) {
-		skb = rxe_init_packet_ref(qp, &ctx->av, opcode, payload,
-					  pkt);
+		skb = rxe_init_packet_ref(qp, &ctx->av,
+					  rxe_resp_read_opcode(read, *payload),
+					  *payload, pkt);
 		if (!skb)
 			goto out;
-		err = rxe_mr_attach(mr, addr, payload, skb);
+		err = rxe_mr_attach(mr, addr, *payload, skb);
 		if (!err)
 			err = rxe_end_packet_ref(skb, pkt);
 		if (!err)
@@ -723,9 +751,11 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 			goto out;
 	}
 
-	skb = rxe_init_packet(qp, &ctx->av, opcode, payload, pkt);
+	*payload = min(*payload, ctx->mtu);
+	skb = rxe_init_packet(qp, &ctx->av, rxe_resp_read_opcode(read, *payload),
+			      *payload, pkt);
 	if (skb) {
-		err = rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), payload,
+		err = rxe_mr_copy(mr, addr, rxe_payload_addr(pkt), *payload,
 				  RXE_FROM_MR);
 		if (err) {
 			kfree_skb(skb);
@@ -775,8 +805,9 @@ static void rxe_resp_read_fail(struct rxe_qp *qp,
 
 /*
  * One READ response packet (IBTA 9.7.5.1.2): FIRST, MIDDLE..., LAST by
- * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  When a
- * packet cannot be built for want of memory, the READ is given up: the
+ * the path MTU, or ONLY; FIRST, LAST and ONLY carry an AETH.  To a QP of
+ * this host, a burst of them (rxe_xmit.c, "Bursts").  When a packet
+ * cannot be built for want of memory, the READ is given up: the
  * requester times out and asks again, and the duplicate is answered
  * afresh.  When its memory cannot be read any more, the READ fails
  * (rxe_resp_read_fail()).  A packet the netdev refused is built again
@@ -786,21 +817,14 @@ static void rxe_resp_read_fail(struct rxe_qp *qp,
 static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 {
 	struct rxe_resp_read *read = &qp->resp.read;
-	u32 payload = min(read->resid, ctx->mtu);
-	bool last = read->resid <= ctx->mtu;
 	struct rxe_resp_read undo = *read;
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb;
-	u8 opcode;
+	u32 payload, npsn;
 
-	if (read->first)
-		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-				IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
-	else
-		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-
-	skb = rxe_resp_read_packet(qp, ctx, &pkt, opcode, payload);
+	payload = min_t(u32, read->resid, rxe_av_to_self(&ctx->av) ?
+					  RXE_BURST_BYTES : ctx->mtu);
+	skb = rxe_resp_read_packet(qp, ctx, &pkt, &payload);
 	if (PTR_ERR_OR_ZERO(skb) == -EINPROGRESS)
 		return 1;	/* until the fault's end runs the task */
 	if (IS_ERR(skb)) {
@@ -809,17 +833,18 @@ static int rxe_resp_read_next(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx)
 	}
 	if (!skb)
 		goto give_up;
-	rxe_resp_headers(qp, ctx, &pkt, opcode, payload, read->psn,
+	npsn = max_t(u32, DIV_ROUND_UP(payload, ctx->mtu), 1);
+	rxe_resp_headers(qp, ctx, &pkt, pkt.opcode, payload, read->psn,
 			 RXE_AETH_ACK_UNLIMITED);
 
 	read->first = false;
 	read->va += payload;
 	read->resid -= payload;
-	read->psn = (read->psn + 1) & RXE_BTH_PSN_MASK;
-	if (last)
+	read->psn = (read->psn + npsn) & RXE_BTH_PSN_MASK;
+	if (!read->resid)
 		rxe_resp_end_read(qp);
 
-	if (unlikely(rxe_resp_xmit(qp, ctx, skb) == -EAGAIN)) {
+	if (unlikely(rxe_resp_xmit(qp, ctx, skb, npsn) == -EAGAIN)) {
 		*read = undo;
 		return rxe_xmit_wait_start(&qp->resp.xmit_wait);
 	}
@@ -1116,7 +1141,7 @@ static void rxe_resp_rc(struct rxe_qp *qp, const struct rxe_resp_ctx *ctx,
 		/* One ACK per message: the requester asks on its last. */
 		if (!err && bth_ack(pkt) && !acked)
 			rxe_resp_send_ack(qp, ctx, RXE_AETH_ACK_UNLIMITED,
-					  pkt->psn);
+					  rxe_pkt_last_psn(pkt));
 	}
 	if (!err)
 		return;

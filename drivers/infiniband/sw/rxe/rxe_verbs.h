@@ -151,18 +151,24 @@ struct rxe_qp {
  * port totals (port + sets) count each event once.  A set is freed an
  * RCU grace period after its counter goes (rxe_counter_dealloc()).
  */
-static inline void rxe_qp_counter_inc(struct rxe_qp *qp,
-				      enum rxe_counter index)
+static inline void rxe_qp_counter_add(struct rxe_qp *qp,
+				      enum rxe_counter index, u32 n)
 {
 	struct rxe_counter_set *set;
 
 	rcu_read_lock();
 	set = rcu_dereference(qp->counter_set);
 	if (set)
-		atomic64_inc(&set->value[index]);
+		atomic64_add(n, &set->value[index]);
 	else
-		rxe_counter_inc(to_rdev(qp->ibqp.device), index);
+		atomic64_add(n, &to_rdev(qp->ibqp.device)->stats_counters[index]);
 	rcu_read_unlock();
+}
+
+static inline void rxe_qp_counter_inc(struct rxe_qp *qp,
+				      enum rxe_counter index)
+{
+	rxe_qp_counter_add(qp, index, 1);
 }
 
 /* rxe_mr.c: the part of a key that names the MR or MW. */

@@ -6,7 +6,11 @@
 # 8 KiB and a FETCH_ADD, each completed before the next) from rxe1 to
 # rxe2 across a veth pair (rxe_topo.sh), on new devices.  Every counter of
 # both devices, in rdma stat's order, has the value measured on stock, and
-# `rdma stat show` reports the same values as sysfs.
+# `rdma stat show` reports the same values as sysfs.  Then the same
+# traffic on one device, rxe to itself, which counts both sides; ours
+# delivers a message's packets there in bursts (rxe.rst, "Bursts"), each
+# burst counted as the packets it stands for, and rxe_rcv() (a kprobe)
+# runs once a burst.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rxe_topo.sh"
@@ -20,13 +24,18 @@ ZEROS+=" rcvd_seq_err 0 ack_deferred 0 retry_exceeded_err 0"
 ZEROS+=" retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0"
 WANT_REQ="sent_pkts 14 rcvd_pkts 11 $ZEROS rdma_sends 1 rdma_recvs 0"
 WANT_RESP="sent_pkts 11 rcvd_pkts 14 $ZEROS rdma_sends 0 rdma_recvs 1"
+WANT_ONE="sent_pkts 25 rcvd_pkts 25 $ZEROS rdma_sends 1 rdma_recvs 1"
+# rxe_rcv() on one device, ours: a burst each for the SEND, WRITE and
+# READ response, one packet each for the READ request and the FETCH_ADD,
+# and the four acknowledgments.
+WANT_ONE_RCV=8
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 8
 
 rdma_unload_all
 modprobe ib_uverbs
-topo_two_up || exit "$KSFT_FAIL"
+topo_two_up && topo_one_up || exit "$KSFT_FAIL"
 
 # DEV: "name value ..." in rdma stat's order; lifespan, in the same
 # directory, is the counters' cache lifetime, not a counter.
@@ -62,6 +71,24 @@ stat_same() {
 	done
 }
 ktap_test_result "rdma stat show reports the sysfs values" stat_same
+
+RCV_PROBE="p:oot_rxe_rcv rxe_rcv"
+probes_on "$RCV_PROBE" || ktap_print_msg "no kprobe on rxe_rcv"
+ktap_test_result "the same on $ONE_DEV, to itself" \
+	rxe_traffic counters "$ONE_DEV" "$ONE_IP" "$ONE_DEV" "$ONE_IP"
+probes_off "$RCV_PROBE"
+calls=$(grep -c ' oot_rxe_rcv:' $TRACEFS/trace)
+probes_del "$RCV_PROBE"
+one=$(counters "$ONE_DEV")
+ktap_print_msg "$ONE_DEV: $one; rxe_rcv ran $calls times"
+ktap_test_result "$ONE_DEV counts both sides as stock" expect_eq "$ONE_DEV" "$one" "$WANT_ONE"
+if ours; then
+	ktap_test_result "$ONE_DEV takes its 25 packets in $WANT_ONE_RCV bursts and packets" \
+		expect_eq "rxe_rcv calls" "$calls" "$WANT_ONE_RCV"
+else
+	ktap_test_skip "$ONE_DEV takes its 25 packets in bursts" \
+		"stock has no bursts: rxe_rcv ran $calls times for 25 packets"
+fi
 
 topo_down
 rdma_unload_all

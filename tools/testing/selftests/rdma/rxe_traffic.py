@@ -38,14 +38,18 @@ Cases:
                  next
     layouts      SEND, WRITE and READ at path MTU 4096 (one device only:
                  it exceeds the veth's MTU) and 1024 with the
-                 payload at page offsets 0, 1 and 4095 and in 16, 17 and
-                 32 SGEs a page apart, each checked byte for byte; then a
+                 payload at page offsets 0, 1 and 4095 and in 16, 17,
+                 32 and 20 (of 2 KiB) SGEs a page apart, and these and
+                 the _WITH_IMM SEND and WRITE of 32 KiB, 32 KiB + 1 and
+                 96 KiB + 5 at page offset 1, each checked byte for byte
+                 (and its receive's length and immediate); then a
                  4 MiB WRITE whose source MR is deregistered and its
                  memory unmapped right after the post, which completes
                  (in error or not) without harm.  On one device a packet
                  carries its payload as references to the sender's pages
-                 when it can (rxe.rst): these are its edges, and the
-                 fallback to a copy past 16 pages a packet
+                 when it can (rxe.rst), and packets of one message go
+                 in bursts of up to 32 KiB: these are their edges, and
+                 the fallbacks to one packet and to a copy past 16 pages
     windows      type 2 memory windows bound by the responder over the
                  middle pages of an MR, one addressed as the MR is, one
                  zero based (addressed from 0): an RDMA WRITE and READ
@@ -475,11 +479,19 @@ def sge_bytes(mr, sg):
     return b"".join(mr.read(s.length, s.addr - mr.buf) for s in sg)
 
 
+IMM_OPS = (e.IBV_WR_SEND_WITH_IMM, e.IBV_WR_RDMA_WRITE_WITH_IMM)
+RECV_OPS = (e.IBV_WR_SEND,) + IMM_OPS
+
+
 def layout_case(req, resp, lmr, rmr, op, sg, seed, what):
-    """One op with the local scatter list sg: the bytes must arrive."""
+    """One op with the local scatter list sg: the bytes must arrive, and
+    a receive it consumes completes with its length and immediate."""
     n = sum(s.length for s in sg)
     wr = SendWR(wr_id=seed, opcode=op, num_sge=len(sg), sg=sg,
                 send_flags=e.IBV_SEND_SIGNALED)
+    imm = 0x5eed0000 + seed
+    if op in IMM_OPS:
+        wr.imm_data = imm
     rmr.write(b"\0" * n, n, 0)
     if op == e.IBV_WR_RDMA_READ:
         want = fill(rmr, 0, n, seed)
@@ -489,17 +501,21 @@ def layout_case(req, resp, lmr, rmr, op, sg, seed, what):
         for i, s in enumerate(sg):
             fill(lmr, s.addr - lmr.buf, s.length, seed * 100 + i)
         want = sge_bytes(lmr, sg)
-    if op == e.IBV_WR_SEND:
+    if op in RECV_OPS:
         resp.qp.post_recv(recv_wr(seed, rmr, 0, n))
-    else:
+    if op not in (e.IBV_WR_SEND, e.IBV_WR_SEND_WITH_IMM):
         wr.set_wr_rdma(rmr.rkey, rmr.buf)
     req.qp.post_send(wr)
     ok(poll(req.cq)[0], what)
-    if op == e.IBV_WR_SEND:
+    if op in RECV_OPS:
         wc = poll(resp.cq)[0]
         ok(wc, what + " (receive)")
         if wc.byte_len != n:
             problem("%s: received %d bytes of %d" % (what, wc.byte_len, n))
+        if op in IMM_OPS and (not wc.wc_flags & e.IBV_WC_WITH_IMM or
+                              wc.imm_data != imm):
+            problem("%s: receive without its immediate (flags 0x%x, 0x%x)" %
+                    (what, wc.wc_flags, wc.imm_data))
     got = sge_bytes(lmr, sg) if op == e.IBV_WR_RDMA_READ else rmr.read(n, 0)
     if got != want:
         off = next(i for i in range(n) if got[i] != want[i])
@@ -509,6 +525,8 @@ def layout_case(req, resp, lmr, rmr, op, sg, seed, what):
 def layouts(a):
     ops = (("SEND", e.IBV_WR_SEND), ("WRITE", e.IBV_WR_RDMA_WRITE),
            ("READ", e.IBV_WR_RDMA_READ))
+    imm_ops = (("SEND_WITH_IMM", e.IBV_WR_SEND_WITH_IMM),
+               ("WRITE_WITH_IMM", e.IBV_WR_RDMA_WRITE_WITH_IMM))
     pages = 40
     seed = 1
     mtus = [(e.IBV_MTU_1024, "1024")]
@@ -528,9 +546,17 @@ def layouts(a):
                 layout_case(req, resp, lmr, rmr, op, sg, seed,
                             "%s 64 KiB at page offset %d, MTU %s" % (name, off, mtu_name))
                 seed += 1
-            for count, each in ((16, 256), (17, 240), (32, 128)):
+            for count, each in ((16, 256), (17, 240), (32, 128), (20, 2048)):
                 layout_case(req, resp, lmr, rmr, op, sges(lmr, count, each), seed,
                             "%s of %d SGEs a page apart, MTU %s" % (name, count, mtu_name))
+                seed += 1
+        # Cut where a burst of ours ends (32 KiB, rxe.rst), at page
+        # offset 1: a message of bursts and the packets after them.
+        for name, op in ops + imm_ops:
+            for n in (32 << 10, (32 << 10) + 1, (96 << 10) + 5):
+                sg = [SGE(lmr.buf + 1, n, lmr.lkey)]
+                layout_case(req, resp, lmr, rmr, op, sg, seed,
+                            "%s of %d bytes, MTU %s" % (name, n, mtu_name))
                 seed += 1
         lmr.close()
         rmr.close()
