@@ -38,13 +38,23 @@ import sys
 import tempfile
 import zlib
 
-# scapy's warnings start with "WARNING:", which the VM verdict takes for
-# the kernel's: only errors are shown.
-logging.getLogger("scapy").setLevel(logging.ERROR)
-from scapy.utils import PcapReader
-from scapy.contrib.roce import BTH  # also binds UDP 4791 to BTH
-
 ROCE_PORT = 4791
+
+# scapy's, imported by load_scapy().
+PcapReader = BTH = None
+
+
+def load_scapy():
+    """scapy's pcap reader and RoCE layer, for the checker alone: importing
+    them costs 5 to 8 s in a guest under TCG (testing.rst), which
+    roce_inject.py, sharing this module's tables and ICRC, need not pay."""
+    global PcapReader, BTH
+    # scapy's warnings start with "WARNING:", which the VM verdict takes
+    # for the kernel's: only errors are shown.
+    logging.getLogger("scapy").setLevel(logging.ERROR)
+    from scapy.utils import PcapReader as reader
+    from scapy.contrib.roce import BTH as bth  # binds UDP 4791 to BTH
+    PcapReader, BTH = reader, bth
 
 # IBTA vol. 1 9.2: the opcode's top three bits are the transport, the
 # rest the operation.
@@ -374,6 +384,7 @@ def main():
     ap.add_argument("--spec")
     ap.add_argument("pcap", nargs="*")
     a = ap.parse_args()
+    load_scapy()
 
     caps = [(Capture(p), a.expect) for p in a.pcap]
     if a.spec:
