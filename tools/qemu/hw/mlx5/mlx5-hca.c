@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mlx5 device model: the commands of bring-up and teardown, the
+ * capabilities and the access registers.
+ *
+ * The function goes DISABLED -> ENABLE_HCA -> ENABLED -> INIT_HCA ->
+ * INITIALIZED and back through TEARDOWN_HCA and DISABLE_HCA.  The model
+ * asks for no pages (QUERY_PAGES answers 0), so MANAGE_PAGES only ever
+ * carries empty lists.  Capabilities are those of a ConnectX-4 Lx in
+ * Ethernet mode less what the model does not implement yet; a cap that
+ * is 0 keeps the driver away from a feature, which is how the model
+ * grows one feature at a time.  Any opcode not handled here gets
+ * BAD_OP and a trace line (mlx5_cmd_unknown).
+ *
+ * Copyright (c) 2026 oot-rdma contributors
+ */
+
+#include "qemu/osdep.h"
+#include "mlx5.h"
+#include "mlx5-ifc.h"
+#include "trace.h"
+
+/* Values of the PRM the public header does not define. */
+#define MLX5_PORT_TYPE_ETH          1
+#define MLX5_REG_HOST_ENDIANNESS    0x7004
+#define MLX5_REG_HOST_ENDIANNESS_SZ 16
+#define MLX5_ACCESS_REG_WRITE       0
+#define MLX5_ACCESS_REG_READ        1
+#define MLX5_IEEE_VENDOR_ID         0x0002c9
+#define MLX5_BOARD_ID               "OOT0000000001"
+
+static const struct {
+    uint16_t opcode;
+    const char *name;
+} mlx5_cmd_names[] = {
+    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP" },
+    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER" },
+    { MLX5_CMD_OP_INIT_HCA, "INIT_HCA" },
+    { MLX5_CMD_OP_TEARDOWN_HCA, "TEARDOWN_HCA" },
+    { MLX5_CMD_OP_ENABLE_HCA, "ENABLE_HCA" },
+    { MLX5_CMD_OP_DISABLE_HCA, "DISABLE_HCA" },
+    { MLX5_CMD_OP_QUERY_PAGES, "QUERY_PAGES" },
+    { MLX5_CMD_OP_MANAGE_PAGES, "MANAGE_PAGES" },
+    { MLX5_CMD_OP_SET_HCA_CAP, "SET_HCA_CAP" },
+    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI" },
+    { MLX5_CMD_OP_SET_ISSI, "SET_ISSI" },
+    { MLX5_CMD_OP_SET_DRIVER_VERSION, "SET_DRIVER_VERSION" },
+    { MLX5_CMD_OP_CREATE_EQ, "CREATE_EQ" },
+    { MLX5_CMD_OP_DESTROY_EQ, "DESTROY_EQ" },
+    { MLX5_CMD_OP_ALLOC_UAR, "ALLOC_UAR" },
+    { MLX5_CMD_OP_DEALLOC_UAR, "DEALLOC_UAR" },
+    { MLX5_CMD_OP_ACCESS_REG, "ACCESS_REG" },
+};
+
+const char *mlx5_cmd_name(uint16_t opcode)
+{
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(mlx5_cmd_names); i++) {
+        if (mlx5_cmd_names[i].opcode == opcode) {
+            return mlx5_cmd_names[i].name;
+        }
+    }
+    return "?";
+}
+
+/* The GENERAL capabilities: what the model answers for maximum. */
+static void mlx5_caps_general(uint8_t *c)
+{
+    MLX5_SET(cmd_hca_cap, c, port_type, MLX5_PORT_TYPE_ETH);
+    MLX5_SET(cmd_hca_cap, c, num_ports, 1);
+    MLX5_SET(cmd_hca_cap, c, log_max_qp, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_qp_sz, 15);
+    MLX5_SET(cmd_hca_cap, c, log_max_cq, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_cq_sz, 22);
+    MLX5_SET(cmd_hca_cap, c, log_max_eq, 6);
+    MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, 22);
+    MLX5_SET(cmd_hca_cap, c, log_max_srq, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 15);
+    MLX5_SET(cmd_hca_cap, c, log_max_mkey, 16);
+    MLX5_SET(cmd_hca_cap, c, log_max_pd, 16);
+    MLX5_SET(cmd_hca_cap, c, log_max_xrcd, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_transport_domain, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_msg, 30);
+    MLX5_SET(cmd_hca_cap, c, log_pg_sz, 12);
+    MLX5_SET(cmd_hca_cap, c, max_wqe_sz_sq, 1024);
+    MLX5_SET(cmd_hca_cap, c, max_wqe_sz_rq, 512);
+    MLX5_SET(cmd_hca_cap, c, cqe_version, 1);
+    /* The internal timer counts nanoseconds of the virtual clock. */
+    MLX5_SET(cmd_hca_cap, c, device_frequency_khz, 1000000);
+    /* 0: 128 P_Keys; no signatures on commands (settable, must be 0). */
+    MLX5_SET(cmd_hca_cap, c, pkey_table_size, 0);
+    MLX5_SET(cmd_hca_cap, c, cmdif_checksum, 0);
+}
+
+void mlx5_hca_reset(MLX5State *s)
+{
+    s->hca_state = MLX5_HCA_DISABLED;
+    s->issi = 0;
+    s->host_endianness = 0;
+    memset(s->caps, 0, sizeof(s->caps));
+    mlx5_caps_general(s->caps[MLX5_CAP_GENERAL].max);
+    memcpy(s->caps[MLX5_CAP_GENERAL].cur, s->caps[MLX5_CAP_GENERAL].max,
+           MLX5_CAP_BYTES);
+    bitmap_zero(s->uars, MLX5_UAR_COUNT);
+    mlx5_eq_reset(s);
+}
+
+static int cmd_fail(MLX5Cmd *cmd, int status, uint32_t syndrome)
+{
+    cmd->syndrome = syndrome;
+    return status;
+}
+
+/* The input and output hold at least in and out bytes. */
+static int cmd_len_ok(MLX5Cmd *cmd, size_t in, size_t out)
+{
+    if (cmd->inlen < in) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, MLX5_SYND_IN_SHORT);
+    }
+    if (cmd->outlen < out) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR,
+                        MLX5_SYND_OUT_SHORT);
+    }
+    return MLX5_CMD_STAT_OK;
+}
+
+#define CMD_LEN(cmd, op) \
+    cmd_len_ok((cmd), MLX5_ST_SZ_BYTES(op##_in), MLX5_ST_SZ_BYTES(op##_out))
+
+static int cmd_state(MLX5Cmd *cmd, bool ok)
+{
+    return ok ? MLX5_CMD_STAT_OK :
+        cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_STATE);
+}
+
+static int cmd_enable_hca(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, enable_hca);
+
+    if (st) {
+        return st;
+    }
+    /* A PF without VFs: only function 0 is ours. */
+    if (MLX5_GET(enable_hca_in, cmd->in, function_id)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    if (s->hca_state == MLX5_HCA_DISABLED) {
+        s->hca_state = MLX5_HCA_ENABLED;
+    }
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_disable_hca(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, disable_hca);
+
+    if (st) {
+        return st;
+    }
+    if (MLX5_GET(disable_hca_in, cmd->in, function_id)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    /* Everything the function had goes with it. */
+    mlx5_hca_reset(s);
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_query_issi(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, query_issi);
+
+    if (st) {
+        return st;
+    }
+    MLX5_SET(query_issi_out, cmd->out, current_issi, s->issi);
+    /* ISSI 0 and 1. */
+    MLX5_SET(query_issi_out, cmd->out, supported_issi_dw0, 0x3);
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_set_issi(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, set_issi);
+    uint32_t issi;
+
+    if (st) {
+        return st;
+    }
+    issi = MLX5_GET(set_issi_in, cmd->in, current_issi);
+    if (issi > 1) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    s->issi = issi;
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_query_pages(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, query_pages);
+
+    if (st) {
+        return st;
+    }
+    switch (cmd->op_mod) {
+    case MLX5_QUERY_PAGES_IN_OP_MOD_BOOT_PAGES:
+    case MLX5_QUERY_PAGES_IN_OP_MOD_INIT_PAGES:
+    case MLX5_QUERY_PAGES_IN_OP_MOD_REGULAR_PAGES:
+        break;
+    default:
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
+    /* The model keeps its state in QEMU: it never needs host pages. */
+    MLX5_SET(query_pages_out, cmd->out, function_id, 0);
+    MLX5_SET(query_pages_out, cmd->out, num_pages, 0);
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_manage_pages(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, manage_pages);
+
+    if (st) {
+        return st;
+    }
+    switch (cmd->op_mod) {
+    case MLX5_MANAGE_PAGES_IN_OP_MOD_ALLOCATION_FAIL:
+    case MLX5_MANAGE_PAGES_IN_OP_MOD_ALLOCATION_SUCCESS:
+        /* Only empty gifts: the model asked for none. */
+        if (MLX5_GET(manage_pages_in, cmd->in, input_num_entries)) {
+            return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                            MLX5_SYND_NO_PAGES);
+        }
+        return MLX5_CMD_STAT_OK;
+    case MLX5_MANAGE_PAGES_IN_OP_MOD_HCA_RETURN_PAGES:
+        /* Nothing held, nothing returned. */
+        MLX5_SET(manage_pages_out, cmd->out, output_num_entries, 0);
+        return MLX5_CMD_STAT_OK;
+    default:
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
+}
+
+static int cmd_access_reg(MLX5State *s, MLX5Cmd *cmd)
+{
+    size_t hdr_in = MLX5_ST_SZ_BYTES(access_register_in);
+    size_t hdr_out = MLX5_ST_SZ_BYTES(access_register_out);
+    const uint8_t *data_in = cmd->in + hdr_in;
+    uint8_t *data_out = cmd->out + hdr_out;
+    uint16_t reg;
+    int st;
+
+    st = cmd_len_ok(cmd, hdr_in, hdr_out);
+    if (st) {
+        return st;
+    }
+    reg = MLX5_GET(access_register_in, cmd->in, register_id);
+    trace_mlx5_access_reg(reg, cmd->op_mod);
+    if (cmd->op_mod != MLX5_ACCESS_REG_WRITE &&
+        cmd->op_mod != MLX5_ACCESS_REG_READ) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
+
+    switch (reg) {
+    case MLX5_REG_HOST_ENDIANNESS:
+        st = cmd_len_ok(cmd, hdr_in + MLX5_REG_HOST_ENDIANNESS_SZ,
+                        hdr_out + MLX5_REG_HOST_ENDIANNESS_SZ);
+        if (st) {
+            return st;
+        }
+        /* he, the first byte: 0 little-endian, 0x80 big-endian host. */
+        if (cmd->op_mod == MLX5_ACCESS_REG_WRITE) {
+            s->host_endianness = data_in[0] & 0x80;
+        }
+        data_out[0] = s->host_endianness;
+        return MLX5_CMD_STAT_OK;
+    default:
+        trace_mlx5_access_reg_unknown(reg);
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                        MLX5_SYND_BAD_REGISTER);
+    }
+}
+
+static int cmd_query_hca_cap(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, query_hca_cap);
+    unsigned int type = cmd->op_mod >> 1;
+    bool cur = cmd->op_mod & 1;
+    MLX5Cap *cap;
+
+    if (st) {
+        return st;
+    }
+    trace_mlx5_query_hca_cap(type, cur);
+    if (MLX5_GET(query_hca_cap_in, cmd->in, other_function)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    if (type >= MLX5_CAP_GROUPS) {
+        /* A group the model does not have: no cap bit points at it. */
+        trace_mlx5_query_hca_cap_unknown(type);
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
+    cap = &s->caps[type];
+    QEMU_BUILD_BUG_ON(sizeof(union mlx5_ifc_hca_cap_union_bits) / 8 !=
+                      MLX5_CAP_BYTES);
+    memcpy(MLX5_ADDR_OF(query_hca_cap_out, cmd->out, capability),
+           cur ? cap->cur : cap->max, MLX5_CAP_BYTES);
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_set_hca_cap(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, set_hca_cap);
+    const uint8_t *in;
+    uint8_t *cur, *max;
+
+    if (st) {
+        return st;
+    }
+    if (s->hca_state != MLX5_HCA_ENABLED) {
+        /* Capabilities are set between ENABLE_HCA and INIT_HCA. */
+        return cmd_state(cmd, false);
+    }
+    if (MLX5_GET(set_hca_cap_in, cmd->in, other_function)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    if (cmd->op_mod >> 1 != MLX5_CAP_GENERAL) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
+    in = MLX5_ADDR_OF(set_hca_cap_in, cmd->in, capability);
+    cur = s->caps[MLX5_CAP_GENERAL].cur;
+    max = s->caps[MLX5_CAP_GENERAL].max;
+
+    /*
+     * The settable fields; the others keep their values whatever the
+     * driver sends (it sends back what it read, with its changes).
+     */
+    if (MLX5_GET(cmd_hca_cap, in, log_max_qp) >
+        MLX5_GET(cmd_hca_cap, max, log_max_qp) ||
+        MLX5_GET(cmd_hca_cap, in, cmdif_checksum) ||
+        MLX5_GET(cmd_hca_cap, in, pkey_table_size) >
+        MLX5_GET(cmd_hca_cap, max, pkey_table_size)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    MLX5_SET(cmd_hca_cap, cur, log_max_qp,
+             MLX5_GET(cmd_hca_cap, in, log_max_qp));
+    MLX5_SET(cmd_hca_cap, cur, pkey_table_size,
+             MLX5_GET(cmd_hca_cap, in, pkey_table_size));
+    MLX5_SET(cmd_hca_cap, cur, log_uar_page_sz,
+             MLX5_GET(cmd_hca_cap, in, log_uar_page_sz));
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_init_hca(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, init_hca);
+
+    if (st) {
+        return st;
+    }
+    st = cmd_state(cmd, s->hca_state == MLX5_HCA_ENABLED);
+    if (!st) {
+        s->hca_state = MLX5_HCA_INITIALIZED;
+    }
+    return st;
+}
+
+static int cmd_teardown_hca(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, teardown_hca);
+
+    if (st) {
+        return st;
+    }
+    switch (MLX5_GET(teardown_hca_in, cmd->in, profile)) {
+    case MLX5_TEARDOWN_HCA_IN_PROFILE_GRACEFUL_CLOSE:
+    case MLX5_TEARDOWN_HCA_IN_PROFILE_FORCE_CLOSE:
+        break;
+    default:
+        /* Fast teardown is not offered (cap fast_teardown is 0). */
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    st = cmd_state(cmd, s->hca_state == MLX5_HCA_INITIALIZED);
+    if (!st) {
+        s->hca_state = MLX5_HCA_ENABLED;
+        bitmap_zero(s->uars, MLX5_UAR_COUNT);
+        mlx5_eq_reset(s);
+        /* state 0: the force close succeeded. */
+        MLX5_SET(teardown_hca_out, cmd->out, state, 0);
+    }
+    return st;
+}
+
+static int cmd_query_adapter(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, query_adapter);
+    uint8_t *blk;
+
+    if (st) {
+        return st;
+    }
+    blk = MLX5_ADDR_OF(query_adapter_out, cmd->out, query_adapter_struct);
+    MLX5_SET(query_adapter_param_block, blk, ieee_vendor_id,
+             MLX5_IEEE_VENDOR_ID);
+    MLX5_SET(query_adapter_param_block, blk, vsd_vendor_id, MLX5_VENDOR_ID);
+    /* The PSID, which the driver shows as the board id. */
+    QEMU_BUILD_BUG_ON(sizeof(MLX5_BOARD_ID) >
+                      MLX5_BIT_SZ(query_adapter_param_block, vsd_contd_psid));
+    memcpy(MLX5_ADDR_OF(query_adapter_param_block, blk, vsd_contd_psid),
+           MLX5_BOARD_ID, sizeof(MLX5_BOARD_ID));
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_alloc_uar(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, alloc_uar);
+    unsigned long i;
+
+    if (st) {
+        return st;
+    }
+    i = find_first_zero_bit(s->uars, MLX5_UAR_COUNT);
+    if (i >= MLX5_UAR_COUNT) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    set_bit(i, s->uars);
+    MLX5_SET(alloc_uar_out, cmd->out, uar, MLX5_UAR_FIRST + i);
+    return MLX5_CMD_STAT_OK;
+}
+
+static int cmd_dealloc_uar(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = CMD_LEN(cmd, dealloc_uar);
+    uint32_t uar;
+
+    if (st) {
+        return st;
+    }
+    uar = MLX5_GET(dealloc_uar_in, cmd->in, uar);
+    if (uar < MLX5_UAR_FIRST || uar >= MLX5_UAR_FIRST + MLX5_UAR_COUNT ||
+        !test_bit(uar - MLX5_UAR_FIRST, s->uars)) {
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_PARAM);
+    }
+    clear_bit(uar - MLX5_UAR_FIRST, s->uars);
+    return MLX5_CMD_STAT_OK;
+}
+
+int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
+{
+    bool enabled = s->hca_state != MLX5_HCA_DISABLED;
+    bool inited = s->hca_state == MLX5_HCA_INITIALIZED;
+
+    switch (cmd->opcode) {
+    case MLX5_CMD_OP_ENABLE_HCA:
+        return cmd_enable_hca(s, cmd);
+    case MLX5_CMD_OP_DISABLE_HCA:
+        return cmd_disable_hca(s, cmd);
+    case MLX5_CMD_OP_QUERY_ISSI:
+        return cmd_state(cmd, enabled) ?: cmd_query_issi(s, cmd);
+    case MLX5_CMD_OP_SET_ISSI:
+        return cmd_state(cmd, enabled) ?: cmd_set_issi(s, cmd);
+    case MLX5_CMD_OP_QUERY_PAGES:
+        return cmd_state(cmd, enabled) ?: cmd_query_pages(s, cmd);
+    case MLX5_CMD_OP_MANAGE_PAGES:
+        return cmd_state(cmd, enabled) ?: cmd_manage_pages(s, cmd);
+    case MLX5_CMD_OP_ACCESS_REG:
+        return cmd_state(cmd, enabled) ?: cmd_access_reg(s, cmd);
+    case MLX5_CMD_OP_QUERY_HCA_CAP:
+        return cmd_state(cmd, enabled) ?: cmd_query_hca_cap(s, cmd);
+    case MLX5_CMD_OP_SET_HCA_CAP:
+        return cmd_state(cmd, enabled) ?: cmd_set_hca_cap(s, cmd);
+    case MLX5_CMD_OP_INIT_HCA:
+        return cmd_init_hca(s, cmd);
+    case MLX5_CMD_OP_TEARDOWN_HCA:
+        return cmd_teardown_hca(s, cmd);
+    case MLX5_CMD_OP_QUERY_ADAPTER:
+        return cmd_state(cmd, inited) ?: cmd_query_adapter(s, cmd);
+    case MLX5_CMD_OP_ALLOC_UAR:
+        return cmd_state(cmd, inited) ?: cmd_alloc_uar(s, cmd);
+    case MLX5_CMD_OP_DEALLOC_UAR:
+        return cmd_state(cmd, inited) ?: cmd_dealloc_uar(s, cmd);
+    case MLX5_CMD_OP_CREATE_EQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_create_eq(s, cmd);
+    case MLX5_CMD_OP_DESTROY_EQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_destroy_eq(s, cmd);
+    default:
+        trace_mlx5_cmd_unknown(cmd->opcode, cmd->op_mod);
+        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_OP_ERR, MLX5_SYND_BAD_OPCODE);
+    }
+}
