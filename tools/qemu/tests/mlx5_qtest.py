@@ -277,8 +277,8 @@ def main():
     case("bring-up: inline and mailbox input and output", bringup)
 
     def unknown():
-        d, out = dev.exec(hdr(0x400), 16)
-        expect("CREATE_CQ (not modelled)", status(out), (0x2, 0x6D780001))
+        d, out = dev.exec(hdr(0x500), 16)
+        expect("CREATE_QP (not modelled)", status(out), (0x2, 0x6D780001))
         d, out = dev.exec(hdr(0xFFFF), 16)
         expect("opcode 0xffff", status(out)[0], 0x2)
         return None

@@ -31,6 +31,7 @@
 
 #define EQE_SIZE            64
 #define EQE_TYPE            1
+#define EQE_SUBTYPE         3
 #define EQE_DATA            0x20
 #define EQE_OWNER           0x3f
 
@@ -68,9 +69,9 @@ static void eq_notify(MLX5State *s, MLX5EQ *eq)
     }
 }
 
-/* Post one EQE (type, and 28 bytes of data) to EQ eqn. */
+/* Post one EQE (type, subtype, and 28 bytes of data) to EQ eqn. */
 static void eq_post(MLX5State *s, unsigned int eqn, uint8_t type,
-                    const uint8_t *data)
+                    uint8_t subtype, const uint8_t *data)
 {
     MLX5EQ *eq = &s->eqs[eqn];
     uint32_t nent = 1u << eq->log_size;
@@ -84,6 +85,7 @@ static void eq_post(MLX5State *s, unsigned int eqn, uint8_t type,
     }
     addr = eq_entry_addr(eq, eq->prod & (nent - 1));
     eqe[EQE_TYPE] = type;
+    eqe[EQE_SUBTYPE] = subtype;
     memcpy(eqe + EQE_DATA, data, 28);
     pci_dma_write(PCI_DEVICE(s), addr, eqe, EQE_OWNER);
     /* The entry is whole before the driver can take it. */
@@ -118,7 +120,34 @@ void mlx5_eq_cmd_done(MLX5State *s, uint64_t listeners, unsigned int slot)
     listeners &= mlx5_eq_cmd_listeners(s);
     for (i = 0; i < MLX5_MAX_EQS; i++) {
         if (listeners & (1ULL << i)) {
-            eq_post(s, i, MLX5_EVENT_CMD, data);
+            eq_post(s, i, MLX5_EVENT_CMD, 0, data);
+        }
+    }
+}
+
+bool mlx5_eq_valid(MLX5State *s, uint32_t eqn)
+{
+    return eqn < MLX5_MAX_EQS && s->eqs[eqn].valid;
+}
+
+/* A completion event: to the CQ's EQ, whatever its event mask. */
+void mlx5_eq_post_to(MLX5State *s, uint32_t eqn, uint8_t type,
+                     uint8_t subtype, const uint8_t *data)
+{
+    if (mlx5_eq_valid(s, eqn)) {
+        eq_post(s, eqn, type, subtype, data);
+    }
+}
+
+/* An asynchronous event: to every EQ that takes its type. */
+void mlx5_eq_event(MLX5State *s, uint8_t type, uint8_t subtype,
+                   const uint8_t *data)
+{
+    int i;
+
+    for (i = 0; i < MLX5_MAX_EQS; i++) {
+        if (s->eqs[i].valid && eq_wants(&s->eqs[i], type)) {
+            eq_post(s, i, type, subtype, data);
         }
     }
 }

@@ -22,10 +22,6 @@
 
 /* Values of the PRM the public header does not define. */
 #define MLX5_PORT_TYPE_ETH          1
-#define MLX5_REG_HOST_ENDIANNESS    0x7004
-#define MLX5_REG_HOST_ENDIANNESS_SZ 16
-#define MLX5_ACCESS_REG_WRITE       0
-#define MLX5_ACCESS_REG_READ        1
 #define MLX5_IEEE_VENDOR_ID         0x0002c9
 #define MLX5_BOARD_ID               "OOT0000000001"
 
@@ -50,6 +46,46 @@ static const struct {
     { MLX5_CMD_OP_ALLOC_UAR, "ALLOC_UAR" },
     { MLX5_CMD_OP_DEALLOC_UAR, "DEALLOC_UAR" },
     { MLX5_CMD_OP_ACCESS_REG, "ACCESS_REG" },
+    { MLX5_CMD_OP_QUERY_VPORT_STATE, "QUERY_VPORT_STATE" },
+    { MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, "QUERY_NIC_VPORT_CONTEXT" },
+    { MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, "MODIFY_NIC_VPORT_CONTEXT" },
+    { MLX5_CMD_OP_QUERY_VPORT_COUNTER, "QUERY_VPORT_COUNTER" },
+    { MLX5_CMD_OP_ALLOC_Q_COUNTER, "ALLOC_Q_COUNTER" },
+    { MLX5_CMD_OP_DEALLOC_Q_COUNTER, "DEALLOC_Q_COUNTER" },
+    { MLX5_CMD_OP_QUERY_Q_COUNTER, "QUERY_Q_COUNTER" },
+    { MLX5_CMD_OP_ALLOC_PD, "ALLOC_PD" },
+    { MLX5_CMD_OP_DEALLOC_PD, "DEALLOC_PD" },
+    { MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, "ALLOC_TRANSPORT_DOMAIN" },
+    { MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN, "DEALLOC_TRANSPORT_DOMAIN" },
+    { MLX5_CMD_OP_CREATE_MKEY, "CREATE_MKEY" },
+    { MLX5_CMD_OP_DESTROY_MKEY, "DESTROY_MKEY" },
+    { MLX5_CMD_OP_CREATE_TIS, "CREATE_TIS" },
+    { MLX5_CMD_OP_MODIFY_TIS, "MODIFY_TIS" },
+    { MLX5_CMD_OP_DESTROY_TIS, "DESTROY_TIS" },
+    { MLX5_CMD_OP_CREATE_TIR, "CREATE_TIR" },
+    { MLX5_CMD_OP_MODIFY_TIR, "MODIFY_TIR" },
+    { MLX5_CMD_OP_DESTROY_TIR, "DESTROY_TIR" },
+    { MLX5_CMD_OP_CREATE_RQT, "CREATE_RQT" },
+    { MLX5_CMD_OP_MODIFY_RQT, "MODIFY_RQT" },
+    { MLX5_CMD_OP_DESTROY_RQT, "DESTROY_RQT" },
+    { MLX5_CMD_OP_CREATE_CQ, "CREATE_CQ" },
+    { MLX5_CMD_OP_DESTROY_CQ, "DESTROY_CQ" },
+    { MLX5_CMD_OP_QUERY_CQ, "QUERY_CQ" },
+    { MLX5_CMD_OP_MODIFY_CQ, "MODIFY_CQ" },
+    { MLX5_CMD_OP_CREATE_SQ, "CREATE_SQ" },
+    { MLX5_CMD_OP_MODIFY_SQ, "MODIFY_SQ" },
+    { MLX5_CMD_OP_DESTROY_SQ, "DESTROY_SQ" },
+    { MLX5_CMD_OP_CREATE_RQ, "CREATE_RQ" },
+    { MLX5_CMD_OP_MODIFY_RQ, "MODIFY_RQ" },
+    { MLX5_CMD_OP_DESTROY_RQ, "DESTROY_RQ" },
+    { MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, "SET_FLOW_TABLE_ROOT" },
+    { MLX5_CMD_OP_CREATE_FLOW_TABLE, "CREATE_FLOW_TABLE" },
+    { MLX5_CMD_OP_DESTROY_FLOW_TABLE, "DESTROY_FLOW_TABLE" },
+    { MLX5_CMD_OP_MODIFY_FLOW_TABLE, "MODIFY_FLOW_TABLE" },
+    { MLX5_CMD_OP_CREATE_FLOW_GROUP, "CREATE_FLOW_GROUP" },
+    { MLX5_CMD_OP_DESTROY_FLOW_GROUP, "DESTROY_FLOW_GROUP" },
+    { MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY, "SET_FLOW_TABLE_ENTRY" },
+    { MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY, "DELETE_FLOW_TABLE_ENTRY" },
 };
 
 const char *mlx5_cmd_name(uint16_t opcode)
@@ -71,7 +107,7 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, num_ports, 1);
     MLX5_SET(cmd_hca_cap, c, log_max_qp, 12);
     MLX5_SET(cmd_hca_cap, c, log_max_qp_sz, 15);
-    MLX5_SET(cmd_hca_cap, c, log_max_cq, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_cq, 10);
     MLX5_SET(cmd_hca_cap, c, log_max_cq_sz, 22);
     MLX5_SET(cmd_hca_cap, c, log_max_eq, 6);
     MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, 22);
@@ -86,6 +122,21 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, max_wqe_sz_sq, 1024);
     MLX5_SET(cmd_hca_cap, c, max_wqe_sz_rq, 512);
     MLX5_SET(cmd_hca_cap, c, cqe_version, 1);
+    /* The Ethernet function (mlx5e): offloads and NIC flow tables. */
+    MLX5_SET(cmd_hca_cap, c, eth_net_offloads, 1);
+    MLX5_SET(cmd_hca_cap, c, nic_flow_table, 1);
+    MLX5_SET(cmd_hca_cap, c, cq_moderation, 1);
+    MLX5_SET(cmd_hca_cap, c, log_max_rq, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_sq, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_tir, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_tis, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_rqt, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_rqt_size, 8);
+    MLX5_SET(cmd_hca_cap, c, log_max_tis_per_sq, 0);
+    MLX5_SET(cmd_hca_cap, c, log_max_wq_sz, 16);
+    /* Address lists: accepted, not kept (the L2 flow table filters). */
+    MLX5_SET(cmd_hca_cap, c, log_max_current_uc_list, 7);
+    MLX5_SET(cmd_hca_cap, c, log_max_current_mc_list, 7);
     /* The internal timer counts nanoseconds of the virtual clock. */
     MLX5_SET(cmd_hca_cap, c, device_frequency_khz, 1000000);
     /* 0: 128 P_Keys; no signatures on commands (settable, must be 0). */
@@ -93,17 +144,64 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, cmdif_checksum, 0);
 }
 
+/* The Ethernet offloads the model offers (the driver needs these four). */
+static void mlx5_caps_eth(uint8_t *c)
+{
+    MLX5_SET(per_protocol_networking_offload_caps, c, csum_cap, 1);
+    MLX5_SET(per_protocol_networking_offload_caps, c, vlan_cap, 1);
+    MLX5_SET(per_protocol_networking_offload_caps, c, max_lso_cap, 16);
+    MLX5_SET(per_protocol_networking_offload_caps, c, rss_ind_tbl_cap, 8);
+    MLX5_SET(per_protocol_networking_offload_caps, c, self_lb_en_modifiable,
+             1);
+    /* 1: the driver inlines the L2 header of every frame. */
+    MLX5_SET(per_protocol_networking_offload_caps, c, wqe_inline_mode, 1);
+}
+
+/* NIC receive flow tables, chained; no transmit tables. */
+static void mlx5_caps_flow_table(uint8_t *c)
+{
+    uint8_t *rx = MLX5_ADDR_OF(flow_table_nic_cap, c,
+                               flow_table_properties_nic_receive);
+
+    MLX5_SET(flow_table_prop_layout, rx, ft_support, 1);
+    MLX5_SET(flow_table_prop_layout, rx, flow_modify_en, 1);
+    MLX5_SET(flow_table_prop_layout, rx, modify_root, 1);
+    MLX5_SET(flow_table_prop_layout, rx, identified_miss_table_mode, 1);
+    MLX5_SET(flow_table_prop_layout, rx, flow_table_modify, 1);
+    MLX5_SET(flow_table_prop_layout, rx, ignore_flow_level, 1);
+    MLX5_SET(flow_table_prop_layout, rx, log_max_ft_size, 16);
+    MLX5_SET(flow_table_prop_layout, rx, max_ft_level, MLX5_FT_MAX_LEVEL);
+    MLX5_SET(flow_table_prop_layout, rx, log_max_ft_num, 6);
+    MLX5_SET(flow_table_prop_layout, rx, log_max_destination, 5);
+    MLX5_SET(flow_table_prop_layout, rx, log_max_flow, 16);
+}
+
+static void mlx5_objects_reset(MLX5State *s)
+{
+    mlx5_flow_reset(s);
+    mlx5_wq_reset(s);
+    mlx5_cq_reset(s);
+    mlx5_obj_reset(s);
+    mlx5_vport_reset(s);
+    mlx5_eq_reset(s);
+}
+
 void mlx5_hca_reset(MLX5State *s)
 {
+    int i;
+
     s->hca_state = MLX5_HCA_DISABLED;
     s->issi = 0;
     s->host_endianness = 0;
     memset(s->caps, 0, sizeof(s->caps));
     mlx5_caps_general(s->caps[MLX5_CAP_GENERAL].max);
-    memcpy(s->caps[MLX5_CAP_GENERAL].cur, s->caps[MLX5_CAP_GENERAL].max,
-           MLX5_CAP_BYTES);
+    mlx5_caps_eth(s->caps[MLX5_CAP_ETH].max);
+    mlx5_caps_flow_table(s->caps[MLX5_CAP_FLOW_TABLE].max);
+    for (i = 0; i < MLX5_CAP_GROUPS; i++) {
+        memcpy(s->caps[i].cur, s->caps[i].max, MLX5_CAP_BYTES);
+    }
     bitmap_zero(s->uars, MLX5_UAR_COUNT);
-    mlx5_eq_reset(s);
+    mlx5_objects_reset(s);
 }
 
 static int cmd_fail(MLX5Cmd *cmd, int status, uint32_t syndrome)
@@ -241,46 +339,6 @@ static int cmd_manage_pages(MLX5State *s, MLX5Cmd *cmd)
     }
 }
 
-static int cmd_access_reg(MLX5State *s, MLX5Cmd *cmd)
-{
-    size_t hdr_in = MLX5_ST_SZ_BYTES(access_register_in);
-    size_t hdr_out = MLX5_ST_SZ_BYTES(access_register_out);
-    const uint8_t *data_in = cmd->in + hdr_in;
-    uint8_t *data_out = cmd->out + hdr_out;
-    uint16_t reg;
-    int st;
-
-    st = cmd_len_ok(cmd, hdr_in, hdr_out);
-    if (st) {
-        return st;
-    }
-    reg = MLX5_GET(access_register_in, cmd->in, register_id);
-    trace_mlx5_access_reg(reg, cmd->op_mod);
-    if (cmd->op_mod != MLX5_ACCESS_REG_WRITE &&
-        cmd->op_mod != MLX5_ACCESS_REG_READ) {
-        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
-    }
-
-    switch (reg) {
-    case MLX5_REG_HOST_ENDIANNESS:
-        st = cmd_len_ok(cmd, hdr_in + MLX5_REG_HOST_ENDIANNESS_SZ,
-                        hdr_out + MLX5_REG_HOST_ENDIANNESS_SZ);
-        if (st) {
-            return st;
-        }
-        /* he, the first byte: 0 little-endian, 0x80 big-endian host. */
-        if (cmd->op_mod == MLX5_ACCESS_REG_WRITE) {
-            s->host_endianness = data_in[0] & 0x80;
-        }
-        data_out[0] = s->host_endianness;
-        return MLX5_CMD_STAT_OK;
-    default:
-        trace_mlx5_access_reg_unknown(reg);
-        return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                        MLX5_SYND_BAD_REGISTER);
-    }
-}
-
 static int cmd_query_hca_cap(MLX5State *s, MLX5Cmd *cmd)
 {
     int st = CMD_LEN(cmd, query_hca_cap);
@@ -295,7 +353,8 @@ static int cmd_query_hca_cap(MLX5State *s, MLX5Cmd *cmd)
     if (MLX5_GET(query_hca_cap_in, cmd->in, other_function)) {
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
     }
-    if (type >= MLX5_CAP_GROUPS) {
+    if (type != MLX5_CAP_GENERAL && type != MLX5_CAP_ETH &&
+        type != MLX5_CAP_FLOW_TABLE) {
         /* A group the model does not have: no cap bit points at it. */
         trace_mlx5_query_hca_cap_unknown(type);
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
@@ -384,7 +443,7 @@ static int cmd_teardown_hca(MLX5State *s, MLX5Cmd *cmd)
     if (!st) {
         s->hca_state = MLX5_HCA_ENABLED;
         bitmap_zero(s->uars, MLX5_UAR_COUNT);
-        mlx5_eq_reset(s);
+        mlx5_objects_reset(s);
         /* state 0: the force close succeeded. */
         MLX5_SET(teardown_hca_out, cmd->out, state, 0);
     }
@@ -464,7 +523,7 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
     case MLX5_CMD_OP_MANAGE_PAGES:
         return cmd_state(cmd, enabled) ?: cmd_manage_pages(s, cmd);
     case MLX5_CMD_OP_ACCESS_REG:
-        return cmd_state(cmd, enabled) ?: cmd_access_reg(s, cmd);
+        return cmd_state(cmd, enabled) ?: mlx5_cmd_access_reg(s, cmd);
     case MLX5_CMD_OP_QUERY_HCA_CAP:
         return cmd_state(cmd, enabled) ?: cmd_query_hca_cap(s, cmd);
     case MLX5_CMD_OP_SET_HCA_CAP:
@@ -483,7 +542,44 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
         return cmd_state(cmd, inited) ?: mlx5_cmd_create_eq(s, cmd);
     case MLX5_CMD_OP_DESTROY_EQ:
         return cmd_state(cmd, inited) ?: mlx5_cmd_destroy_eq(s, cmd);
+    case MLX5_CMD_OP_QUERY_VPORT_STATE:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_query_vport_state(s, cmd);
+    case MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT:
+        return cmd_state(cmd, inited) ?:
+               mlx5_cmd_query_nic_vport_context(s, cmd);
+    case MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT:
+        return cmd_state(cmd, inited) ?:
+               mlx5_cmd_modify_nic_vport_context(s, cmd);
+    case MLX5_CMD_OP_QUERY_VPORT_COUNTER:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_query_vport_counter(s, cmd);
+    case MLX5_CMD_OP_ALLOC_Q_COUNTER:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_alloc_q_counter(s, cmd);
+    case MLX5_CMD_OP_DEALLOC_Q_COUNTER:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_dealloc_q_counter(s, cmd);
+    case MLX5_CMD_OP_QUERY_Q_COUNTER:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_query_q_counter(s, cmd);
+    case MLX5_CMD_OP_CREATE_CQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_create_cq(s, cmd);
+    case MLX5_CMD_OP_DESTROY_CQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_destroy_cq(s, cmd);
+    case MLX5_CMD_OP_MODIFY_CQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_modify_cq(s, cmd);
+    case MLX5_CMD_OP_QUERY_CQ:
+        return cmd_state(cmd, inited) ?: mlx5_cmd_query_cq(s, cmd);
     default:
+        if (inited) {
+            int st = mlx5_obj_exec(s, cmd);
+
+            if (st < 0) {
+                st = mlx5_wq_exec(s, cmd);
+            }
+            if (st < 0) {
+                st = mlx5_flow_exec(s, cmd);
+            }
+            if (st >= 0) {
+                return st;
+            }
+        }
         trace_mlx5_cmd_unknown(cmd->opcode, cmd->op_mod);
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_OP_ERR, MLX5_SYND_BAD_OPCODE);
     }

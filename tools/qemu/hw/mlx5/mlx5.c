@@ -21,6 +21,7 @@
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "mlx5.h"
 #include "trace.h"
@@ -88,6 +89,34 @@ static uint64_t mlx5_bar0_read(void *opaque, hwaddr addr, unsigned size)
     return extract32(dw, (addr & 3) * 8, MIN(size, 4) * 8);
 }
 
+/*
+ * A UAR page: EQ doorbells at 0x40/0x48, the CQ doorbell at 0x20 (a
+ * 64-bit write: arm word, then CQ number), send doorbells from 0x800
+ * (64 bits: the WQE's first control qword, the SQ number in its second
+ * dword).  QEMU splits the 64-bit writes into dwords in address order.
+ */
+static void mlx5_uar_write(MLX5State *s, unsigned int page, hwaddr off,
+                           uint32_t dw)
+{
+    unsigned int slot = page - MLX5_UAR_FIRST;
+
+    switch (off) {
+    case 0x20:
+        s->uar_db[slot] = dw;
+        return;
+    case 0x24:
+        mlx5_cq_doorbell(s, page, s->uar_db[slot], dw);
+        return;
+    case 0x40:
+    case 0x48:
+        mlx5_eq_doorbell(s, page, off, dw);
+        return;
+    }
+    if (off >= 0x800 && (off & 7) == 4) {
+        mlx5_sq_doorbell(s, page, dw);
+    }
+}
+
 static void mlx5_bar0_write(void *opaque, hwaddr addr, uint64_t val,
                             unsigned size)
 {
@@ -114,7 +143,7 @@ static void mlx5_bar0_write(void *opaque, hwaddr addr, uint64_t val,
     default:
         if (addr >= MLX5_UAR_FIRST * 4096ULL &&
             addr < (MLX5_UAR_FIRST + MLX5_UAR_COUNT) * 4096ULL) {
-            mlx5_eq_doorbell(s, addr / 4096, addr % 4096, dw);
+            mlx5_uar_write(s, addr / 4096, addr % 4096, dw);
         }
         break;
     }
@@ -158,6 +187,13 @@ static void mlx5_realize(PCIDevice *pci_dev, Error **errp)
         msix_vector_use(pci_dev, i);
     }
 
+    ret = mlx5_vsc_init(s, errp);
+    if (ret < 0) {
+        msix_uninit_exclusive_bar(pci_dev);
+        return;
+    }
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+
     if (pci_bus_is_express(pci_get_bus(pci_dev))) {
         ret = pcie_endpoint_cap_init(pci_dev, 0x80);
         if (ret < 0) {
@@ -176,7 +212,7 @@ static void mlx5_exit(PCIDevice *pci_dev)
     MLX5State *s = MLX5(pci_dev);
 
     mlx5_cmd_unrealize(s);
-    mlx5_eq_reset(s);
+    mlx5_hca_reset(s);
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);
 }
@@ -191,11 +227,35 @@ static void mlx5_reset(DeviceState *dev)
     s->cmdq_addr_l = 0;
     mlx5_cmd_reset(s);
     mlx5_hca_reset(s);
+    mlx5_vsc_reset(s);
     msix_reset(PCI_DEVICE(s));
     for (i = 0; i < MLX5_MSIX_VECTORS; i++) {
         msix_vector_use(PCI_DEVICE(s), i);
     }
 }
+
+static uint32_t mlx5_config_read(PCIDevice *pci_dev, uint32_t addr, int len)
+{
+    uint32_t val;
+
+    if (mlx5_vsc_read(MLX5(pci_dev), addr, len, &val)) {
+        return val;
+    }
+    return pci_default_read_config(pci_dev, addr, len);
+}
+
+static void mlx5_config_write(PCIDevice *pci_dev, uint32_t addr,
+                              uint32_t val, int len)
+{
+    if (!mlx5_vsc_write(MLX5(pci_dev), addr, val, len)) {
+        pci_default_write_config(pci_dev, addr, val, len);
+    }
+}
+
+static Property mlx5_properties[] = {
+    DEFINE_PROP_MACADDR("mac", MLX5State, conf.macaddr),
+    DEFINE_PROP_END_OF_LIST(),
+};
 
 static const VMStateDescription vmstate_mlx5 = {
     .name = "mlx5",
@@ -209,6 +269,8 @@ static void mlx5_class_init(ObjectClass *klass, void *data)
 
     pc->realize = mlx5_realize;
     pc->exit = mlx5_exit;
+    pc->config_read = mlx5_config_read;
+    pc->config_write = mlx5_config_write;
     pc->vendor_id = MLX5_VENDOR_ID;
     pc->device_id = MLX5_DEVICE_ID_CX4LX;
     pc->subsystem_vendor_id = MLX5_VENDOR_ID;
@@ -218,6 +280,7 @@ static void mlx5_class_init(ObjectClass *klass, void *data)
     dc->desc = "Mellanox ConnectX-4 Lx (mlx5) model";
     dc->vmsd = &vmstate_mlx5;
     dc->reset = mlx5_reset;
+    device_class_set_props(dc, mlx5_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

@@ -10,6 +10,13 @@
  *               access registers
  *   mlx5-eq.c   event queues: CREATE/DESTROY_EQ, EQEs, their doorbells
  *               and interrupts, command completion events
+ *   mlx5-vsc.c  the vendor-specific PCI capability (a gateway)
+ *   mlx5-reg.c  the access registers
+ *   mlx5-vport.c the NIC vport context and state, the link, counters
+ *   mlx5-obj.c  PDs, transport domains, memory keys, TIS, TIR, RQT
+ *   mlx5-cq.c   completion queues, their doorbells and events
+ *   mlx5-wq.c   SQs and RQs, the send doorbell
+ *   mlx5-flow.c flow tables, groups and entries
  *
  * Everything the guest writes is untrusted: a bad command gets an error
  * status, never an access outside what the guest mapped.
@@ -19,6 +26,7 @@
 #define HW_MLX5_H
 
 #include "hw/pci/pci.h"
+#include "net/net.h"
 #include "qom/object.h"
 
 #define TYPE_MLX5 "mlx5"
@@ -104,7 +112,90 @@ typedef struct MLX5Cap {
 
 /* The capability groups QUERY_HCA_CAP answers for (op_mod bits 15:1). */
 #define MLX5_CAP_GENERAL            0x0
-#define MLX5_CAP_GROUPS             1
+#define MLX5_CAP_ETH                0x1
+#define MLX5_CAP_FLOW_TABLE         0x7
+#define MLX5_CAP_GROUPS             8
+
+/* Plain objects (mlx5-obj.c). */
+enum {
+    MLX5_OBJ_PD,
+    MLX5_OBJ_TD,
+    MLX5_OBJ_MKEY,
+    MLX5_OBJ_TIS,
+    MLX5_OBJ_TIR,
+    MLX5_OBJ_RQT,
+    MLX5_OBJ_TYPES,
+};
+#define MLX5_MAX_OBJS               256
+#define MLX5_MAX_RQT_SIZE           256     /* log_max_rqt_size 8 */
+
+typedef struct MLX5Obj {
+    bool valid;
+    uint32_t len;
+    uint8_t *ctx;               /* the context it was created with */
+} MLX5Obj;
+
+/* Completion queues (mlx5-cq.c). */
+#define MLX5_MAX_CQS                1024    /* log_max_cq 10 */
+#define MLX5_CQ_COUNTER_MASK        0xffffff
+
+typedef struct MLX5CQ {
+    bool valid;
+    bool armed;
+    bool cqe_128;
+    uint8_t log_size;
+    uint8_t log_page_size;
+    uint16_t period;
+    uint16_t max_count;
+    uint32_t uar;
+    uint32_t eqn;
+    uint32_t pi;                /* next CQE the device writes */
+    uint64_t dbr;
+    uint64_t *pas;
+} MLX5CQ;
+
+/* Send and receive queues (mlx5-wq.c). */
+#define MLX5_WQ_SQ                  0
+#define MLX5_WQ_RQ                  1
+#define MLX5_MAX_WQS                256
+
+typedef struct MLX5WQ {
+    bool valid;
+    uint8_t state;
+    uint8_t log_sz;
+    uint8_t log_stride;
+    uint8_t log_pg_sz;
+    uint16_t cc;                /* the device's consumer counter */
+    uint32_t cqn;
+    uint32_t uar;
+    uint64_t dbr;
+    uint64_t *pas;
+} MLX5WQ;
+
+/* Flow steering (mlx5-flow.c). */
+#define MLX5_MAX_FTS                64
+#define MLX5_MAX_FGS                256
+#define MLX5_FT_MAX_LEVEL           63
+
+typedef struct MLX5FlowTable {
+    bool valid;
+    uint8_t level;
+    uint8_t log_size;
+    uint8_t miss_action;
+    uint32_t miss_id;
+    GHashTable *fte;            /* index -> its flow context */
+} MLX5FlowTable;
+
+typedef struct MLX5FlowGroup {
+    bool valid;
+    uint8_t criteria_enable;
+    uint32_t table;
+    uint32_t start;
+    uint32_t end;
+    uint8_t criteria[512];
+} MLX5FlowGroup;
+
+#define MLX5_MAX_Q_COUNTERS         64
 
 struct MLX5State {
     PCIDevice parent_obj;
@@ -126,6 +217,32 @@ struct MLX5State {
     MLX5Cap caps[MLX5_CAP_GROUPS];
     DECLARE_BITMAP(uars, MLX5_UAR_COUNT);
     MLX5EQ eqs[MLX5_MAX_EQS];
+    uint32_t uar_db[MLX5_UAR_COUNT];    /* first dword of a CQ doorbell */
+
+    /* The vendor-specific capability */
+    uint8_t vsc_off;
+    uint32_t vsc_ctrl;
+    uint32_t vsc_counter;
+    uint32_t vsc_sem;
+    uint32_t vsc_addr;
+    uint32_t vsc_data;
+
+    /* Port and vport */
+    NICConf conf;
+    bool port_admin_up;
+    uint16_t port_mtu;
+    uint16_t vport_mtu;
+    bool vport_roce_en;
+    uint8_t vport_promisc;
+    DECLARE_BITMAP(q_counters, MLX5_MAX_Q_COUNTERS);
+
+    /* Objects */
+    MLX5Obj objs[MLX5_OBJ_TYPES][MLX5_MAX_OBJS];
+    MLX5CQ cqs[MLX5_MAX_CQS];
+    MLX5WQ wqs[2][MLX5_MAX_WQS];
+    MLX5FlowTable fts[MLX5_MAX_FTS];
+    MLX5FlowGroup fgs[MLX5_MAX_FGS];
+    uint32_t ft_root;
 };
 
 /* mlx5-cmd.c */
@@ -163,6 +280,29 @@ enum {
     MLX5_CMD_STAT_BAD_OUTP_LEN_ERR  = 0x51,
 };
 
+static inline int mlx5_cmd_fail(MLX5Cmd *cmd, int status, uint32_t syndrome)
+{
+    cmd->syndrome = syndrome;
+    return status;
+}
+
+/* The input and output hold at least in and out bytes. */
+static inline int mlx5_cmd_len_ok(MLX5Cmd *cmd, size_t in, size_t out)
+{
+    if (cmd->inlen < in) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, 0x6d780002);
+    }
+    if (cmd->outlen < out) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR, 0x6d780003);
+    }
+    return MLX5_CMD_STAT_OK;
+}
+
+/* The name_in and name_out layouts of mlx5_ifc.h (mlx5-ifc.h). */
+#define MLX5_CMD_LEN(cmd, op) \
+    mlx5_cmd_len_ok((cmd), MLX5_ST_SZ_BYTES(op##_in), \
+                    MLX5_ST_SZ_BYTES(op##_out))
+
 /* mlx5-eq.c */
 int mlx5_cmd_create_eq(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_destroy_eq(MLX5State *s, MLX5Cmd *cmd);
@@ -171,6 +311,59 @@ void mlx5_eq_doorbell(MLX5State *s, unsigned int uar, hwaddr off,
 uint64_t mlx5_eq_cmd_listeners(MLX5State *s);
 void mlx5_eq_cmd_done(MLX5State *s, uint64_t listeners, unsigned int slot);
 void mlx5_eq_reset(MLX5State *s);
+bool mlx5_eq_valid(MLX5State *s, uint32_t eqn);
+void mlx5_eq_post_to(MLX5State *s, uint32_t eqn, uint8_t type,
+                     uint8_t subtype, const uint8_t *data);
+void mlx5_eq_event(MLX5State *s, uint8_t type, uint8_t subtype,
+                   const uint8_t *data);
+
+/* mlx5-vsc.c */
+int mlx5_vsc_init(MLX5State *s, Error **errp);
+void mlx5_vsc_reset(MLX5State *s);
+bool mlx5_vsc_read(MLX5State *s, uint32_t addr, int len, uint32_t *val);
+bool mlx5_vsc_write(MLX5State *s, uint32_t addr, uint32_t val, int len);
+
+/* mlx5-reg.c */
+int mlx5_cmd_access_reg(MLX5State *s, MLX5Cmd *cmd);
+
+/* mlx5-vport.c */
+void mlx5_vport_reset(MLX5State *s);
+void mlx5_vport_set_link(MLX5State *s, bool up);
+int mlx5_cmd_query_nic_vport_context(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_modify_nic_vport_context(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_query_vport_state(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_query_vport_counter(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_alloc_q_counter(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_dealloc_q_counter(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_query_q_counter(MLX5State *s, MLX5Cmd *cmd);
+
+/* mlx5-obj.c: -1 for an opcode not its own */
+int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5Obj *mlx5_obj_get(MLX5State *s, unsigned int type, uint32_t id);
+void mlx5_obj_reset(MLX5State *s);
+
+/* mlx5-cq.c */
+int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_destroy_cq(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_modify_cq(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_query_cq(MLX5State *s, MLX5Cmd *cmd);
+MLX5CQ *mlx5_cq_get(MLX5State *s, uint32_t cqn);
+bool mlx5_cq_post(MLX5State *s, uint32_t cqn, uint8_t *cqe);
+void mlx5_cq_doorbell(MLX5State *s, unsigned int uar, uint32_t arm,
+                      uint32_t cqn);
+void mlx5_cq_reset(MLX5State *s);
+
+/* mlx5-wq.c: -1 for an opcode not its own */
+int mlx5_wq_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5WQ *mlx5_wq_get(MLX5State *s, unsigned int type, uint32_t n);
+bool mlx5_wq_cq_busy(MLX5State *s, uint32_t cqn);
+void mlx5_sq_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn_ds);
+void mlx5_wq_reset(MLX5State *s);
+
+/* mlx5-flow.c: -1 for an opcode not its own */
+int mlx5_flow_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5FlowTable *mlx5_ft_get(MLX5State *s, uint32_t id);
+void mlx5_flow_reset(MLX5State *s);
 
 /* mlx5-hca.c */
 int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd);

@@ -46,7 +46,7 @@ REACHED=14
 TODO_REASON="issue 34: the mlx5 model does not go further yet"
 
 ktap_print_header
-ktap_set_plan $((4 + ${#STAGES[@]} + 6))
+ktap_set_plan $((4 + ${#STAGES[@]} + 8))
 
 bdf=
 for d in /sys/bus/pci/devices/*; do
@@ -56,7 +56,7 @@ for d in /sys/bus/pci/devices/*; do
 	fi
 done
 if [ -z "$bdf" ]; then
-	for ((i = 0; i < 4 + ${#STAGES[@]} + 6; i++)); do
+	for ((i = 0; i < 4 + ${#STAGES[@]} + 8; i++)); do
 		ktap_test_skip "mlx5 probe case $((i + 1))" \
 			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
 	done
@@ -158,9 +158,24 @@ no_timeout() {
 ktap_test_result "no command timed out, no delivery error, healthy" no_timeout
 bound() { [ -e "$dev/driver" ] && expect_eq driver "$(basename "$(readlink "$dev/driver")")" mlx5_core; }
 ktap_test_result "mlx5_core is bound" bound
-# Further than probe: what the model's capabilities do not offer yet.
-netdev() { ls "$dev"/net/* >/dev/null 2>&1; }
-ktap_test_todo "a netdev on the function (mlx5e)" "$TODO_REASON" netdev
+# The Ethernet function: mlx5e's netdev, up, with carrier once the
+# driver sets the port up (PAOS) and the vport state follows.  Going up
+# needs the ICOSQ's NOP to come back as CQE, EQE and interrupt, else the
+# driver warns "Failed to get min RX wqes" after 20 s.
+ifname=$(ls "$dev"/net 2>/dev/null | head -1)
+netdev() { [ -n "$ifname" ]; }
+ktap_test_result "a netdev on the function (mlx5e)" netdev
+carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
+link_up() {
+	[ -n "$ifname" ] && ip link set "$ifname" up &&
+		eventually 60 carrier >/dev/null
+}
+ktap_test_result "ip link set up: carrier" link_up
+log=$(probe_log)
+no_errors() {
+	! printf '%s\n' "$log" | grep -iE "failed|error|err\(|missing|warn|timeout|Failed to get"
+}
+ktap_test_result "probe and link up log no error" no_errors
 rdma_dev() {
 	modprobe mlx5_ib &&
 		eventually 10 sh -c 'ls -d /sys/class/infiniband/mlx5_* >/dev/null 2>&1'
