@@ -53,13 +53,28 @@ package_core() {
 		"$OOT_VERSION"
 }
 
+# Every 5 minutes while DKMS builds: how far it got (objects compiled,
+# the last line of its log), so that a run which times out says where.
+build_progress() {
+	local objs
+	while sleep 300; do
+		objs=$(find /var/lib/dkms/oot-rdma -name '*.o' 2>/dev/null | wc -l)
+		echo "# $((SECONDS - $1)) s: $objs objects; $(tail -n 1 \
+			"/var/lib/dkms/oot-rdma/$OOT_VERSION/build/make.log" 2>/dev/null)"
+	done
+}
+
 apt_install() {
-	local t0=$SECONDS
+	local t0=$SECONDS rc=0 prog
+	build_progress "$t0" &
+	prog=$!
 	# Offline: every dependency is installed already (apt's
 	# --no-download would say so, but refuses a .deb given by path).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		"$OOT_DEB" >/tmp/apt-install.log 2>&1 ||
-		{ tail -n 40 /tmp/apt-install.log; return 1; }
+		"$OOT_DEB" >/tmp/apt-install.log 2>&1 || rc=$?
+	kill "$prog" 2>/dev/null
+	wait "$prog" 2>/dev/null
+	[ $rc = 0 ] || { tail -n 40 /tmp/apt-install.log; return 1; }
 	echo "apt install took $((SECONDS - t0)) s"
 	dkms status oot-rdma | grep -q "$OOT_KVER, x86_64: installed" ||
 		{ dkms status; tail -n 40 /tmp/apt-install.log; return 1; }
