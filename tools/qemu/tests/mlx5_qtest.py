@@ -17,6 +17,7 @@
 # must still answer, and every slot handed to the device must come back.
 import os
 import random
+import socket
 import struct
 import subprocess
 import sys
@@ -35,12 +36,43 @@ LAY_SIZE = 64
 MB_SIZE = 576
 
 
+class Wire:
+    """The other end of the device's netdev: two UDP ports of 127.0.0.1
+    (QEMU's socket netdev in UDP mode: one frame a datagram)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0)
+        self.port = self.sock.getsockname()[1]
+        q = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        q.bind(("127.0.0.1", 0))
+        self.qemu_port = q.getsockname()[1]
+        q.close()
+
+    def netdev(self):
+        return "socket,id=w0,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d" % (
+            self.port, self.qemu_port)
+
+    def frames(self):
+        out = []
+        while True:
+            try:
+                out.append(self.sock.recv(70000))
+            except BlockingIOError:
+                return out
+
+    def send(self, frame):
+        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
+
+
 class QTest:
-    def __init__(self, qemu):
+    def __init__(self, qemu, wire):
         self.p = subprocess.Popen(
             [qemu, "-M", "q35", "-accel", "qtest", "-qtest", "stdio",
              "-qtest-log", "/dev/null", "-display", "none", "-nodefaults",
-             "-m", "256M", "-device", "mlx5"],
+             "-m", "256M", "-netdev", wire.netdev(),
+             "-device", "mlx5,netdev=w0"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
 
@@ -202,6 +234,27 @@ def status(out):
     return out[0], struct.unpack(">I", out[4:8])[0]
 
 
+def setf(b, base, bit, width, v):
+    """Field of mlx5_ifc.h at bit offset bit of the struct at base."""
+    if width == 64:
+        struct.pack_into(">Q", b, base + bit // 8, v)
+        return
+    dw = base + bit // 32 * 4
+    shift = 32 - width - bit % 32
+    mask = ((1 << width) - 1) << shift
+    cur = struct.unpack_from(">I", b, dw)[0]
+    struct.pack_into(">I", b, dw, (cur & ~mask) | ((v << shift) & mask))
+
+
+def u24(out, off=8):
+    return struct.unpack(">I", out[off:off + 4])[0] & 0xFFFFFF
+
+
+def be(v):
+    """A dword for the device's big-endian registers, as writel sends it."""
+    return struct.unpack("<I", struct.pack(">I", v))[0]
+
+
 results = []
 
 
@@ -225,10 +278,12 @@ def expect(what, got, want):
 def main():
     qemu = sys.argv[1] if len(sys.argv) > 1 else subprocess.check_output(
         [os.path.join(REPO, "scripts/qemu-build")], text=True).strip()
-    qt = QTest(qemu)
+    from mlx5_qtest_eth import ETH_CASES, Eth
+    wire = Wire()
+    qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
-    print("1..11")
+    print("1..%d" % (11 + len(ETH_CASES)))
 
     def iseg():
         expect("fw_rev", dev.reg(0x0), 99 << 16 | 14)
@@ -528,6 +583,10 @@ def main():
             FUZZ_ROUNDS, os.environ.get("FUZZ_SEED", "34"),
             ", ".join("%s %d" % kv for kv in sorted(seen.items()))))
         return None
+    eth = Eth(dev, qt, wire)
+    for name, fn in ETH_CASES:
+        case(name, lambda: fn(eth))
+
     case("fuzz: random slots and mailboxes, every slot answered", fuzz)
 
     def alive():

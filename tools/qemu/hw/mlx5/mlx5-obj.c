@@ -39,6 +39,26 @@ MLX5Obj *mlx5_obj_get(MLX5State *s, unsigned int type, uint32_t id)
     return o->valid ? o : NULL;
 }
 
+/*
+ * A memory key of the driver's (its variant byte included) that covers
+ * len bytes from addr: all of memory with length64, else its range.
+ */
+bool mlx5_mkey_ok(MLX5State *s, uint32_t lkey, uint64_t addr, uint64_t len)
+{
+    MLX5Obj *o = mlx5_obj_get(s, MLX5_OBJ_MKEY, lkey >> 8);
+    uint64_t start;
+
+    if (!o || MLX5_GET(mkc, o->ctx, mkey_7_0) != (lkey & 0xff) ||
+        addr + len < addr) {
+        return false;
+    }
+    if (MLX5_GET(mkc, o->ctx, length64)) {
+        return true;
+    }
+    start = MLX5_GET64(mkc, o->ctx, start_addr);
+    return addr >= start && addr + len <= start + MLX5_GET64(mkc, o->ctx, len);
+}
+
 /* A new object holding len bytes of ctx; its number in *id. */
 static int obj_new(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
                    const uint8_t *ctx, size_t len, uint32_t *id)

@@ -40,6 +40,7 @@
 #define WQE_BB              64
 #define WQE_OP_NOP          0x00
 #define WQE_OP_SEND         0x0a
+#define WQE_OP_LSO          0x0e
 #define WQE_CTRL_CQ_UPDATE  (2 << 2)
 
 #define CQE_OPCODE_REQ      0x0
@@ -93,7 +94,7 @@ void mlx5_wq_reset(MLX5State *s)
     }
 }
 
-static dma_addr_t wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off)
+dma_addr_t mlx5_wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off)
 {
     uint64_t o = ((uint64_t)(idx & ((1u << wq->log_sz) - 1)) <<
                   wq->log_stride) + off;
@@ -137,7 +138,9 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
         return bad_param(cmd);
     }
     if (type == MLX5_WQ_SQ) {
+        /* WQEs are read in basic blocks of 64 bytes: the stride. */
         if (MLX5_GET(sqc, qc, state) != WQ_STATE_RST ||
+            log_stride != 6 ||
             !mlx5_cq_get(s, MLX5_GET(sqc, qc, cqn)) ||
             MLX5_GET(sqc, qc, hairpin) ||
             /* no TIS: an internal SQ (the driver's ICOSQ) */
@@ -178,6 +181,7 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
                                    MLX5_GET(rqc, qc, cqn);
     wq->uar = uar;
     wq->dbr = MLX5_GET64(wq, wqc, dbr_addr);
+    wq->pd = MLX5_GET(wq, wqc, pd);
     wq->log_sz = log_sz;
     wq->log_stride = log_stride;
     wq->log_pg_sz = log_pg;
@@ -300,6 +304,15 @@ static void sq_complete(MLX5State *s, MLX5WQ *wq, uint32_t n, uint16_t idx,
     mlx5_cq_post(s, wq->cqn, cqe);
 }
 
+/* The SQ to ERR with an error CQE for WQE idx. */
+static void sq_error(MLX5State *s, MLX5WQ *wq, uint32_t n, uint16_t idx,
+                     uint8_t op, uint8_t synd)
+{
+    sq_complete(s, wq, n, idx, op, CQE_OPCODE_REQ_ERR, synd);
+    wq->state = WQ_STATE_ERR;
+    trace_mlx5_wq_modify(wq_names[MLX5_WQ_SQ], n, WQ_STATE_RDY, WQ_STATE_ERR);
+}
+
 static void sq_run(MLX5State *s, uint32_t n)
 {
     MLX5WQ *wq = mlx5_wq_get(s, MLX5_WQ_SQ, n);
@@ -318,8 +331,9 @@ static void sq_run(MLX5State *s, uint32_t n)
     while (wq->cc != pc && budget--) {
         uint32_t op_idx, qpn_ds;
         unsigned int ds, op;
+        int synd = 0;
 
-        if (pci_dma_read(PCI_DEVICE(s), wq_addr(wq, wq->cc, 0), ctrl,
+        if (pci_dma_read(PCI_DEVICE(s), mlx5_wq_addr(wq, wq->cc, 0), ctrl,
                          sizeof(ctrl)) != MEMTX_OK) {
             memset(ctrl, 0, sizeof(ctrl));
         }
@@ -330,13 +344,16 @@ static void sq_run(MLX5State *s, uint32_t n)
         trace_mlx5_sq_wqe(n, wq->cc, op, ds);
         if (!ds || (qpn_ds >> 8) != n ||
             ((op_idx >> 8) & 0xffff) != wq->cc ||
-            (op != WQE_OP_NOP && op != WQE_OP_SEND)) {
-            /* A WQE the model cannot run: error CQE, the SQ to ERR. */
-            sq_complete(s, wq, n, wq->cc, op, CQE_OPCODE_REQ_ERR,
-                        CQE_SYND_LOCAL_QP_OP);
-            wq->state = WQ_STATE_ERR;
-            trace_mlx5_wq_modify(wq_names[MLX5_WQ_SQ], n, WQ_STATE_RDY,
-                                 WQ_STATE_ERR);
+            (op != WQE_OP_NOP && op != WQE_OP_SEND && op != WQE_OP_LSO)) {
+            /* A WQE the model cannot run. */
+            sq_error(s, wq, n, wq->cc, op, CQE_SYND_LOCAL_QP_OP);
+            return;
+        }
+        if (op != WQE_OP_NOP) {
+            synd = mlx5_tx_wqe(s, wq, wq->cc, op, ds);
+        }
+        if (synd) {
+            sq_error(s, wq, n, wq->cc, op, synd);
             return;
         }
         if (ctrl[11] & WQE_CTRL_CQ_UPDATE) {

@@ -163,6 +163,18 @@ static const MemoryRegionOps mlx5_bar0_ops = {
     },
 };
 
+static ssize_t mlx5_net_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    return mlx5_rx_frame(qemu_get_nic_opaque(nc), buf, size);
+}
+
+static NetClientInfo mlx5_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = mlx5_net_receive,
+};
+
 static void mlx5_realize(PCIDevice *pci_dev, Error **errp)
 {
     MLX5State *s = MLX5(pci_dev);
@@ -193,11 +205,16 @@ static void mlx5_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    s->nic = qemu_new_nic(&mlx5_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), DEVICE(s)->id,
+                          &DEVICE(s)->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
 
     if (pci_bus_is_express(pci_get_bus(pci_dev))) {
         ret = pcie_endpoint_cap_init(pci_dev, 0x80);
         if (ret < 0) {
             error_setg(errp, "mlx5: cannot add the PCIe capability");
+            qemu_del_nic(s->nic);
             msix_uninit_exclusive_bar(pci_dev);
             return;
         }
@@ -213,6 +230,7 @@ static void mlx5_exit(PCIDevice *pci_dev)
 
     mlx5_cmd_unrealize(s);
     mlx5_hca_reset(s);
+    qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);
 }
@@ -253,7 +271,7 @@ static void mlx5_config_write(PCIDevice *pci_dev, uint32_t addr,
 }
 
 static Property mlx5_properties[] = {
-    DEFINE_PROP_MACADDR("mac", MLX5State, conf.macaddr),
+    DEFINE_NIC_PROPERTIES(MLX5State, conf),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -166,6 +166,7 @@ typedef struct MLX5WQ {
     uint8_t log_stride;
     uint8_t log_pg_sz;
     uint16_t cc;                /* the device's consumer counter */
+    uint32_t pd;
     uint32_t cqn;
     uint32_t uar;
     uint64_t dbr;
@@ -229,6 +230,7 @@ struct MLX5State {
 
     /* Port and vport */
     NICConf conf;
+    NICState *nic;
     bool port_admin_up;
     uint16_t port_mtu;
     uint16_t vport_mtu;
@@ -356,6 +358,7 @@ void mlx5_cq_reset(MLX5State *s);
 /* mlx5-wq.c: -1 for an opcode not its own */
 int mlx5_wq_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5WQ *mlx5_wq_get(MLX5State *s, unsigned int type, uint32_t n);
+dma_addr_t mlx5_wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off);
 bool mlx5_wq_cq_busy(MLX5State *s, uint32_t cqn);
 void mlx5_sq_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn_ds);
 void mlx5_wq_reset(MLX5State *s);
@@ -364,6 +367,35 @@ void mlx5_wq_reset(MLX5State *s);
 int mlx5_flow_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5FlowTable *mlx5_ft_get(MLX5State *s, uint32_t id);
 void mlx5_flow_reset(MLX5State *s);
+
+/* mlx5-steer.c: the TIR a frame's match parameters lead to, or 0 */
+uint32_t mlx5_steer(MLX5State *s, const uint8_t *param);
+
+/* mlx5-pkt.c: a frame as the device parses it */
+typedef struct MLX5Pkt {
+    uint16_t ethertype;         /* after the VLAN tags */
+    uint16_t tci;               /* of the first tag */
+    bool cvlan;
+    bool svlan;
+    bool frag;
+    uint8_t ip_version;         /* 4, 6, or 0: not IP */
+    uint8_t proto;
+    size_t l3;                  /* offsets in the frame */
+    size_t ip_end;              /* the IP packet's end, within the frame */
+    size_t l4;                  /* 0: no TCP or UDP header */
+    size_t l4_hlen;
+} MLX5Pkt;
+
+void mlx5_pkt_parse(const uint8_t *f, size_t len, MLX5Pkt *p);
+void mlx5_pkt_csum(uint8_t *f, const MLX5Pkt *p, bool l3, bool l4);
+uint16_t mlx5_pkt_rx_sum(const uint8_t *f, size_t len, const MLX5Pkt *p);
+
+/* mlx5-tx.c: an Ethernet SEND or LSO WQE; 0 or a CQE error syndrome */
+int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
+                unsigned int ds);
+
+/* mlx5-rx.c */
+ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len);
 
 /* mlx5-hca.c */
 int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd);
@@ -385,5 +417,30 @@ enum {
     MLX5_SYND_NO_PAGES          = 0x6d780008,
     MLX5_SYND_NO_RESOURCE       = 0x6d780009,
 };
+
+/* CQE error syndromes (the PRM's) and opcodes */
+enum {
+    MLX5_CQE_SYND_LOCAL_LENGTH  = 0x01,
+    MLX5_CQE_SYND_LOCAL_QP_OP   = 0x02,
+    MLX5_CQE_SYND_LOCAL_PROT    = 0x04,
+    MLX5_CQE_OP_REQ             = 0x0,
+    MLX5_CQE_OP_RESP_SEND       = 0x2,
+    MLX5_CQE_OP_REQ_ERR         = 0xd,
+    MLX5_CQE_OP_RESP_ERR        = 0xe,
+};
+
+/* The offsets in a 64-byte CQE that the model writes */
+#define MLX5_CQE_CHECK_SUM          20
+#define MLX5_CQE_HDS_IP_EXT         28
+#define MLX5_CQE_L4_L3_HDR_TYPE     29
+#define MLX5_CQE_SRQN               32
+#define MLX5_CQE_BYTE_CNT           44
+#define MLX5_CQE_SYNDROME           55
+#define MLX5_CQE_SOP_DROP_QPN       56
+#define MLX5_CQE_WQE_COUNTER        60
+#define MLX5_CQE_OP_OWN             63
+
+/* A memory key the device may use for DMA (PA mode: addresses as is) */
+bool mlx5_mkey_ok(MLX5State *s, uint32_t lkey, uint64_t addr, uint64_t len);
 
 #endif

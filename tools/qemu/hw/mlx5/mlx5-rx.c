@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mlx5 device model: Ethernet receive.
+ *
+ * A frame from the netdev backend, while the port is up: its match
+ * parameters (outer headers: MACs, VLAN, ethertype, IP version,
+ * protocol, addresses, ports) are steered through the flow tables
+ * (mlx5-steer.c) to a TIR, the TIR names an RQ or an RQ table (the
+ * first of its RQs: one queue takes all), and the RQ, when ready, gives
+ * its next WQE: the driver's producer counter is the first dword of the
+ * RQ's doorbell record, a WQE is the stride's data segments (byte
+ * count, memory key, address; key 0x100 ends the list).  The frame is
+ * scattered with pci_dma_write through the driver's memory key, then
+ * the CQE: a responder SEND with the byte count, the WQE counter, the
+ * L3/L4 header types, and check_sum, the ones' complement sum of the
+ * bytes from the IP header to the end, which the driver trusts as
+ * CHECKSUM_COMPLETE.  No L3/L4 OK flags: the short frames the driver
+ * would take on their word are checked by the stack.  VLAN tags stay in
+ * the frame (no stripping).
+ *
+ * No WQE, a frame larger than the WQE's buffers, or no steering entry:
+ * the frame is dropped (a wire does not wait).  A WQE whose buffers the
+ * key does not cover or that are not guest memory: an error CQE (local
+ * protection), the RQ to ERR.
+ *
+ * Copyright (c) 2026 oot-rdma contributors
+ */
+
+#include "qemu/osdep.h"
+#include "sysemu/dma.h"
+#include "net/eth.h"
+#include "mlx5.h"
+#include "mlx5-ifc.h"
+#include "trace.h"
+
+#define RQ_STATE_RDY            1
+#define RQ_STATE_ERR            3
+#define RQ_WQE_MAX              1024    /* log_wq_stride 10 */
+#define DSEG_END_LKEY           0x100
+#define L4_TYPE_TCP             1
+#define L4_TYPE_UDP             2
+#define L3_TYPE_IPV6            1
+#define L3_TYPE_IPV4            2
+
+/* The frame's fte_match_param (the outer headers; the rest 0). */
+static void rx_match_param(const uint8_t *f, const MLX5Pkt *p, uint8_t *mp)
+{
+    uint8_t *h = MLX5_ADDR_OF(fte_match_param, mp, outer_headers);
+
+    memset(mp, 0, MLX5_ST_SZ_BYTES(fte_match_param));
+    MLX5_SET(fte_match_set_lyr_2_4, h, dmac_47_16, ldl_be_p(f));
+    MLX5_SET(fte_match_set_lyr_2_4, h, dmac_15_0, lduw_be_p(f + 4));
+    MLX5_SET(fte_match_set_lyr_2_4, h, smac_47_16, ldl_be_p(f + 6));
+    MLX5_SET(fte_match_set_lyr_2_4, h, smac_15_0, lduw_be_p(f + 10));
+    MLX5_SET(fte_match_set_lyr_2_4, h, ethertype, p->ethertype);
+    MLX5_SET(fte_match_set_lyr_2_4, h, cvlan_tag, p->cvlan);
+    MLX5_SET(fte_match_set_lyr_2_4, h, svlan_tag, p->svlan);
+    if (p->cvlan || p->svlan) {
+        MLX5_SET(fte_match_set_lyr_2_4, h, first_prio, p->tci >> 13);
+        MLX5_SET(fte_match_set_lyr_2_4, h, first_cfi, (p->tci >> 12) & 1);
+        MLX5_SET(fte_match_set_lyr_2_4, h, first_vid, p->tci & 0xfff);
+    }
+    if (!p->ip_version) {
+        return;
+    }
+    MLX5_SET(fte_match_set_lyr_2_4, h, ip_version, p->ip_version);
+    MLX5_SET(fte_match_set_lyr_2_4, h, ip_protocol, p->proto);
+    MLX5_SET(fte_match_set_lyr_2_4, h, frag, p->frag);
+    if (p->ip_version == 4) {
+        MLX5_SET(fte_match_set_lyr_2_4, h, ip_dscp, f[p->l3 + 1] >> 2);
+        MLX5_SET(fte_match_set_lyr_2_4, h, ip_ecn, f[p->l3 + 1] & 3);
+        MLX5_SET(fte_match_set_lyr_2_4, h, ttl_hoplimit, f[p->l3 + 8]);
+        memcpy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, h,
+                            src_ipv4_src_ipv6.ipv4_layout.ipv4),
+               f + p->l3 + 12, 4);
+        memcpy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, h,
+                            dst_ipv4_dst_ipv6.ipv4_layout.ipv4),
+               f + p->l3 + 16, 4);
+    } else {
+        MLX5_SET(fte_match_set_lyr_2_4, h, ip_dscp,
+                 (lduw_be_p(f + p->l3) >> 6) & 0x3f);
+        MLX5_SET(fte_match_set_lyr_2_4, h, ip_ecn,
+                 (lduw_be_p(f + p->l3) >> 4) & 3);
+        MLX5_SET(fte_match_set_lyr_2_4, h, ttl_hoplimit, f[p->l3 + 7]);
+        memcpy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, h, src_ipv4_src_ipv6),
+               f + p->l3 + 8, 16);
+        memcpy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, h, dst_ipv4_dst_ipv6),
+               f + p->l3 + 24, 16);
+    }
+    if (!p->l4) {
+        return;
+    }
+    if (p->proto == IP_PROTO_TCP) {
+        MLX5_SET(fte_match_set_lyr_2_4, h, tcp_sport, lduw_be_p(f + p->l4));
+        MLX5_SET(fte_match_set_lyr_2_4, h, tcp_dport,
+                 lduw_be_p(f + p->l4 + 2));
+        MLX5_SET(fte_match_set_lyr_2_4, h, tcp_flags,
+                 lduw_be_p(f + p->l4 + 12) & 0x1ff);
+    } else {
+        MLX5_SET(fte_match_set_lyr_2_4, h, udp_sport, lduw_be_p(f + p->l4));
+        MLX5_SET(fte_match_set_lyr_2_4, h, udp_dport,
+                 lduw_be_p(f + p->l4 + 2));
+    }
+}
+
+/* The RQ a TIR dispatches to. */
+static uint32_t rx_tir_rq(MLX5State *s, uint32_t tirn)
+{
+    MLX5Obj *tir = mlx5_obj_get(s, MLX5_OBJ_TIR, tirn);
+    MLX5Obj *rqt;
+
+    if (!tir) {
+        return 0;
+    }
+    if (MLX5_GET(tirc, tir->ctx, disp_type) == 0) {
+        return MLX5_GET(tirc, tir->ctx, inline_rqn);
+    }
+    rqt = mlx5_obj_get(s, MLX5_OBJ_RQT,
+                       MLX5_GET(tirc, tir->ctx, indirect_table));
+    if (!rqt || rqt->len < MLX5_ST_SZ_BYTES(rqtc) + 4) {
+        return 0;
+    }
+    return ldl_be_p(MLX5_ADDR_OF(rqtc, rqt->ctx, rq_num)) & 0xffffff;
+}
+
+static void rx_cqe(MLX5State *s, MLX5WQ *rq, uint32_t rqn, uint16_t idx,
+                   const uint8_t *f, size_t len, const MLX5Pkt *p,
+                   uint8_t synd)
+{
+    uint8_t cqe[64] = { 0 };
+
+    stl_be_p(cqe + MLX5_CQE_SOP_DROP_QPN, rqn);
+    stw_be_p(cqe + MLX5_CQE_WQE_COUNTER, idx);
+    if (synd) {
+        cqe[MLX5_CQE_SYNDROME] = synd;
+        cqe[MLX5_CQE_OP_OWN] = MLX5_CQE_OP_RESP_ERR << 4;
+        mlx5_cq_post(s, rq->cqn, cqe);
+        return;
+    }
+    stl_be_p(cqe + MLX5_CQE_BYTE_CNT, len);
+    stw_be_p(cqe + MLX5_CQE_CHECK_SUM, mlx5_pkt_rx_sum(f, len, p));
+    cqe[MLX5_CQE_L4_L3_HDR_TYPE] =
+        (p->l4 ? (p->proto == IP_PROTO_TCP ? L4_TYPE_TCP : L4_TYPE_UDP) : 0)
+        << 4 |
+        (p->ip_version == 4 ? L3_TYPE_IPV4 :
+         p->ip_version == 6 ? L3_TYPE_IPV6 : 0) << 2;
+    cqe[MLX5_CQE_OP_OWN] = MLX5_CQE_OP_RESP_SEND << 4;
+    mlx5_cq_post(s, rq->cqn, cqe);
+}
+
+/* Scatter into the RQ's next WQE; false: dropped, nothing consumed. */
+static bool rx_deliver(MLX5State *s, uint32_t rqn, const uint8_t *f,
+                       size_t len, const MLX5Pkt *p)
+{
+    MLX5WQ *rq = mlx5_wq_get(s, MLX5_WQ_RQ, rqn);
+    uint8_t wqe[RQ_WQE_MAX];
+    size_t wlen, off, done = 0;
+    uint32_t pc = 0;
+    uint16_t idx;
+
+    if (!rq || rq->state != RQ_STATE_RDY) {
+        trace_mlx5_rx_drop(len, "RQ not ready");
+        return false;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), rq->dbr, &pc, 4) != MEMTX_OK ||
+        (uint16_t)be32_to_cpu(pc) == rq->cc) {
+        trace_mlx5_rx_drop(len, "no receive WQE");
+        return false;
+    }
+    idx = rq->cc;
+    wlen = 1u << rq->log_stride;
+    if (pci_dma_read(PCI_DEVICE(s), mlx5_wq_addr(rq, idx, 0), wqe, wlen) !=
+        MEMTX_OK) {
+        memset(wqe, 0, wlen);
+    }
+    /* It must hold the frame: else dropped, as a port drops oversize. */
+    for (off = 0; off + 16 <= wlen && done < len; off += 16) {
+        if (ldl_be_p(wqe + off + 4) == DSEG_END_LKEY) {
+            break;
+        }
+        done += MIN(ldl_be_p(wqe + off) & 0x7fffffff, len - done);
+    }
+    if (done < len) {
+        trace_mlx5_rx_drop(len, "larger than the WQE's buffers");
+        return false;
+    }
+    rq->cc++;
+    for (off = 0, done = 0; done < len; off += 16) {
+        uint32_t n = MIN(ldl_be_p(wqe + off) & 0x7fffffff, len - done);
+        uint64_t addr = ldq_be_p(wqe + off + 8);
+
+        if (!mlx5_mkey_ok(s, ldl_be_p(wqe + off + 4), addr, n) ||
+            pci_dma_write(PCI_DEVICE(s), addr, f + done, n) != MEMTX_OK) {
+            rx_cqe(s, rq, rqn, idx, f, len, p, MLX5_CQE_SYND_LOCAL_PROT);
+            rq->state = RQ_STATE_ERR;
+            return true;
+        }
+        done += n;
+    }
+    trace_mlx5_rx(rqn, idx, len);
+    /* The data is in memory before the CQE says so. */
+    smp_wmb();
+    rx_cqe(s, rq, rqn, idx, f, len, p, 0);
+    return true;
+}
+
+ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len)
+{
+    uint8_t mp[MLX5_ST_SZ_BYTES(fte_match_param)];
+    uint32_t tirn;
+    MLX5Pkt p;
+
+    if (!s->port_admin_up || len < ETH_HLEN) {
+        trace_mlx5_rx_drop(len, "port down or runt");
+        return len;
+    }
+    mlx5_pkt_parse(buf, len, &p);
+    rx_match_param(buf, &p, mp);
+    tirn = mlx5_steer(s, mp);
+    if (!tirn) {
+        trace_mlx5_rx_drop(len, "no steering entry");
+        return len;
+    }
+    rx_deliver(s, rx_tir_rq(s, tirn), buf, len, &p);
+    return len;
+}
