@@ -65,7 +65,11 @@ static int obj_new(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
 {
     unsigned int i;
 
-    for (i = 0; i < MLX5_MAX_OBJS; i++) {
+    /*
+     * Memory key index 1 would be key 0x100 with variant 0: the PRM's
+     * invalid key, which ends a receive WQE's list.  Keys start at 2.
+     */
+    for (i = type == MLX5_OBJ_MKEY; i < MLX5_MAX_OBJS; i++) {
         MLX5Obj *o = &s->objs[type][i];
 
         if (!o->valid) {

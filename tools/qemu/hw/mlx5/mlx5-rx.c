@@ -181,7 +181,7 @@ static bool rx_deliver(MLX5State *s, uint32_t rqn, const uint8_t *f,
         done += MIN(ldl_be_p(wqe + off) & 0x7fffffff, len - done);
     }
     if (done < len) {
-        trace_mlx5_rx_drop(len, "larger than the WQE's buffers");
+        trace_mlx5_rx_small(rqn, idx, wlen, ldl_be_p(wqe), ldl_be_p(wqe + 4));
         return false;
     }
     rq->cc++;

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Ethernet through the modelled ConnectX-4 Lx: Debian's mlx5_core sends
+# and receives frames on the model's wire.  Needs a guest booted with
+#	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_eth.sh
+# whose mlx5 function and a virtio-net NIC (MAC 52:54:00:34:00:02) plug
+# into one QEMU hub: the virtio NIC goes into a network namespace, and
+# the two talk.  Skips on a guest without them.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+PLAN=6
+ktap_print_header
+ktap_set_plan $PLAN
+
+bdf=
+for d in /sys/bus/pci/devices/*; do
+	if [ "$(cat "$d/vendor")" = 0x15b3 ] && [ "$(cat "$d/device")" = 0x1015 ]; then
+		bdf=${d##*/}
+		break
+	fi
+done
+# The guest loads no NIC driver by itself.
+modprobe virtio_net 2>/dev/null
+peer_there() { grep -l 52:54:00:34:00:02 /sys/class/net/*/address 2>/dev/null; }
+eventually 30 peer_there >/dev/null
+peer=$(peer_there | head -1)
+if [ -z "$bdf" ] || [ -z "$peer" ]; then
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_test_skip "mlx5 Ethernet case $i" \
+			"no 15b3:1015 function and virtio peer (scripts/vm --hw mlx5)"
+	done
+	ktap_finished
+fi
+peer=$(basename "$(dirname "$peer")")
+dev=/sys/bus/pci/devices/$bdf
+
+modprobe mlx5_core
+netdev_there() { ls "$dev"/net 2>/dev/null | grep -q .; }
+eventually 120 netdev_there >/dev/null
+ifname=$(ls "$dev"/net 2>/dev/null | head -1)
+ktap_test_result "mlx5e netdev" test -n "$ifname"
+
+ns=mlx5wire
+ip netns del $ns 2>/dev/null
+ip netns add $ns
+ip link set "$peer" netns $ns
+ip -n $ns addr add 10.34.0.2/24 dev "$peer"
+ip -n $ns link set "$peer" up
+ip -n $ns link set lo up
+ip addr add 10.34.0.1/24 dev "$ifname"
+ip link set "$ifname" up
+carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
+ktap_test_result "carrier" eventually 60 carrier
+
+# ARP and UDP both ways (the guest has no ping): mlx5e's SQ to the
+# wire, and the wire through the flow tables (L2 by MAC and broadcast,
+# TTC) to an RQ.  echo_once ADDR PORT: answer one datagram, then exit.
+echo_once() {
+	timeout 60 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+d, a = s.recvfrom(2048); s.sendto(d.upper(), a)' "$@"
+}
+ask() {
+	timeout 60 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+for _ in range(10):
+    s.sendto(b"mlx5 model", (sys.argv[1], int(sys.argv[2])))
+    try:
+        d = s.recv(2048)
+    except socket.timeout:
+        continue
+    sys.exit(0 if d == b"MLX5 MODEL" else 1)
+sys.exit(1)' "$@"
+}
+udp_out() {
+	ip netns exec $ns bash -c "$(declare -f echo_once); echo_once 10.34.0.2 7735" &
+	sleep 1
+	ask 10.34.0.2 7735
+	local rc=$?
+	wait
+	return $rc
+}
+udp_in() {
+	echo_once 10.34.0.1 7736 &
+	sleep 1
+	ip netns exec $ns bash -c "$(declare -f ask); ask 10.34.0.1 7736"
+	local rc=$?
+	wait
+	return $rc
+}
+ktap_test_result "UDP to the peer (10.34.0.2) and its answer" udp_out
+ktap_test_result "UDP from the peer and our answer" udp_in
+
+# TCP, checksums and segmentation offloaded to the model: 8 MiB checked.
+tcp_ok() {
+	local want got
+	head -c $((8 << 20)) /dev/urandom >/tmp/mlx5_eth.bin
+	want=$(sha256sum </tmp/mlx5_eth.bin)
+	ip netns exec $ns timeout 300 python3 -c '
+import hashlib, socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.34.0.2", 7734)); s.listen(1); s.settimeout(120)
+c, _ = s.accept(); c.settimeout(60); h = hashlib.sha256()
+while True:
+    b = c.recv(65536)
+    if not b: break
+    h.update(b)
+print(h.hexdigest() + "  -")' >/tmp/mlx5_eth.sum &
+	sleep 2
+	timeout 300 python3 -c '
+import socket
+s = socket.create_connection(("10.34.0.2", 7734))
+s.sendall(open("/tmp/mlx5_eth.bin", "rb").read()); s.close()' || return 1
+	wait
+	got=$(cat /tmp/mlx5_eth.sum)
+	ethtool -k "$ifname" | grep -E "^(tx-checksumming|tcp-segmentation-offload):" |
+		sed 's/^/# /'
+	expect_eq "sha256" "$got" "$want"
+}
+ktap_test_result "8 MiB over TCP to the peer, checked" tcp_ok
+
+no_errors() {
+	! dmesg | grep -a mlx5 | grep -iE "failed|error|err\(|timeout|csum|hw csum failure|recover"
+}
+ktap_test_result "no driver error, no checksum fault" no_errors
+ip netns del $ns
+ktap_finished
