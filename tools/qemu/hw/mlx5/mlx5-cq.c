@@ -65,10 +65,8 @@ static uint32_t cq_stride(MLX5CQ *cq)
 
 static dma_addr_t cq_entry_addr(MLX5CQ *cq, uint32_t idx)
 {
-    uint64_t off = (uint64_t)idx * cq_stride(cq);
-    unsigned int shift = 12 + cq->log_page_size;
-
-    return cq->pas[off >> shift] + (off & ((1ULL << shift) - 1)) +
+    return mlx5_pas_addr(cq->pas, cq->log_page_size,
+                         (uint64_t)idx * cq_stride(cq)) +
            cq_stride(cq) - CQE_SIZE;
 }
 
@@ -171,8 +169,7 @@ int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd)
 {
     size_t hdr = MLX5_BYTE_OFF(create_cq_in, pas);
     const uint8_t *cqc = MLX5_ADDR_OF(create_cq_in, cmd->in, cq_context);
-    const uint8_t *pas = cmd->in + hdr;
-    uint32_t npas, i, cqn;
+    uint32_t npas, cqn;
     MLX5CQ *cq;
     int st;
 
@@ -188,16 +185,10 @@ int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd)
     if (st) {
         return st;
     }
-    if ((cmd->inlen - hdr) / 8 < npas) {
-        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
-                             MLX5_SYND_IN_SHORT);
-    }
-    for (i = 0; i < npas; i++) {
-        if (ldq_be_p(pas + i * 8) &
-            ((4096ULL << MLX5_GET(cqc, cqc, log_page_size)) - 1)) {
-            return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                                 MLX5_SYND_BAD_PARAM);
-        }
+    st = mlx5_pas_check(cmd, hdr, npas,
+                        MLX5_GET(cqc, cqc, log_page_size));
+    if (st) {
+        return st;
     }
     for (cqn = 0; cqn < MLX5_MAX_CQS && s->cqs[cqn].valid; cqn++) {
         continue;
@@ -216,10 +207,7 @@ int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd)
     cq->dbr = MLX5_GET64(cqc, cqc, dbr_addr);
     cq->period = MLX5_GET(cqc, cqc, cq_period);
     cq->max_count = MLX5_GET(cqc, cqc, cq_max_count);
-    cq->pas = g_new(uint64_t, npas);
-    for (i = 0; i < npas; i++) {
-        cq->pas[i] = ldq_be_p(pas + i * 8);
-    }
+    cq->pas = mlx5_pas_copy(cmd, hdr, npas);
     trace_mlx5_cq_create(cqn + 1, cq->log_size, cq->eqn, cq->cqe_128);
     MLX5_SET(create_cq_out, cmd->out, cqn, cqn + 1);
     return MLX5_CMD_STAT_OK;

@@ -49,10 +49,8 @@ static bool eq_wants(MLX5EQ *eq, unsigned int type)
 
 static dma_addr_t eq_entry_addr(MLX5EQ *eq, uint32_t idx)
 {
-    uint64_t off = (uint64_t)idx * EQE_SIZE;
-    unsigned int shift = 12 + eq->log_page_size;
-
-    return eq->pas[off >> shift] + (off & ((1ULL << shift) - 1));
+    return mlx5_pas_addr(eq->pas, eq->log_page_size,
+                         (uint64_t)idx * EQE_SIZE);
 }
 
 static uint32_t eq_used(MLX5EQ *eq)
@@ -198,10 +196,10 @@ int mlx5_cmd_create_eq(MLX5State *s, MLX5Cmd *cmd)
                                       eq_context_entry);
     const uint8_t *mask = MLX5_ADDR_OF(create_eq_in, cmd->in,
                                        event_bitmask);
-    const uint8_t *pas = cmd->in + hdr;
     unsigned int log_size, log_page, intr, uar, i, eqn;
     uint64_t npas;
     MLX5EQ *eq;
+    int st;
 
     if (cmd->inlen < hdr) {
         cmd->syndrome = MLX5_SYND_IN_SHORT;
@@ -225,15 +223,9 @@ int mlx5_cmd_create_eq(MLX5State *s, MLX5Cmd *cmd)
     /* The ring's pages must all be in the command. */
     npas = DIV_ROUND_UP((uint64_t)EQE_SIZE << log_size,
                         (uint64_t)4096 << log_page);
-    if ((cmd->inlen - hdr) / 8 < npas) {
-        cmd->syndrome = MLX5_SYND_IN_SHORT;
-        return MLX5_CMD_STAT_BAD_INP_LEN_ERR;
-    }
-    for (i = 0; i < npas; i++) {
-        if (ldq_be_p(pas + i * 8) & ((4096ULL << log_page) - 1)) {
-            cmd->syndrome = MLX5_SYND_BAD_PARAM;
-            return MLX5_CMD_STAT_BAD_PARAM_ERR;
-        }
+    st = mlx5_pas_check(cmd, hdr, npas, log_page);
+    if (st) {
+        return st;
     }
     for (eqn = 0; eqn < MLX5_MAX_EQS; eqn++) {
         if (!s->eqs[eqn].valid) {
@@ -254,10 +246,7 @@ int mlx5_cmd_create_eq(MLX5State *s, MLX5Cmd *cmd)
     for (i = 0; i < 4; i++) {
         eq->mask[i] = ldq_be_p(mask + i * 8);
     }
-    eq->pas = g_new(uint64_t, npas);
-    for (i = 0; i < npas; i++) {
-        eq->pas[i] = ldq_be_p(pas + i * 8);
-    }
+    eq->pas = mlx5_pas_copy(cmd, hdr, npas);
     /* Created disarmed: the driver arms it with its first doorbell. */
     trace_mlx5_eq_create(eqn, log_size, intr, uar, eq->mask[0]);
     MLX5_SET(create_eq_out, cmd->out, eq_number, eqn);

@@ -28,12 +28,6 @@
 #define FT_MISS_DEF             0
 #define FT_MISS_FWD             1
 
-static int bad_param(MLX5Cmd *cmd)
-{
-    return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                         MLX5_SYND_BAD_PARAM);
-}
-
 static int bad_res(MLX5Cmd *cmd)
 {
     return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_PARAM);
@@ -116,7 +110,7 @@ static int ft_create(MLX5State *s, MLX5Cmd *cmd)
         MLX5_GET(flow_table_context, ftc, decap_en) ||
         MLX5_GET(flow_table_context, ftc, termination_table) ||
         !ft_miss_ok(s, ftc, level)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     for (i = 0; i < MLX5_MAX_FTS && s->fts[i].valid; i++) {
         continue;
@@ -144,7 +138,7 @@ static int ft_destroy(MLX5State *s, MLX5Cmd *cmd)
     int i;
 
     if (!ft_own_rx(cmd->in)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!ft) {
         return bad_res(cmd);
@@ -187,13 +181,13 @@ static int ft_modify(MLX5State *s, MLX5Cmd *cmd)
                                 modify_field_select);
 
     if (!ft_own_rx(cmd->in) || sel != MLX5_MODIFY_FLOW_TABLE_MISS_TABLE_ID) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!ft) {
         return bad_res(cmd);
     }
     if (!ft_miss_ok(s, ftc, ft->level)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     ft->miss_action = MLX5_GET(flow_table_context, ftc, table_miss_action);
     ft->miss_id = MLX5_GET(flow_table_context, ftc, table_miss_id);
@@ -207,7 +201,7 @@ static int ft_set_root(MLX5State *s, MLX5Cmd *cmd)
     if (!ft_own_rx(cmd->in) ||
         MLX5_GET(set_flow_table_root_in, cmd->in, table_of_other_vport) ||
         MLX5_GET(set_flow_table_root_in, cmd->in, underlay_qpn)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     /* Table 0: no root, receive drops everything. */
     if (id && !mlx5_ft_get(s, id)) {
@@ -230,19 +224,19 @@ static int fg_create(MLX5State *s, MLX5Cmd *cmd)
 
     if (!ft_own_rx(cmd->in) ||
         MLX5_GET(create_flow_group_in, cmd->in, group_type)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!ft) {
         return bad_res(cmd);
     }
     if (start > end || end >= 1u << ft->log_size) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     /* Groups of a table do not overlap. */
     for (i = 0; i < MLX5_MAX_FGS; i++) {
         if (s->fgs[i].valid && s->fgs[i].table == table &&
             start <= s->fgs[i].end && s->fgs[i].start <= end) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
     }
     for (i = 0; i < MLX5_MAX_FGS && s->fgs[i].valid; i++) {
@@ -278,7 +272,7 @@ static int fg_destroy(MLX5State *s, MLX5Cmd *cmd)
     gpointer key;
 
     if (!ft_own_rx(cmd->in)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!fg || fg->table != MLX5_GET(destroy_flow_group_in, cmd->in,
                                      table_id)) {
@@ -312,20 +306,20 @@ static int fte_set(MLX5State *s, MLX5Cmd *cmd)
     uint32_t i;
 
     if (!ft_own_rx(cmd->in)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!ft) {
         return bad_res(cmd);
     }
     fg = fg_get(s, MLX5_GET(flow_context, fc, group_id));
     if (!fg || fg->table != table || idx < fg->start || idx > fg->end) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     /* op_mod 0 adds, 1 modifies: the entry must be free or there. */
     if (cmd->op_mod > 1 ||
         (cmd->op_mod == 0) == g_hash_table_contains(ft->fte,
                                                     GUINT_TO_POINTER(idx))) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     /* allow, drop or forward; no counters, reformat, header rewrite */
     if (!action || (action & ~(FT_ACTION_ALLOW | FT_ACTION_DROP |
@@ -334,7 +328,7 @@ static int fte_set(MLX5State *s, MLX5Cmd *cmd)
         ndest > FT_MAX_DESTS ||
         MLX5_GET(flow_context, fc, flow_counter_list_size) ||
         MLX5_GET(flow_context, fc, extended_destination)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     len = dst - cmd->in + ndest * MLX5_ST_SZ_BYTES(dest_format_struct);
     if (cmd->inlen < len) {
@@ -349,7 +343,7 @@ static int fte_set(MLX5State *s, MLX5Cmd *cmd)
         switch (MLX5_GET(dest_format_struct, d, destination_type)) {
         case MLX5_IFC_FLOW_DESTINATION_TYPE_TIR:
             if (!mlx5_obj_get(s, MLX5_OBJ_TIR, id)) {
-                return bad_param(cmd);
+                return mlx5_cmd_bad_param(cmd);
             }
             break;
         case MLX5_IFC_FLOW_DESTINATION_TYPE_FLOW_TABLE:
@@ -357,11 +351,11 @@ static int fte_set(MLX5State *s, MLX5Cmd *cmd)
             if (!next || (next->level <= ft->level &&
                           !MLX5_GET(set_fte_in, cmd->in,
                                     ignore_flow_level))) {
-                return bad_param(cmd);
+                return mlx5_cmd_bad_param(cmd);
             }
             break;
         default:
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
     }
     trace_mlx5_fte_set(table, idx, action, ndest);
@@ -377,7 +371,7 @@ static int fte_delete(MLX5State *s, MLX5Cmd *cmd)
     uint32_t idx = MLX5_GET(delete_fte_in, cmd->in, flow_index);
 
     if (!ft_own_rx(cmd->in)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (!ft || !g_hash_table_remove(ft->fte, GUINT_TO_POINTER(idx))) {
         return bad_res(cmd);

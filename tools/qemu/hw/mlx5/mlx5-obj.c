@@ -111,12 +111,6 @@ void mlx5_obj_reset(MLX5State *s)
     memset(s->objs, 0, sizeof(s->objs));
 }
 
-static int bad_param(MLX5Cmd *cmd)
-{
-    return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                         MLX5_SYND_BAD_PARAM);
-}
-
 /* Check an RQ table's context; its length in *len. */
 static int obj_rqt(MLX5State *s, MLX5Cmd *cmd, const uint8_t *rqtc,
                    size_t room, uint32_t max, size_t *len)
@@ -126,7 +120,7 @@ static int obj_rqt(MLX5State *s, MLX5Cmd *cmd, const uint8_t *rqtc,
     uint32_t i;
 
     if (!n || n > max || max > MLX5_MAX_RQT_SIZE) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (room < MLX5_ST_SZ_BYTES(rqtc) + n * 4) {
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
@@ -134,7 +128,7 @@ static int obj_rqt(MLX5State *s, MLX5Cmd *cmd, const uint8_t *rqtc,
     }
     for (i = 0; i < n; i++) {
         if (!mlx5_wq_get(s, MLX5_WQ_RQ, ldl_be_p(list + i * 4) & 0xffffff)) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
     }
     *len = MLX5_ST_SZ_BYTES(rqtc) + n * 4;
@@ -186,7 +180,7 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd)
         if (MLX5_GET(mkc, ctx, access_mode_1_0) != MKC_ACCESS_PA ||
             MLX5_GET(mkc, ctx, access_mode_4_2) ||
             !mlx5_obj_get(s, MLX5_OBJ_PD, MLX5_GET(mkc, ctx, pd))) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
         st = obj_new(s, cmd, MLX5_OBJ_MKEY, ctx, MLX5_ST_SZ_BYTES(mkc), &id);
         if (!st) {
@@ -205,7 +199,7 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd)
         ctx = MLX5_ADDR_OF(create_tis_in, cmd->in, ctx);
         if (!mlx5_obj_get(s, MLX5_OBJ_TD,
                           MLX5_GET(tisc, ctx, transport_domain))) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
         st = obj_new(s, cmd, MLX5_OBJ_TIS, ctx, MLX5_ST_SZ_BYTES(tisc), &id);
         if (!st) {
@@ -270,7 +264,7 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd)
              !mlx5_obj_get(s, MLX5_OBJ_RQT,
                            MLX5_GET(tirc, ctx, indirect_table))) ||
             MLX5_GET(tirc, ctx, disp_type) > 1) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
         st = obj_new(s, cmd, MLX5_OBJ_TIR, ctx, MLX5_ST_SZ_BYTES(tirc), &id);
         if (!st) {

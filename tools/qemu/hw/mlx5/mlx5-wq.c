@@ -98,15 +98,8 @@ dma_addr_t mlx5_wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off)
 {
     uint64_t o = ((uint64_t)(idx & ((1u << wq->log_sz) - 1)) <<
                   wq->log_stride) + off;
-    unsigned int shift = 12 + wq->log_pg_sz;
 
-    return wq->pas[o >> shift] + (o & ((1ULL << shift) - 1));
-}
-
-static int bad_param(MLX5Cmd *cmd)
-{
-    return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                         MLX5_SYND_BAD_PARAM);
+    return mlx5_pas_addr(wq->pas, wq->log_pg_sz, o);
 }
 
 /* Create an SQ (type 0) or RQ (1) from its context. */
@@ -119,8 +112,9 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     unsigned int log_stride = MLX5_GET(wq, wqc, log_wq_stride);
     unsigned int log_pg = MLX5_GET(wq, wqc, log_wq_pg_sz);
     unsigned int uar = MLX5_GET(wq, wqc, uar_page);
-    uint32_t npas, i, n;
+    uint32_t npas, n;
     MLX5WQ *wq;
+    int st;
 
     if (cmd->inlen < hdr) {
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
@@ -135,7 +129,7 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
         (MLX5_GET64(wq, wqc, dbr_addr) & 3) ||
         (MLX5_GET(wq, wqc, pd) &&
          !mlx5_obj_get(s, MLX5_OBJ_PD, MLX5_GET(wq, wqc, pd)))) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (type == MLX5_WQ_SQ) {
         /* WQEs are read in basic blocks of 64 bytes: the stride. */
@@ -148,24 +142,19 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
              !mlx5_obj_get(s, MLX5_OBJ_TIS, MLX5_GET(sqc, qc, tis_num_0))) ||
             uar < MLX5_UAR_FIRST || uar >= MLX5_UAR_FIRST + MLX5_UAR_COUNT ||
             !test_bit(uar - MLX5_UAR_FIRST, s->uars)) {
-            return bad_param(cmd);
+            return mlx5_cmd_bad_param(cmd);
         }
     } else if (MLX5_GET(rqc, qc, state) != WQ_STATE_RST ||
                !mlx5_cq_get(s, MLX5_GET(rqc, qc, cqn)) ||
                MLX5_GET(rqc, qc, hairpin) ||
                MLX5_GET(rqc, qc, mem_rq_type)) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     npas = DIV_ROUND_UP((uint64_t)1 << (log_sz + log_stride),
                         (uint64_t)4096 << log_pg);
-    if ((cmd->inlen - hdr) / 8 < npas) {
-        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
-                             MLX5_SYND_IN_SHORT);
-    }
-    for (i = 0; i < npas; i++) {
-        if (ldq_be_p(pas + i * 8) & ((4096ULL << log_pg) - 1)) {
-            return bad_param(cmd);
-        }
+    st = mlx5_pas_check(cmd, hdr, npas, log_pg);
+    if (st) {
+        return st;
     }
     for (n = 0; n < MLX5_MAX_WQS && s->wqs[type][n].valid; n++) {
         continue;
@@ -185,10 +174,7 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     wq->log_sz = log_sz;
     wq->log_stride = log_stride;
     wq->log_pg_sz = log_pg;
-    wq->pas = g_new(uint64_t, npas);
-    for (i = 0; i < npas; i++) {
-        wq->pas[i] = ldq_be_p(pas + i * 8);
-    }
+    wq->pas = mlx5_pas_copy(cmd, hdr, npas);
     trace_mlx5_wq_create(wq_names[type], n + 1, log_sz, wq->cqn);
     /* sqn and rqn sit at the same place of their outputs */
     MLX5_SET(create_sq_out, cmd->out, sqn, n + 1);
@@ -206,7 +192,7 @@ static int wq_modify(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     }
     if (next != WQ_STATE_RST && next != WQ_STATE_RDY &&
         next != WQ_STATE_ERR) {
-        return bad_param(cmd);
+        return mlx5_cmd_bad_param(cmd);
     }
     if (cur != wq->state) {
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,

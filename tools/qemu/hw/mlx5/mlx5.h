@@ -305,6 +305,17 @@ static inline int mlx5_cmd_len_ok(MLX5Cmd *cmd, size_t in, size_t out)
     mlx5_cmd_len_ok((cmd), MLX5_ST_SZ_BYTES(op##_in), \
                     MLX5_ST_SZ_BYTES(op##_out))
 
+/*
+ * mlx5-pas.c: a ring's page list at @off of the input, @npas pages of
+ * 4 KiB << @log_page: checked (all there, each aligned), copied (the
+ * queue's, g_free), and the bus address of byte @off of the ring.
+ */
+int mlx5_pas_check(MLX5Cmd *cmd, size_t off, uint64_t npas,
+                   unsigned int log_page);
+uint64_t *mlx5_pas_copy(MLX5Cmd *cmd, size_t off, uint64_t npas);
+dma_addr_t mlx5_pas_addr(const uint64_t *pas, unsigned int log_page,
+                         uint64_t off);
+
 /* mlx5-eq.c */
 int mlx5_cmd_create_eq(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_destroy_eq(MLX5State *s, MLX5Cmd *cmd);
@@ -417,6 +428,13 @@ enum {
     MLX5_SYND_NO_PAGES          = 0x6d780008,
     MLX5_SYND_NO_RESOURCE       = 0x6d780009,
 };
+
+/* A field of the input the model cannot take. */
+static inline int mlx5_cmd_bad_param(MLX5Cmd *cmd)
+{
+    return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                         MLX5_SYND_BAD_PARAM);
+}
 
 /* CQE error syndromes (the PRM's) and opcodes */
 enum {
