@@ -14,13 +14,7 @@ PLAN=6
 ktap_print_header
 ktap_set_plan $PLAN
 
-bdf=
-for d in /sys/bus/pci/devices/*; do
-	if [ "$(cat "$d/vendor")" = 0x15b3 ] && [ "$(cat "$d/device")" = 0x1015 ]; then
-		bdf=${d##*/}
-		break
-	fi
-done
+bdf=$(pci_function 0x15b3 0x1015)
 # The guest loads no NIC driver by itself.
 modprobe virtio_net 2>/dev/null
 peer_there() { grep -l 52:54:00:34:00:02 /sys/class/net/*/address 2>/dev/null; }

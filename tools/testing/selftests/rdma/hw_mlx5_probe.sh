@@ -48,13 +48,7 @@ TODO_REASON="issue 34: the mlx5 model does not go further yet"
 ktap_print_header
 ktap_set_plan $((4 + ${#STAGES[@]} + 8))
 
-bdf=
-for d in /sys/bus/pci/devices/*; do
-	if [ "$(cat "$d/vendor")" = 0x15b3 ] && [ "$(cat "$d/device")" = 0x1015 ]; then
-		bdf=${d##*/}
-		break
-	fi
-done
+bdf=$(pci_function 0x15b3 0x1015)
 if [ -z "$bdf" ]; then
 	for ((i = 0; i < 4 + ${#STAGES[@]} + 8; i++)); do
 		ktap_test_skip "mlx5 probe case $((i + 1))" \

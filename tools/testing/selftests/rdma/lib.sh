@@ -113,6 +113,19 @@ probes_del() {
 	done
 }
 
+# pci_function VENDOR DEVICE: the address of the first PCI function with
+# these IDs (as sysfs has them: 0x15b3 0x1015), or nothing.
+pci_function() {
+	local d
+
+	for d in /sys/bus/pci/devices/*; do
+		if [ "$(cat "$d/vendor")" = "$1" ] && [ "$(cat "$d/device")" = "$2" ]; then
+			echo "${d##*/}"
+			return
+		fi
+	done
+}
+
 # The names of the modules this tree builds.
 oot_module_names() {
 	sed -e 's|.*/||' -e 's/\.k\?o$//' "$OOT_REPO/modules.order"
