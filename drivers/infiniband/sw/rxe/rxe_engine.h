@@ -78,7 +78,7 @@ struct sk_buff *rxe_init_packet(struct rxe_qp *qp, const struct rxe_av *av,
  * rxe_av_to_self() and rxe_mr_attach()): the skb holds the headers
  * only; the caller appends the @len payload bytes as page
  * fragments, then the pad and ICRC with rxe_end_packet_ref() (0, or
- * -EOPNOTSUPP when no fragment is left: copy instead).
+ * -EMSGSIZE when no fragment is left: copy instead).
  */
 struct sk_buff *rxe_init_packet_ref(struct rxe_qp *qp, const struct rxe_av *av,
 				    u8 opcode, u32 len,
@@ -313,10 +313,20 @@ static inline void rxe_dma_set_pos(struct rxe_dma_info *dma,
  * holding a reference on its page, so that the pages outlive the MR if
  * need be.  Only for a packet that this host's rxe copies out before the
  * WQE that sent it can complete.  -EOPNOTSUPP when the MR is not of
- * pinned user pages or @skb has no fragment left (copy instead),
- * -EFAULT out of the MR.
+ * pinned user pages, -EMSGSIZE when @skb has no fragment left (copy
+ * instead, or attach less: rxe_attach_refused()), -EFAULT out of the MR.
  */
 int rxe_mr_attach(struct rxe_mr *mr, u64 iova, u32 len, struct sk_buff *skb);
+
+/*
+ * An error of rxe_mr_attach() or rxe_end_packet_ref() that asks for a
+ * copy instead; of the two, only -EMSGSIZE may pass with a shorter
+ * payload.
+ */
+static inline bool rxe_attach_refused(int err)
+{
+	return err == -EOPNOTSUPP || err == -EMSGSIZE;
+}
 
 /* rxe_copy_sgl() from the MRs, by reference: as rxe_mr_attach(). */
 int rxe_attach_sgl(struct rxe_pd *pd, struct rxe_dma_info *dma, u32 len,

@@ -607,7 +607,7 @@ int rxe_mr_attach(struct rxe_mr *mr, u64 iova, u32 len, struct sk_buff *skb)
 			return -EFAULT;
 		/* One fragment is kept for rxe_end_packet_ref(). */
 		if (shinfo->nr_frags >= MAX_SKB_FRAGS - 1)
-			return -EOPNOTSUPP;
+			return -EMSGSIZE;
 		page = mr->pages[off >> PAGE_SHIFT];
 		in = offset_in_page(off);
 		n = min_t(u32, len, PAGE_SIZE - in);

@@ -347,32 +347,32 @@ static struct sk_buff *rxe_req_packet_ref(struct rxe_qp *qp,
 		return skb;
 
 	kfree_skb(skb);
-	if (*err == -EOPNOTSUPP) {
-		/* Not pinned user pages, or too many: copy. */
+	/* Not pinned user pages, or too many: the caller copies. */
+	if (rxe_attach_refused(*err))
 		rxe_dma_set_pos(dma, pos);
-		*err = 0;
-	}
 	return NULL;
 }
 
 /*
  * The skb of the next packet of @wqe with its @len payload bytes in
- * place, by reference or copied; NULL with *@err 0 when out of memory,
- * with *@err set when the scatter list is bad.
+ * place, by reference where @ref and it can, else copied; NULL with
+ * *@err 0 when out of memory, with *@err set when the scatter list is
+ * bad.
  */
 static struct sk_buff *rxe_req_packet(struct rxe_qp *qp,
 				      struct rxe_send_wqe *wqe,
 				      const struct rxe_av *av, u8 opcode,
 				      u32 len, struct rxe_pkt_info *pkt,
-				      int *err)
+				      bool ref, int *err)
 {
 	struct sk_buff *skb;
 
 	*err = 0;
-	if (rxe_req_by_ref(qp, wqe, av, len)) {
+	if (ref && rxe_req_by_ref(qp, wqe, av, len)) {
 		skb = rxe_req_packet_ref(qp, wqe, av, opcode, len, pkt, err);
-		if (skb || *err)
+		if (skb || (*err && !rxe_attach_refused(*err)))
 			return skb;
+		*err = 0;
 	}
 
 	skb = rxe_init_packet(qp, av, opcode, len, pkt);
@@ -530,7 +530,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	struct rxe_pkt_info pkt;
 	struct sk_buff *skb = NULL;
 	struct rxe_req_undo undo;
-	bool last, ack, burst;
+	bool last, ack, burst, ref = true;
 	int opcode, err = 0;
 
 	rxe_req_extent(qp, wqe, &len, &last, &npsn);
@@ -559,15 +559,22 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	resid = wqe->dma.resid;
 	if (burst) {
 		skb = rxe_req_packet_ref(qp, wqe, av, opcode, len, &pkt, &err);
-		if (!skb && !err) {
-			/* Not by reference after all: one packet. */
+		if (!skb && (!err || rxe_attach_refused(err))) {
+			/*
+			 * Not by reference after all: one packet, which
+			 * tries again only if fewer fragments may do (a
+			 * kernel MR would refuse it once more).
+			 */
 			burst = false;
+			ref = err != -EOPNOTSUPP;
+			err = 0;
 			rxe_req_extent(qp, wqe, &len, &last, &npsn);
 			opcode = rxe_req_opcode(qp, wqe, first, last);
 		}
 	}
 	if (!skb && !err)
-		skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, &err);
+		skb = rxe_req_packet(qp, wqe, av, opcode, len, &pkt, ref,
+				     &err);
 	if (err == -EAGAIN &&
 	    !rxe_req_odp_miss(qp, wqe, undo.pos)) {
 		rxe_req_restore(qp, wqe, &undo);
@@ -698,7 +705,7 @@ static int rxe_req_send_probe(struct rxe_qp *qp)
 	opcode = rxe_req_opcode(qp, wqe, !off, last);
 	resid = wqe->dma.resid;
 	rxe_qp_path(qp, &path);
-	skb = rxe_req_packet(qp, wqe, &path, opcode, len, &pkt, &err);
+	skb = rxe_req_packet(qp, wqe, &path, opcode, len, &pkt, true, &err);
 	if (skb)
 		rxe_req_write_headers(qp, wqe, &pkt, opcode, len, last,
 				      READ_ONCE(qp->attr.dest_qp_num), true,

@@ -747,7 +747,7 @@ static struct sk_buff *rxe_resp_read_packet(struct rxe_qp *qp,
 			goto out;
 		kfree_skb(skb);
 		skb = NULL;
-		if (err != -EOPNOTSUPP)
+		if (!rxe_attach_refused(err))
 			goto out;
 	}
 

@@ -242,7 +242,7 @@ int rxe_end_packet_ref(struct sk_buff *skb, const struct rxe_pkt_info *pkt)
 	if (WARN_ON_ONCE(tail < RXE_ICRC_SIZE || tail > RXE_ICRC_SIZE + 3))
 		return -EINVAL;
 	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
-		return -EOPNOTSUPP;
+		return -EMSGSIZE;
 	get_page(zero);
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, zero, 0, tail, tail);
 	return 0;
