@@ -15,6 +15,8 @@
  *	uverbs_ioctl.c	RDMA_VERBS_IOCTL: parsing attributes into a bundle,
  *			running the method, the bundle accessors
  *	uverbs_uapi.c	the ioctl method trees: finding a device's method
+ *	uverbs_uapi_types.c  the objects of a device's ioctl API, their
+ *			uobject types (the driver's included) and support
  *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
  *	uverbs_std_types_{cq,qp,srq}.c  ioctl create methods, sharing the
  *			write() commands' creation (uverbs_write.h)
@@ -69,6 +71,13 @@ struct ib_uverbs_device {
 	 * cannot disassociate contexts waits there (see remove_one()).
 	 */
 	wait_queue_head_t files_empty;
+
+	/*
+	 * The objects of the ioctl API, struct uverbs_uapi_obj by object
+	 * id: built when the device is added, constant until freed with
+	 * @dev (uverbs_uapi_types.c).  Uobjects point to the types in it.
+	 */
+	struct xarray uapi_objs;
 };
 
 /*
@@ -431,8 +440,13 @@ int uverbs_set_valid_output(const struct uverbs_attr_bundle *attrs, u16 idx);
 struct uverbs_ioctl_method {
 	int (*handler)(struct uverbs_attr_bundle *attrs);
 	const struct uverbs_attr_spec *specs[UVERBS_API_ATTR_BKEY_LEN];
-	/* The uobject type of each IDR, FD and IDRS_ARRAY attribute. */
+	/*
+	 * The uobject type of each IDR, FD and IDRS_ARRAY attribute; NULL
+	 * when the object is not on the device (naming it is -EINVAL) or
+	 * when the bit in @any_obj is set (UVERBS_IDR_ANY_OBJECT).
+	 */
 	const struct uverbs_api_object *objs[UVERBS_API_ATTR_BKEY_LEN];
+	DECLARE_BITMAP(any_obj, UVERBS_API_ATTR_BKEY_LEN);
 	DECLARE_BITMAP(mandatory, UVERBS_API_ATTR_BKEY_LEN);
 	/* One past the highest bkey that has a spec. */
 	unsigned int num_bkeys;
@@ -442,8 +456,26 @@ struct uverbs_ioctl_method {
 	bool has_udata;
 };
 
-int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
+int uverbs_uapi_get_method(struct ib_uverbs_device *udev,
+			   struct ib_device *ib_dev, u16 object_id,
 			   u16 method_id, struct uverbs_ioctl_method *method);
+
+/* The core's definitions, all of them (uverbs_uapi.c). */
+extern const struct uapi_definition uverbs_core_api[];
+
+/* uverbs_uapi_types.c: one per object of a device's ioctl API. */
+struct uverbs_uapi_obj {
+	/*
+	 * Its uobject type: the core's static one, the driver's wrapped in
+	 * memory of the entry, NULL for an object that has none (DEVICE).
+	 */
+	const struct uverbs_api_object *type;
+	/* An IS_SUPPORTED entry refused it: it does not exist. */
+	bool disabled;
+};
+
+int uverbs_uapi_types_build(struct ib_device *ib_dev, struct xarray *objs);
+void uverbs_uapi_types_free(struct xarray *objs);
 
 /* The core's definitions, one list per file (uverbs_std_types_*.c). */
 extern const struct uapi_definition uverbs_def_obj_device[];

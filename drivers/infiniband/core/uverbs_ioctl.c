@@ -8,15 +8,20 @@
  * attributes are checked against their specs into a struct
  * uverbs_attr_bundle, indexed as the accessors of
  * include/rdma/uverbs_ioctl.h expect, then the handler runs, then the
- * uobjects the attributes named are committed or released.
+ * uobjects the attributes named are committed or released.  Handles of
+ * driver objects are looked up like the core's, through the types the
+ * device's objects have (uverbs_uapi_types.c); UVERBS_IDR_ANY_OBJECT
+ * takes a handle of any type in the handle table (mlx5's DEVX methods).
  *
  * The errnos userspace relies on:
- *	-EPROTONOSUPPORT  no such object or method, or an unknown attribute
- *			  flagged UVERBS_ATTR_F_MANDATORY (libibverbs then
- *			  falls back to the write() command); never
- *			  anything else
+ *	-EPROTONOSUPPORT  no such object or method on this device (see
+ *			  uverbs_uapi.c), or an unknown attribute flagged
+ *			  UVERBS_ATTR_F_MANDATORY (libibverbs then falls
+ *			  back to the write() command); never anything else
  *	-EINVAL		  malformed header or attribute, a mandatory
- *			  attribute missing, a size out of the spec
+ *			  attribute missing, a size out of the spec, a
+ *			  handle of another type or of an object type the
+ *			  device does not have
  *	-EOPNOTSUPP	  data past what the kernel knows is not zero, an
  *			  enum value it does not know
  */
@@ -437,6 +442,36 @@ static int process_new_uobj(struct uverbs_call *call,
 	return 0;
 }
 
+/*
+ * The uobject handle @id of attribute @bkey names, referenced and claimed.
+ * For UVERBS_IDR_ANY_OBJECT, whatever handle-table object it is: its type
+ * is read under RCU (uobjects are freed after a grace period), and the
+ * lookup checks it again, so a handle reused meanwhile by an object of
+ * another type fails as -EINVAL rather than giving the wrong object.
+ */
+static struct ib_uobject *lookup_uobj(struct uverbs_call *call, u32 bkey,
+				      s64 id, enum rdma_lookup_mode mode)
+{
+	const struct uverbs_api_object *obj = call->method.objs[bkey];
+	struct ib_uobject *uobj;
+
+	if (test_bit(bkey, call->method.any_obj)) {
+		if (id < 0)
+			return ERR_PTR(-EINVAL);
+		rcu_read_lock();
+		uobj = xa_load(&call->bundle.ufile->idr, id);
+		obj = uobj ? READ_ONCE(uobj->uapi_object) : NULL;
+		rcu_read_unlock();
+		if (!obj)
+			return ERR_PTR(-ENOENT);
+	} else if (!obj) {
+		/* An object the device does not have, as stock answers. */
+		return ERR_PTR(-EINVAL);
+	}
+	return rdma_lookup_get_uobject(obj, call->bundle.ufile, id, mode,
+				       &call->bundle);
+}
+
 /* IDR and FD attributes: the object is looked up (or reserved) now. */
 static int process_uobj(struct uverbs_call *call, u32 bkey,
 			const struct uverbs_attr_spec *spec,
@@ -453,6 +488,8 @@ static int process_uobj(struct uverbs_call *call, u32 bkey,
 
 	switch (spec->u.obj.access) {
 	case UVERBS_ACCESS_NEW:
+		if (!obj)
+			return -EINVAL;
 		ret = process_new_uobj(call, obj, uattr, o_attr);
 		/* Aborted with the rest, even if only half done. */
 		if (o_attr->uobject)
@@ -464,10 +501,8 @@ static int process_uobj(struct uverbs_call *call, u32 bkey,
 		 * as early as any other attribute; destroy_uobj() destroys
 		 * it once every attribute is known good.
 		 */
-		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile,
-					       uattr->data_s64,
-					       lookup_mode(spec->u.obj.access),
-					       &call->bundle);
+		uobj = lookup_uobj(call, bkey, uattr->data_s64,
+				   lookup_mode(spec->u.obj.access));
 		if (IS_ERR(uobj))
 			return PTR_ERR(uobj);
 		o_attr->uobject = uobj;
@@ -489,7 +524,6 @@ static int process_uobj_array(struct uverbs_call *call, u32 bkey,
 			      const struct ib_uverbs_attr *uattr,
 			      struct uverbs_attr *attr)
 {
-	const struct uverbs_api_object *obj = call->method.objs[bkey];
 	enum rdma_lookup_mode mode = lookup_mode(spec->u2.objs_arr.access);
 	struct uverbs_objs_arr_attr *arr = &attr->objs_arr_attr;
 	size_t count = uattr->len / sizeof(u32);
@@ -516,8 +550,7 @@ static int process_uobj_array(struct uverbs_call *call, u32 bkey,
 	for (i = 0; i < count; i++) {
 		struct ib_uobject *uobj;
 
-		uobj = rdma_lookup_get_uobject(obj, call->bundle.ufile, ids[i],
-					       mode, &call->bundle);
+		uobj = lookup_uobj(call, bkey, ids[i], mode);
 		if (IS_ERR(uobj)) {
 			put_uobj_array(arr, mode);
 			return PTR_ERR(uobj);
@@ -717,7 +750,8 @@ static int prepare_call(struct uverbs_call *call,
 	if (hdr->driver_id != call->ib_dev->ops.driver_id)
 		return -EINVAL;
 
-	ret = uverbs_uapi_get_method(call->ib_dev, hdr->object_id,
+	ret = uverbs_uapi_get_method(call->bundle.ufile->device, call->ib_dev,
+				     hdr->object_id,
 				     hdr->method_id, &call->method);
 	if (ret)
 		return ret;

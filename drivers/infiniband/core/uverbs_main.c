@@ -602,6 +602,7 @@ static void uverbs_dev_release(struct device *device)
 		container_of(device, struct ib_uverbs_device, dev);
 
 	WARN_ON(!list_empty(&dev->files));
+	uverbs_uapi_types_free(&dev->uapi_objs);
 	cleanup_srcu_struct(&dev->disassociate_srcu);
 	mutex_destroy(&dev->lists_mutex);
 	kfree(dev);
@@ -646,6 +647,15 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	INIT_LIST_HEAD(&dev->files);
 	init_waitqueue_head(&dev->files_empty);
 	rcu_assign_pointer(dev->ib_dev, ib_dev);
+	xa_init(&dev->uapi_objs);
+	ret = uverbs_uapi_types_build(ib_dev, &dev->uapi_objs);
+	if (ret) {
+		cleanup_srcu_struct(&dev->disassociate_srcu);
+		mutex_destroy(&dev->lists_mutex);
+		ida_free(&uverbs_ida, devnum);
+		kfree(dev);
+		return ret;
+	}
 
 	/* From here on, the release frees everything above but the number. */
 	device_initialize(&dev->dev);

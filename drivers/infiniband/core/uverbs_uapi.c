@@ -6,16 +6,34 @@
  * list of struct uapi_definition entries naming objects, each object a
  * struct uverbs_object_def with its methods and their attribute specs.
  * The core has one list (uverbs_core_api below), a driver may have
- * another (ib_device->driver_def) that adds objects, adds methods to the
- * core's objects, adds (driver-namespace) attributes to the core's
- * methods, and restricts objects to devices that support them.
+ * another (ib_device->driver_def) that adds objects of its namespace
+ * (ids with UVERBS_ID_NS_MASK bits), adds methods to the core's objects,
+ * adds driver-namespace attributes to the core's methods, and restricts
+ * objects to devices that support them (IS_SUPPORTED entries).
  *
- * uverbs_uapi_get_method() merges both lists for one (object, method)
- * pair each time it is called.  The lists are a few dozen entries long
- * and constant, so a walk costs less than the driver call it precedes,
- * and nothing derived from them has to live with the device or be
- * rebuilt when a driver module goes: the walk runs under the SRCU read
- * lock that keeps the device and its driver.
+ * Two halves, for two lifetimes:
+ *	uverbs_uapi_types.c  the objects, once per device when it is added:
+ *			their uobject types (uobjects point to them as long
+ *			as they live) and stock's IS_SUPPORTED verdicts
+ *	here		the methods, merged from both lists for one (object,
+ *			method) pair on each call, under the SRCU read lock
+ *			that keeps the device and its driver
+ * The lists are a few dozen entries long and constant, so a walk costs
+ * less than the driver call it precedes, and no method table has to be
+ * built, kept in step with the driver or torn down with it.
+ *
+ * The answers are stock's (whose ib_uverbs builds a radix tree when
+ * the device is added and prunes it; the same rules here, per call):
+ *	-EPROTONOSUPPORT for an unknown object or method, an object an
+ *	IS_SUPPORTED entry disabled (all its methods, the driver's added
+ *	ones too), and a method whose mandatory handle attribute names an
+ *	object the device lacks or disabled (MR's DM_MR_REG on rxe).  An
+ *	optional such attribute stays, and naming a handle in it is -EINVAL.
+ *	Method-scope IS_SUPPORTED entries are for write() commands only.
+ * Where stock refuses a whole broken definition (two handlers for one
+ * method, two NEW or DESTROY handles, a driver type of another class)
+ * and registers no uverbs device, here the broken method or object is
+ * unavailable and the rest works.
  */
 
 #include <linux/bitmap.h>
@@ -25,10 +43,10 @@
 
 #include "uverbs.h"
 
-/* UAPI_DEF_CHAIN nesting we follow; deeper is a broken definition. */
+/* UAPI_DEF_CHAIN nesting we follow (as uverbs_uapi_types.c). */
 #define UAPI_MAX_CHAIN_DEPTH 4
 
-static const struct uapi_definition uverbs_core_api[] = {
+const struct uapi_definition uverbs_core_api[] = {
 	UAPI_DEF_CHAIN(uverbs_def_obj_device),
 	UAPI_DEF_CHAIN(uverbs_def_obj_destroy),
 	UAPI_DEF_CHAIN(uverbs_def_obj_context),
@@ -39,51 +57,66 @@ static const struct uapi_definition uverbs_core_api[] = {
 	{},
 };
 
-/*
- * The uobject types of the core's objects, by UVERBS_OBJECT_* id.  Types
- * of driver objects (namespace ids) and UVERBS_IDR_ANY_OBJECT are not
- * supported yet: a method whose attributes name one is unavailable.
- */
-static const struct uverbs_api_object *const uverbs_core_objects[] = {
-	[UVERBS_OBJECT_PD] = &uverbs_pd_object,
-	[UVERBS_OBJECT_COMP_CHANNEL] = &uverbs_comp_channel_object,
-	[UVERBS_OBJECT_CQ] = &uverbs_cq_object,
-	[UVERBS_OBJECT_QP] = &uverbs_qp_object,
-	[UVERBS_OBJECT_SRQ] = &uverbs_srq_object,
-	[UVERBS_OBJECT_AH] = &uverbs_ah_object,
-	[UVERBS_OBJECT_MR] = &uverbs_mr_object,
-	[UVERBS_OBJECT_MW] = &uverbs_mw_object,
-	[UVERBS_OBJECT_ASYNC_EVENT] = &uverbs_async_event_object,
-};
-
-static const struct uverbs_api_object *uapi_object_type(u16 object_id)
-{
-	if (object_id >= ARRAY_SIZE(uverbs_core_objects))
-		return NULL;
-	return uverbs_core_objects[object_id];
-}
-
 /* What one walk over the definitions is looking for and has found. */
 struct uapi_lookup {
-	struct ib_device *ib_dev;
+	/* The device's objects (uverbs_uapi_types.c). */
+	struct xarray *objs;
 	u16 object_id;
 	u16 method_id;
-	bool object_found;
-	/* An IS_SUPPORTED entry refused the object on this device. */
-	bool object_disabled;
 	/* The definitions are inconsistent or name what we cannot do. */
 	bool unusable;
+	/* An attribute creates or destroys a uobject. */
+	bool single_uobj;
 	struct uverbs_ioctl_method *method;
 };
 
-static bool uapi_device_has_fn(struct ib_device *ib_dev, size_t ops_offset)
+/*
+ * The uobject type a handle attribute names.  As on stock, a method
+ * whose mandatory handle names an object the device lacks (never
+ * defined, or disabled by IS_SUPPORTED) does not exist; an optional one
+ * stays, and naming it fails with -EINVAL (a NULL type, which is also
+ * what an object without a type gives).  UVERBS_IDR_ANY_OBJECT names
+ * any handle-table object.
+ */
+static void uapi_merge_attr_obj(struct uapi_lookup *lookup, u32 bkey,
+				const struct uverbs_attr_spec *spec,
+				u16 obj_type, u8 access)
 {
-	const void *fn;
+	struct uverbs_ioctl_method *method = lookup->method;
+	const struct uverbs_uapi_obj *obj;
 
-	if (ops_offset > sizeof(ib_dev->ops) - sizeof(fn))
-		return false;
-	memcpy(&fn, (const u8 *)&ib_dev->ops + ops_offset, sizeof(fn));
-	return fn;
+	if (obj_type == UVERBS_IDR_ANY_OBJECT) {
+		/* There is no type to create a new object of. */
+		if (access == UVERBS_ACCESS_NEW)
+			lookup->unusable = true;
+		__set_bit(bkey, method->any_obj);
+		return;
+	}
+	obj = xa_load(lookup->objs, obj_type);
+	if (obj && !obj->disabled) {
+		method->objs[bkey] = obj->type;
+		return;
+	}
+	if (spec->mandatory)
+		lookup->unusable = true;
+}
+
+/*
+ * Stock's definition rules: one NEW or DESTROY per method, mandatory,
+ * never in an array.  A definition breaking them is refused.
+ */
+static void uapi_merge_attr_access(struct uapi_lookup *lookup, u32 bkey,
+				   const struct uverbs_attr_spec *spec,
+				   u8 access)
+{
+	if (access != UVERBS_ACCESS_NEW && access != UVERBS_ACCESS_DESTROY)
+		return;
+	if (lookup->single_uobj || !spec->mandatory ||
+	    spec->type == UVERBS_ATTR_TYPE_IDRS_ARRAY)
+		lookup->unusable = true;
+	lookup->single_uobj = true;
+	if (access == UVERBS_ACCESS_DESTROY)
+		lookup->method->destroy_bkey = bkey;
 }
 
 static void uapi_merge_attr(struct uapi_lookup *lookup,
@@ -106,20 +139,16 @@ static void uapi_merge_attr(struct uapi_lookup *lookup,
 	switch (spec->type) {
 	case UVERBS_ATTR_TYPE_IDR:
 	case UVERBS_ATTR_TYPE_FD:
-		method->objs[bkey] = uapi_object_type(spec->u.obj.obj_type);
-		if (!method->objs[bkey])
-			lookup->unusable = true;
-		if (spec->u.obj.access == UVERBS_ACCESS_DESTROY) {
-			/* Only one object can go per call. */
-			if (method->destroy_bkey >= 0)
-				lookup->unusable = true;
-			method->destroy_bkey = bkey;
-		}
+		uapi_merge_attr_obj(lookup, bkey, spec, spec->u.obj.obj_type,
+				    spec->u.obj.access);
+		uapi_merge_attr_access(lookup, bkey, spec, spec->u.obj.access);
 		break;
 	case UVERBS_ATTR_TYPE_IDRS_ARRAY:
-		method->objs[bkey] = uapi_object_type(spec->u2.objs_arr.obj_type);
-		if (!method->objs[bkey])
-			lookup->unusable = true;
+		uapi_merge_attr_obj(lookup, bkey, spec,
+				    spec->u2.objs_arr.obj_type,
+				    spec->u2.objs_arr.access);
+		uapi_merge_attr_access(lookup, bkey, spec,
+				       spec->u2.objs_arr.access);
 		break;
 	default:
 		break;
@@ -138,6 +167,9 @@ static void uapi_merge_method(struct uapi_lookup *lookup,
 {
 	size_t i;
 
+	/* Stock skips a method without an attribute list. */
+	if (!def->attrs)
+		return;
 	if (def->handler) {
 		/* A second handler for one method is a broken definition. */
 		if (lookup->method->handler)
@@ -154,7 +186,7 @@ static void uapi_merge_object(struct uapi_lookup *lookup,
 {
 	size_t i;
 
-	if (!def)
+	if (!def || !def->methods)
 		return;
 	for (i = 0; i < def->num_methods; i++) {
 		const struct uverbs_method_def *method = (*def->methods)[i];
@@ -164,33 +196,10 @@ static void uapi_merge_object(struct uapi_lookup *lookup,
 	}
 }
 
-/*
- * Whether the object is supported on the device.  Only object scope is
- * about ioctl methods: method scope qualifies write() commands, which
- * uverbs_cmd.c dispatches itself.
- */
-static void uapi_check_supported(struct uapi_lookup *lookup,
-				 const struct uapi_definition *def)
-{
-	bool supported;
-
-	if (def->scope != UAPI_SCOPE_OBJECT)
-		return;
-	if (def->kind == UAPI_DEF_IS_SUPPORTED_FUNC)
-		supported = def->func_is_supported(lookup->ib_dev);
-	else
-		supported = uapi_device_has_fn(lookup->ib_dev,
-					       def->needs_fn_offset);
-	if (!supported)
-		lookup->object_disabled = true;
-}
-
+/* Whether and how the object is supported is uverbs_uapi_types.c's. */
 static void uapi_walk(struct uapi_lookup *lookup,
 		      const struct uapi_definition *def, unsigned int depth)
 {
-	/* Whether the entries being read describe the object looked for. */
-	bool ours = false;
-
 	if (!def)
 		return;
 	if (depth > UAPI_MAX_CHAIN_DEPTH) {
@@ -202,30 +211,12 @@ static void uapi_walk(struct uapi_lookup *lookup,
 		switch (def->kind) {
 		case UAPI_DEF_CHAIN:
 			uapi_walk(lookup, def->chain, depth + 1);
-			ours = false;
-			break;
-		case UAPI_DEF_OBJECT_START:
-			ours = def->object_start.object_id == lookup->object_id;
-			lookup->object_found |= ours;
 			break;
 		case UAPI_DEF_CHAIN_OBJ_TREE:
-			ours = def->object_start.object_id == lookup->object_id;
-			lookup->object_found |= ours;
-			if (ours)
+			if (def->object_start.object_id == lookup->object_id)
 				uapi_merge_object(lookup, def->chain_obj_tree);
 			break;
-		case UAPI_DEF_IS_SUPPORTED_FUNC:
-		case UAPI_DEF_IS_SUPPORTED_DEV_FN:
-			if (ours)
-				uapi_check_supported(lookup, def);
-			break;
-		case UAPI_DEF_WRITE:
-			/* write() commands: uverbs_cmd.c's own table. */
-			break;
 		default:
-			/* Written for a newer core: trust nothing of it. */
-			if (ours)
-				lookup->unusable = true;
 			break;
 		}
 	}
@@ -233,32 +224,39 @@ static void uapi_walk(struct uapi_lookup *lookup,
 
 /**
  * uverbs_uapi_get_method() - the ioctl method a device offers
+ * @udev: the device's char device, with its objects
  * @ib_dev: the live device
  * @object_id: UVERBS_OBJECT_* or a driver's object id
  * @method_id: the method within the object
  * @method: filled with the merged definition
  *
- * Return: 0, or -EPROTONOSUPPORT when @ib_dev has no such usable method:
+ * Return: 0, or -EPROTONOSUPPORT when @ib_dev has no such usable method
+ * (its object unknown or disabled on the device included), as on stock:
  * the answer that makes userspace fall back to a write() command.
  */
-int uverbs_uapi_get_method(struct ib_device *ib_dev, u16 object_id,
+int uverbs_uapi_get_method(struct ib_uverbs_device *udev,
+			   struct ib_device *ib_dev, u16 object_id,
 			   u16 method_id, struct uverbs_ioctl_method *method)
 {
 	struct uapi_lookup lookup = {
-		.ib_dev = ib_dev,
+		.objs = &udev->uapi_objs,
 		.object_id = object_id,
 		.method_id = method_id,
 		.method = method,
 	};
+	const struct uverbs_uapi_obj *obj;
 
 	memset(method, 0, sizeof(*method));
 	method->destroy_bkey = -1;
 
+	obj = xa_load(&udev->uapi_objs, object_id);
+	if (!obj || obj->disabled)
+		return -EPROTONOSUPPORT;
+
 	uapi_walk(&lookup, uverbs_core_api, 0);
 	uapi_walk(&lookup, ib_dev->driver_def, 0);
 
-	if (!lookup.object_found || lookup.object_disabled ||
-	    lookup.unusable || !method->handler)
+	if (lookup.unusable || !method->handler)
 		return -EPROTONOSUPPORT;
 	return 0;
 }
