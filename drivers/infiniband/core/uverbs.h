@@ -20,6 +20,9 @@
  *	uverbs_std_types_device.c, uverbs_ioctl_destroy.c  ioctl methods
  *	uverbs_std_types_{cq,qp,srq}.c  ioctl create methods, sharing the
  *			write() commands' creation (uverbs_write.h)
+ *	uverbs_std_types_{mr,dm,flow,wq}.c  objects and methods only the
+ *			ioctl path has: MR queries and registrations, DM,
+ *			flows, flow actions, counters, WQs and their tables
  *	uverbs_std_types_{context,async_fd}.c  ioctl GET_CONTEXT and the
  *			async event fds it leaves to ASYNC_EVENT_ALLOC
  *	rdma_core.c	uobjects: handle table and fd classes, lookups,
@@ -291,6 +294,11 @@ struct ib_usrq_object {
 	struct ib_uevent_object uevent;
 };
 
+/* ib_wq.uobject: <rdma/ib_verbs.h> names it, the core defines it. */
+struct ib_uwq_object {
+	struct ib_uevent_object uevent;
+};
+
 /* uverbs_std_types*.c: the core's uobject types, by UVERBS_OBJECT_* id. */
 extern const struct uverbs_api_object uverbs_pd_object;
 extern const struct uverbs_api_object uverbs_mr_object;
@@ -301,6 +309,12 @@ extern const struct uverbs_api_object uverbs_srq_object;
 extern const struct uverbs_api_object uverbs_ah_object;
 extern const struct uverbs_api_object uverbs_comp_channel_object;
 extern const struct uverbs_api_object uverbs_async_event_object;
+extern const struct uverbs_api_object uverbs_flow_object;
+extern const struct uverbs_api_object uverbs_flow_action_object;
+extern const struct uverbs_api_object uverbs_counters_object;
+extern const struct uverbs_api_object uverbs_dm_object;
+extern const struct uverbs_api_object uverbs_wq_object;
+extern const struct uverbs_api_object uverbs_rwq_ind_tbl_object;
 
 /* uverbs_main.c */
 
@@ -367,6 +381,7 @@ void ib_uverbs_comp_handler(struct ib_cq *cq, void *cq_context);
 void ib_uverbs_cq_event_handler(struct ib_event *event, void *context);
 void ib_uverbs_qp_event_handler(struct ib_event *event, void *context);
 void ib_uverbs_srq_event_handler(struct ib_event *event, void *context);
+void ib_uverbs_wq_event_handler(struct ib_event *event, void *context);
 
 extern const struct file_operations uverbs_comp_channel_fops;
 extern const struct file_operations uverbs_async_event_fops;
@@ -485,5 +500,9 @@ extern const struct uapi_definition uverbs_def_obj_async_fd[];
 extern const struct uapi_definition uverbs_def_obj_cq[];
 extern const struct uapi_definition uverbs_def_obj_qp[];
 extern const struct uapi_definition uverbs_def_obj_srq[];
+extern const struct uapi_definition uverbs_def_obj_mr[];
+extern const struct uapi_definition uverbs_def_obj_dm[];
+extern const struct uapi_definition uverbs_def_obj_flow[];
+extern const struct uapi_definition uverbs_def_obj_wq[];
 
 #endif /* OOT_RDMA_UVERBS_H */

@@ -562,6 +562,13 @@ void ib_uverbs_srq_event_handler(struct ib_event *event, void *context)
 		     event->event);
 }
 
+void ib_uverbs_wq_event_handler(struct ib_event *event, void *context)
+{
+	struct ib_wq *wq = event->element.wq;
+
+	uevent_queue(wq->uobject ? &wq->uobject->uevent : NULL, event->event);
+}
+
 /**
  * ib_uverbs_uevent_init() - set up the event reporting of a new object
  * @uevent: the object's uevent part

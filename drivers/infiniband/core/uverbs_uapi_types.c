@@ -45,6 +45,12 @@ static const struct uverbs_api_object *const uverbs_core_types[] = {
 	[UVERBS_OBJECT_AH] = &uverbs_ah_object,
 	[UVERBS_OBJECT_MR] = &uverbs_mr_object,
 	[UVERBS_OBJECT_MW] = &uverbs_mw_object,
+	[UVERBS_OBJECT_FLOW] = &uverbs_flow_object,
+	[UVERBS_OBJECT_WQ] = &uverbs_wq_object,
+	[UVERBS_OBJECT_RWQ_IND_TBL] = &uverbs_rwq_ind_tbl_object,
+	[UVERBS_OBJECT_FLOW_ACTION] = &uverbs_flow_action_object,
+	[UVERBS_OBJECT_DM] = &uverbs_dm_object,
+	[UVERBS_OBJECT_COUNTERS] = &uverbs_counters_object,
 	[UVERBS_OBJECT_ASYNC_EVENT] = &uverbs_async_event_object,
 };
 
