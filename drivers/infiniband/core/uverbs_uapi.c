@@ -51,6 +51,12 @@ const struct uapi_definition uverbs_core_api[] = {
 	UAPI_DEF_CHAIN(uverbs_def_obj_destroy),
 	UAPI_DEF_CHAIN(uverbs_def_obj_context),
 	UAPI_DEF_CHAIN(uverbs_def_obj_async_fd),
+	/*
+	 * No methods, but CQ_CREATE names it: an object without a
+	 * definition would not exist.  Gated as on stock.
+	 */
+	DECLARE_UVERBS_OBJECT(UVERBS_OBJECT_COMP_CHANNEL,
+			      UAPI_DEF_OBJ_NEEDS_FN(dealloc_pd)),
 	UAPI_DEF_CHAIN(uverbs_def_obj_cq),
 	UAPI_DEF_CHAIN(uverbs_def_obj_qp),
 	UAPI_DEF_CHAIN(uverbs_def_obj_srq),

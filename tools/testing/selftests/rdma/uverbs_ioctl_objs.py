@@ -16,7 +16,8 @@ EPROTONOSUPPORT, as is an MR method whose mandatory handle names one
 whose op rxe lacks answer EOPNOTSUPP once their attributes are good.
 Driver namespaces (ids with bit 12 set): rxe defines none, so an object,
 a method or a mandatory attribute there is unknown, an optional
-attribute is ignored.  The calls follow include/uapi/rdma/
+attribute is ignored.  CQ_CREATE names a completion channel, an object
+with no method.  The calls follow include/uapi/rdma/
 ib_user_ioctl_cmds.h; each case runs on a fresh open of uverbs0 with a
 context (write() GET_CONTEXT).
 """
@@ -27,16 +28,17 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
-from uverbs_raw import (Failed, NO_HANDLE, REG_MR, Uverbs, attr,  # noqa: E402
-                        pages, run_case)
+from uverbs_raw import (CREATE_COMP_CHANNEL, Failed, NO_HANDLE, REG_MR,  # noqa: E402
+                        attr, pages, run_case)
 
 # enum uverbs_default_objects
-OBJ_PD, OBJ_MR, OBJ_FLOW, OBJ_XRCD = 1, 7, 9, 10
+OBJ_PD, OBJ_CQ, OBJ_MR, OBJ_FLOW, OBJ_XRCD = 1, 3, 7, 9, 10
 OBJ_RWQ_IND_TBL, OBJ_WQ, OBJ_FLOW_ACTION, OBJ_DM, OBJ_COUNTERS = 11, 12, 13, 14, 15
 # enum uverbs_methods_mr
 DM_MR_REG, MR_DESTROY, ADVISE_MR, QUERY_MR, REG_DMABUF_MR = 0, 1, 2, 3, 4
 # the first id of the driver namespace (UVERBS_ID_NS_SHIFT 12)
 NS = 1 << 12
+UHW_OUT = NS + 1
 # ib_uverbs_attr.flags
 MANDATORY = 1
 LOCAL_WRITE, ZERO_BASED = 1, 1 << 5
@@ -274,6 +276,26 @@ def dm_mr_reg_dm_absent(u):
     return u.ioctl(OBJ_MR, DM_MR_REG, attrs + b"".join(o.attr for o in outs))
 
 
+# --- an object without methods that a method names ------------------------
+
+@case
+def cq_create_with_a_comp_channel(u):
+    setup(u)
+    res, resp = u.write(CREATE_COMP_CHANNEL, struct.pack("<Q", u.resp_addr), 4)
+    if res != "ok":
+        raise Failed("CREATE_COMP_CHANNEL: " + res)
+    channel = struct.unpack_from("<I", resp)[0]
+    try:
+        # handle, cqe, user handle, the channel's fd, vector; RESP_CQE and
+        # rxe's answer (UHW_OUT)
+        outs = [Out(6, 4), Out(UHW_OUT, 32)]
+        attrs = (handle(0, 0) + u32(1, 16) + u64(2, 0) + handle(3, channel) +
+                 u32(4, 0))
+        return u.ioctl(OBJ_CQ, 0, attrs + b"".join(o.attr for o in outs))
+    finally:
+        os.close(channel)
+
+
 # --- unknown ids --------------------------------------------------------
 
 @case
@@ -318,6 +340,7 @@ EXPECTED = {
     'advise_mr_without_sge_list': 'EINVAL',
     'reg_dmabuf_mr': 'ENOTSUP',
     'dm_mr_reg_dm_absent': 'EPROTONOSUPPORT',
+    'cq_create_with_a_comp_channel': 'ok',
     'mr_unknown_method': 'EPROTONOSUPPORT',
     'driver_object': 'EPROTONOSUPPORT',
     'driver_method_on_pd': 'EPROTONOSUPPORT',
