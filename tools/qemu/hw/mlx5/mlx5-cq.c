@@ -228,7 +228,8 @@ int mlx5_cmd_destroy_cq(MLX5State *s, MLX5Cmd *cmd)
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR,
                              MLX5_SYND_BAD_PARAM);
     }
-    if (mlx5_wq_cq_busy(s, cqn)) {
+    if (mlx5_wq_cq_busy(s, cqn) || mlx5_qp_cq_busy(s, cqn) ||
+        mlx5_srq_cq_busy(s, cqn)) {
         /* A queue still completes to it. */
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR,
                              MLX5_SYND_STATE);

@@ -50,6 +50,7 @@ static const struct {
     { MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, "QUERY_NIC_VPORT_CONTEXT" },
     { MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, "MODIFY_NIC_VPORT_CONTEXT" },
     { MLX5_CMD_OP_QUERY_VPORT_COUNTER, "QUERY_VPORT_COUNTER" },
+    { MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY, "QUERY_HCA_VPORT_PKEY" },
     { MLX5_CMD_OP_ALLOC_Q_COUNTER, "ALLOC_Q_COUNTER" },
     { MLX5_CMD_OP_DEALLOC_Q_COUNTER, "DEALLOC_Q_COUNTER" },
     { MLX5_CMD_OP_QUERY_Q_COUNTER, "QUERY_Q_COUNTER" },
@@ -86,6 +87,34 @@ static const struct {
     { MLX5_CMD_OP_DESTROY_FLOW_GROUP, "DESTROY_FLOW_GROUP" },
     { MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY, "SET_FLOW_TABLE_ENTRY" },
     { MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY, "DELETE_FLOW_TABLE_ENTRY" },
+    { MLX5_CMD_OP_ALLOC_XRCD, "ALLOC_XRCD" },
+    { MLX5_CMD_OP_DEALLOC_XRCD, "DEALLOC_XRCD" },
+    { MLX5_CMD_OP_CREATE_SRQ, "CREATE_SRQ" },
+    { MLX5_CMD_OP_DESTROY_SRQ, "DESTROY_SRQ" },
+    { MLX5_CMD_OP_QUERY_SRQ, "QUERY_SRQ" },
+    { MLX5_CMD_OP_ARM_RQ, "ARM_RQ" },
+    { MLX5_CMD_OP_CREATE_XRC_SRQ, "CREATE_XRC_SRQ" },
+    { MLX5_CMD_OP_DESTROY_XRC_SRQ, "DESTROY_XRC_SRQ" },
+    { MLX5_CMD_OP_QUERY_XRC_SRQ, "QUERY_XRC_SRQ" },
+    { MLX5_CMD_OP_ARM_XRC_SRQ, "ARM_XRC_SRQ" },
+    { MLX5_CMD_OP_CREATE_RMP, "CREATE_RMP" },
+    { MLX5_CMD_OP_MODIFY_RMP, "MODIFY_RMP" },
+    { MLX5_CMD_OP_DESTROY_RMP, "DESTROY_RMP" },
+    { MLX5_CMD_OP_QUERY_RMP, "QUERY_RMP" },
+    { MLX5_CMD_OP_CREATE_QP, "CREATE_QP" },
+    { MLX5_CMD_OP_DESTROY_QP, "DESTROY_QP" },
+    { MLX5_CMD_OP_RST2INIT_QP, "RST2INIT_QP" },
+    { MLX5_CMD_OP_INIT2RTR_QP, "INIT2RTR_QP" },
+    { MLX5_CMD_OP_RTR2RTS_QP, "RTR2RTS_QP" },
+    { MLX5_CMD_OP_RTS2RTS_QP, "RTS2RTS_QP" },
+    { MLX5_CMD_OP_SQERR2RTS_QP, "SQERR2RTS_QP" },
+    { MLX5_CMD_OP_2ERR_QP, "2ERR_QP" },
+    { MLX5_CMD_OP_2RST_QP, "2RST_QP" },
+    { MLX5_CMD_OP_QUERY_QP, "QUERY_QP" },
+    { MLX5_CMD_OP_SQD_RTS_QP, "SQD_RTS_QP" },
+    { MLX5_CMD_OP_INIT2INIT_QP, "INIT2INIT_QP" },
+    { MLX5_CMD_OP_SET_ROCE_ADDRESS, "SET_ROCE_ADDRESS" },
+    { MLX5_CMD_OP_QUERY_ROCE_ADDRESS, "QUERY_ROCE_ADDRESS" },
 };
 
 const char *mlx5_cmd_name(uint16_t opcode)
@@ -105,13 +134,13 @@ static void mlx5_caps_general(uint8_t *c)
 {
     MLX5_SET(cmd_hca_cap, c, port_type, MLX5_PORT_TYPE_ETH);
     MLX5_SET(cmd_hca_cap, c, num_ports, 1);
-    MLX5_SET(cmd_hca_cap, c, log_max_qp, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_qp, 10);
     MLX5_SET(cmd_hca_cap, c, log_max_qp_sz, 15);
     MLX5_SET(cmd_hca_cap, c, log_max_cq, 10);
     MLX5_SET(cmd_hca_cap, c, log_max_cq_sz, 22);
     MLX5_SET(cmd_hca_cap, c, log_max_eq, 6);
     MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, 22);
-    MLX5_SET(cmd_hca_cap, c, log_max_srq, 12);
+    MLX5_SET(cmd_hca_cap, c, log_max_srq, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 15);
     MLX5_SET(cmd_hca_cap, c, log_max_mkey, 16);
     MLX5_SET(cmd_hca_cap, c, log_max_pd, 16);
@@ -122,6 +151,25 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, max_wqe_sz_sq, 1024);
     MLX5_SET(cmd_hca_cap, c, max_wqe_sz_rq, 512);
     MLX5_SET(cmd_hca_cap, c, cqe_version, 1);
+    /*
+     * RDMA (mlx5_ib): RoCE, XRC (which the driver requires: its device
+     * resources are two XRC domains and an XRC SRQ), 8-byte atomics, a
+     * Q counter a port (the model's 64 sets), 16 outstanding RDMA READs
+     * and atomics each way.  UMR cannot change a key's translation, so
+     * the driver registers memory with CREATE_MKEY and fills no cache.
+     */
+    MLX5_SET(cmd_hca_cap, c, roce, 1);
+    MLX5_SET(cmd_hca_cap, c, xrc, 1);
+    MLX5_SET(cmd_hca_cap, c, atomic, 1);
+    MLX5_SET(cmd_hca_cap, c, max_qp_cnt, MLX5_MAX_Q_COUNTERS - 1);
+    MLX5_SET(cmd_hca_cap, c, log_max_ra_req_qp, 4);
+    MLX5_SET(cmd_hca_cap, c, log_max_ra_res_qp, 4);
+    MLX5_SET(cmd_hca_cap, c, umr_modify_entity_size_disabled, 1);
+    /*
+     * The port's performance counters come from QUERY_VPORT_COUNTER
+     * and PPCNT (zeros), not from MAD_IFC, which the model lacks.
+     */
+    MLX5_SET(cmd_hca_cap, c, vport_counters, 1);
     /* The Ethernet function (mlx5e): offloads and NIC flow tables. */
     MLX5_SET(cmd_hca_cap, c, eth_net_offloads, 1);
     MLX5_SET(cmd_hca_cap, c, nic_flow_table, 1);
@@ -157,6 +205,29 @@ static void mlx5_caps_eth(uint8_t *c)
     MLX5_SET(per_protocol_networking_offload_caps, c, wqe_inline_mode, 1);
 }
 
+/* RoCE v2 over IPv4 and IPv6, the port's GID table. */
+static void mlx5_caps_roce(uint8_t *c)
+{
+    MLX5_SET(roce_cap, c, roce_version, 1 << 2);           /* v2 */
+    MLX5_SET(roce_cap, c, l3_type, 1 << 1 | 1 << 2);       /* IPv4, IPv6 */
+    MLX5_SET(roce_cap, c, r_roce_dest_udp_port, 4791);
+    MLX5_SET(roce_cap, c, r_roce_min_src_udp_port, 0xc000);
+    MLX5_SET(roce_cap, c, r_roce_max_src_udp_port, 0xffff);
+    MLX5_SET(roce_cap, c, roce_address_table_size, MLX5_GID_TABLE_SIZE);
+}
+
+/*
+ * Compare-and-swap and fetch-and-add of 8 bytes on QPs; the responder
+ * may take them in host byte order (mode 1), which the driver sets:
+ * without it, it reports no atomics on a little-endian host.
+ */
+static void mlx5_caps_atomic(uint8_t *c)
+{
+    MLX5_SET(atomic_caps, c, supported_atomic_req_8B_endianness_mode_1, 1);
+    MLX5_SET(atomic_caps, c, atomic_operations, 1 << 0 | 1 << 1);
+    MLX5_SET(atomic_caps, c, atomic_size_qp, 1 << 3);
+}
+
 /* NIC receive flow tables, chained; no transmit tables. */
 static void mlx5_caps_flow_table(uint8_t *c)
 {
@@ -178,6 +249,9 @@ static void mlx5_caps_flow_table(uint8_t *c)
 
 static void mlx5_objects_reset(MLX5State *s)
 {
+    mlx5_qp_reset(s);
+    mlx5_srq_reset(s);
+    mlx5_gid_reset(s);
     mlx5_flow_reset(s);
     mlx5_wq_reset(s);
     mlx5_cq_reset(s);
@@ -197,6 +271,8 @@ void mlx5_hca_reset(MLX5State *s)
     mlx5_caps_general(s->caps[MLX5_CAP_GENERAL].max);
     mlx5_caps_eth(s->caps[MLX5_CAP_ETH].max);
     mlx5_caps_flow_table(s->caps[MLX5_CAP_FLOW_TABLE].max);
+    mlx5_caps_roce(s->caps[MLX5_CAP_ROCE].max);
+    mlx5_caps_atomic(s->caps[MLX5_CAP_ATOMIC].max);
     for (i = 0; i < MLX5_CAP_GROUPS; i++) {
         memcpy(s->caps[i].cur, s->caps[i].max, MLX5_CAP_BYTES);
     }
@@ -354,7 +430,8 @@ static int cmd_query_hca_cap(MLX5State *s, MLX5Cmd *cmd)
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
     }
     if (type != MLX5_CAP_GENERAL && type != MLX5_CAP_ETH &&
-        type != MLX5_CAP_FLOW_TABLE) {
+        type != MLX5_CAP_FLOW_TABLE && type != MLX5_CAP_ROCE &&
+        type != MLX5_CAP_ATOMIC) {
         /* A group the model does not have: no cap bit points at it. */
         trace_mlx5_query_hca_cap_unknown(type);
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
@@ -383,10 +460,23 @@ static int cmd_set_hca_cap(MLX5State *s, MLX5Cmd *cmd)
     if (MLX5_GET(set_hca_cap_in, cmd->in, other_function)) {
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PARAM);
     }
+    in = MLX5_ADDR_OF(set_hca_cap_in, cmd->in, capability);
+    if (cmd->op_mod >> 1 == MLX5_CAP_ATOMIC) {
+        /* The responder's byte order: 0 big-endian, 1 the host's. */
+        unsigned int mode = MLX5_GET(atomic_caps, in,
+                                     atomic_req_8B_endianness_mode);
+
+        if (mode > 1) {
+            return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                            MLX5_SYND_BAD_PARAM);
+        }
+        MLX5_SET(atomic_caps, s->caps[MLX5_CAP_ATOMIC].cur,
+                 atomic_req_8B_endianness_mode, mode);
+        return MLX5_CMD_STAT_OK;
+    }
     if (cmd->op_mod >> 1 != MLX5_CAP_GENERAL) {
         return cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
     }
-    in = MLX5_ADDR_OF(set_hca_cap_in, cmd->in, capability);
     cur = s->caps[MLX5_CAP_GENERAL].cur;
     max = s->caps[MLX5_CAP_GENERAL].max;
 
@@ -552,6 +642,9 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
                mlx5_cmd_modify_nic_vport_context(s, cmd);
     case MLX5_CMD_OP_QUERY_VPORT_COUNTER:
         return cmd_state(cmd, inited) ?: mlx5_cmd_query_vport_counter(s, cmd);
+    case MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY:
+        return cmd_state(cmd, inited) ?:
+               mlx5_cmd_query_hca_vport_pkey(s, cmd);
     case MLX5_CMD_OP_ALLOC_Q_COUNTER:
         return cmd_state(cmd, inited) ?: mlx5_cmd_alloc_q_counter(s, cmd);
     case MLX5_CMD_OP_DEALLOC_Q_COUNTER:
@@ -575,6 +668,15 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
             }
             if (st < 0) {
                 st = mlx5_flow_exec(s, cmd);
+            }
+            if (st < 0) {
+                st = mlx5_srq_exec(s, cmd);
+            }
+            if (st < 0) {
+                st = mlx5_qp_exec(s, cmd);
+            }
+            if (st < 0) {
+                st = mlx5_gid_exec(s, cmd);
             }
             if (st >= 0) {
                 return st;

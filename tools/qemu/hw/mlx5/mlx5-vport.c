@@ -184,6 +184,46 @@ int mlx5_cmd_query_vport_state(MLX5State *s, MLX5Cmd *cmd)
     return MLX5_CMD_STAT_OK;
 }
 
+/*
+ * The port's P_Key table, which RoCE has too: 128 entries
+ * (pkey_table_size 0), the default full-membership key at index 0 and
+ * nothing else.  Index 0xffff asks for the whole table.
+ */
+#define VPORT_PKEYS             128
+#define VPORT_PKEY_ALL          0xffff
+#define VPORT_PKEY_DEFAULT      0xffff
+
+int mlx5_cmd_query_hca_vport_pkey(MLX5State *s, MLX5Cmd *cmd)
+{
+    int st = MLX5_CMD_LEN(cmd, query_hca_vport_pkey);
+    size_t hdr = MLX5_ST_SZ_BYTES(query_hca_vport_pkey_out);
+    size_t one = MLX5_ST_SZ_BYTES(pkey);
+    unsigned int index, n, i;
+
+    if (st) {
+        return st;
+    }
+    index = MLX5_GET(query_hca_vport_pkey_in, cmd->in, pkey_index);
+    if (MLX5_GET(query_hca_vport_pkey_in, cmd->in, other_vport) ||
+        MLX5_GET(query_hca_vport_pkey_in, cmd->in, port_num) > 1 ||
+        (index >= VPORT_PKEYS && index != VPORT_PKEY_ALL)) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                             MLX5_SYND_BAD_PARAM);
+    }
+    n = index == VPORT_PKEY_ALL ? VPORT_PKEYS : 1;
+    if (cmd->outlen < hdr + n * one) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR,
+                             MLX5_SYND_OUT_SHORT);
+    }
+    for (i = 0; i < n; i++) {
+        if (index == 0 || (n > 1 && i == 0)) {
+            MLX5_SET(pkey, cmd->out + hdr + i * one, pkey,
+                     VPORT_PKEY_DEFAULT);
+        }
+    }
+    return MLX5_CMD_STAT_OK;
+}
+
 int mlx5_cmd_query_vport_counter(MLX5State *s, MLX5Cmd *cmd)
 {
     int st = MLX5_CMD_LEN(cmd, query_vport_counter);

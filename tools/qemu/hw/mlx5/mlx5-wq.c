@@ -354,6 +354,12 @@ void mlx5_sq_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn_ds)
     uint32_t n = qpn_ds >> 8;
     MLX5WQ *wq = mlx5_wq_get(s, MLX5_WQ_SQ, n);
 
+    /* QPs and SQs share the doorbell; their numbers do not overlap. */
+    if (n >= MLX5_QPN_BASE) {
+        mlx5_qp_doorbell(s, uar, n);
+        return;
+    }
+
     if (!wq || wq->uar != uar) {
         trace_mlx5_sq_bad_doorbell(uar, qpn_ds);
         return;

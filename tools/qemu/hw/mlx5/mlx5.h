@@ -17,6 +17,10 @@
  *   mlx5-cq.c   completion queues, their doorbells and events
  *   mlx5-wq.c   SQs and RQs, the send doorbell
  *   mlx5-flow.c flow tables, groups and entries
+ *   mlx5-srq.c  XRC domains, SRQs, XRC SRQs and RMPs (shared receive
+ *               queues)
+ *   mlx5-qp.c   QPs: their contexts and state machine
+ *   mlx5-gid.c  the RoCE address (GID) table
  *
  * Everything the guest writes is untrusted: a bad command gets an error
  * status, never an access outside what the guest mapped.
@@ -113,6 +117,8 @@ typedef struct MLX5Cap {
 /* The capability groups QUERY_HCA_CAP answers for (op_mod bits 15:1). */
 #define MLX5_CAP_GENERAL            0x0
 #define MLX5_CAP_ETH                0x1
+#define MLX5_CAP_ATOMIC             0x3
+#define MLX5_CAP_ROCE               0x4
 #define MLX5_CAP_FLOW_TABLE         0x7
 #define MLX5_CAP_GROUPS             8
 
@@ -198,6 +204,121 @@ typedef struct MLX5FlowGroup {
 
 #define MLX5_MAX_Q_COUNTERS         64
 
+/*
+ * Shared receive queues (mlx5-srq.c): the three kinds share one number
+ * space, as the driver keeps them in one table and a QP names any.
+ */
+#define MLX5_MAX_XRCDS              256     /* log_max_xrcd 8 */
+#define MLX5_MAX_SRQS               256     /* log_max_srq 8 */
+
+typedef enum MLX5SRQKind {
+    MLX5_SRQ_BASIC,             /* CREATE_SRQ (ISSI 0) */
+    MLX5_SRQ_XRC,               /* CREATE_XRC_SRQ */
+    MLX5_SRQ_RMP,               /* CREATE_RMP (ISSI 1's basic SRQ) */
+} MLX5SRQKind;
+
+typedef struct MLX5SRQ {
+    bool valid;
+    bool err;                   /* the PRM's ERROR (RMP: ERR) state */
+    MLX5SRQKind kind;
+    uint8_t log_size;           /* of the ring, in WQEs */
+    uint8_t log_stride;         /* of a WQE, in bytes */
+    uint8_t log_page_size;      /* over 4 KiB */
+    uint8_t page_offset;        /* in 64ths of a page */
+    uint16_t lwm;               /* limit: an event below it, when armed */
+    uint32_t pd;
+    uint32_t xrcd;              /* XRC and basic SRQs */
+    uint32_t cqn;               /* XRC and basic SRQs */
+    uint32_t user_index;        /* XRC SRQs: the CQE's srqn_uidx */
+    uint64_t dbr;               /* the record: its counter */
+    uint32_t npas;
+    uint64_t *pas;
+} MLX5SRQ;
+
+/*
+ * The RoCE address table (mlx5-gid.c): what SET_ROCE_ADDRESS wrote at
+ * an index; an entry with a zero address is empty.
+ */
+#define MLX5_GID_TABLE_SIZE         256
+
+typedef struct MLX5Gid {
+    bool valid;
+    bool vlan_valid;
+    uint16_t vlan_id;
+    uint8_t version;            /* the PRM's: 2 is RoCE v2 */
+    uint8_t l3_type;            /* 0 IPv4, 1 IPv6 */
+    uint8_t mac[6];
+    uint8_t gid[16];
+} MLX5Gid;
+
+/*
+ * QPs (mlx5-qp.c).  Their numbers start at MLX5_QPN_BASE, clear of the
+ * SQ numbers that share the send doorbell, of 0 and 1 (QP0/QP1 on the
+ * wire) and of each other's; a QP is found as qpn - MLX5_QPN_BASE.
+ */
+#define MLX5_MAX_QPS                1024    /* log_max_qp 10 */
+#define MLX5_QPN_BASE               0x400
+
+/* An address path (the PRM's ads) as RoCE uses it. */
+typedef struct MLX5QPPath {
+    bool grh;
+    uint8_t port;               /* vhca_port_num: 1 */
+    uint16_t pkey_index;
+    uint8_t src_addr_index;     /* the GID table's entry to send from */
+    uint8_t hop_limit;
+    uint8_t tclass;
+    uint32_t flow_label;
+    uint16_t udp_sport;         /* RoCE v2's UDP source port */
+    uint8_t eth_prio;
+    uint8_t dscp;
+    uint8_t ecn;
+    uint8_t ack_timeout;
+    uint8_t stat_rate;
+    uint8_t rmac[6];
+    uint8_t rgid[16];
+} MLX5QPPath;
+
+typedef struct MLX5QP {
+    bool valid;
+    uint8_t st;                 /* service type: RC, UC, UD, XRC, QP1, UMR */
+    uint8_t state;              /* RST, INIT, RTR, RTS, SQER, SQD, ERR */
+    uint8_t rq_type;            /* its own RQ, an SRQ, none */
+    bool no_sq;
+    bool rlky;                  /* reserved lkey allowed (kernel QPs) */
+    bool fre;                   /* fast registration */
+    bool rre, rwe, rae;         /* remote read, write, atomic enabled */
+    uint8_t atomic_mode;
+    uint8_t mtu;                /* the IB MTU code: 1 (256) to 5 (4096) */
+    uint8_t log_msg_max;
+    uint8_t log_rq_size;
+    uint8_t log_rq_stride;      /* of an RQ WQE, in bytes */
+    uint8_t log_sq_size;        /* in 64-byte basic blocks */
+    uint8_t log_page_size;
+    uint8_t page_offset;        /* in 64ths of a page */
+    uint8_t log_sra_max;        /* outstanding RDMA READ/atomics, as sender */
+    uint8_t log_rra_max;        /* and as responder */
+    uint8_t retry_count;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_nak;
+    uint8_t log_ack_req_freq;
+    uint8_t counter_set_id;
+    uint32_t pd;
+    uint32_t uar;
+    uint32_t user_index;
+    uint32_t cqn_snd;
+    uint32_t cqn_rcv;
+    uint32_t srqn;
+    uint32_t xrcd;
+    uint32_t remote_qpn;
+    uint32_t q_key;
+    uint32_t next_send_psn;
+    uint32_t next_rcv_psn;
+    uint64_t dbr;               /* [0] RQ counter, [1] SQ counter */
+    MLX5QPPath path;
+    uint32_t npas;
+    uint64_t *pas;              /* RQ first, then the SQ */
+} MLX5QP;
+
 struct MLX5State {
     PCIDevice parent_obj;
 
@@ -245,6 +366,10 @@ struct MLX5State {
     MLX5FlowTable fts[MLX5_MAX_FTS];
     MLX5FlowGroup fgs[MLX5_MAX_FGS];
     uint32_t ft_root;
+    DECLARE_BITMAP(xrcds, MLX5_MAX_XRCDS);
+    MLX5SRQ srqs[MLX5_MAX_SRQS];
+    MLX5QP qps[MLX5_MAX_QPS];
+    MLX5Gid gids[MLX5_GID_TABLE_SIZE];
 };
 
 /* mlx5-cmd.c */
@@ -278,6 +403,8 @@ enum {
     MLX5_CMD_STAT_BAD_SYS_STATE_ERR = 0x4,
     MLX5_CMD_STAT_BAD_RES_ERR       = 0x5,
     MLX5_CMD_STAT_LIM_ERR           = 0x8,
+    MLX5_CMD_STAT_BAD_RES_STATE_ERR = 0x9,
+    MLX5_CMD_STAT_BAD_QP_STATE_ERR  = 0x10,
     MLX5_CMD_STAT_BAD_INP_LEN_ERR   = 0x50,
     MLX5_CMD_STAT_BAD_OUTP_LEN_ERR  = 0x51,
 };
@@ -346,6 +473,7 @@ int mlx5_cmd_query_nic_vport_context(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_modify_nic_vport_context(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_query_vport_state(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_query_vport_counter(MLX5State *s, MLX5Cmd *cmd);
+int mlx5_cmd_query_hca_vport_pkey(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_alloc_q_counter(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_dealloc_q_counter(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_query_q_counter(MLX5State *s, MLX5Cmd *cmd);
@@ -408,6 +536,40 @@ int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
 /* mlx5-rx.c */
 ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len);
 
+/* mlx5-srq.c: -1 for an opcode not its own */
+int mlx5_srq_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5SRQ *mlx5_srq_get(MLX5State *s, uint32_t srqn);
+bool mlx5_xrcd_valid(MLX5State *s, uint32_t xrcd);
+bool mlx5_srq_cq_busy(MLX5State *s, uint32_t cqn);
+void mlx5_srq_reset(MLX5State *s);
+
+/* mlx5-qp.c: -1 for an opcode not its own */
+int mlx5_qp_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5QP *mlx5_qp_get(MLX5State *s, uint32_t qpn);
+bool mlx5_qp_cq_busy(MLX5State *s, uint32_t cqn);
+bool mlx5_qp_srq_busy(MLX5State *s, uint32_t srqn);
+bool mlx5_qp_xrcd_busy(MLX5State *s, uint32_t xrcd);
+void mlx5_qp_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn);
+void mlx5_qp_reset(MLX5State *s);
+
+/* mlx5-gid.c: -1 for an opcode not its own */
+int mlx5_gid_exec(MLX5State *s, MLX5Cmd *cmd);
+const MLX5Gid *mlx5_gid_get(MLX5State *s, uint32_t index);
+void mlx5_gid_reset(MLX5State *s);
+
+/* A UAR page the driver allocated (ALLOC_UAR). */
+static inline bool mlx5_uar_valid(MLX5State *s, uint32_t uar)
+{
+    return uar >= MLX5_UAR_FIRST && uar < MLX5_UAR_FIRST + MLX5_UAR_COUNT &&
+           test_bit(uar - MLX5_UAR_FIRST, s->uars);
+}
+
+/* A Q counter set the driver allocated (ALLOC_Q_COUNTER). */
+static inline bool mlx5_q_counter_valid(MLX5State *s, uint32_t id)
+{
+    return id && id < MLX5_MAX_Q_COUNTERS && test_bit(id, s->q_counters);
+}
+
 /* mlx5-hca.c */
 int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd);
 void mlx5_hca_reset(MLX5State *s);
@@ -427,6 +589,9 @@ enum {
     MLX5_SYND_BAD_REGISTER      = 0x6d780007,
     MLX5_SYND_NO_PAGES          = 0x6d780008,
     MLX5_SYND_NO_RESOURCE       = 0x6d780009,
+    MLX5_SYND_IN_USE            = 0x6d78000a,   /* named by another object */
+    MLX5_SYND_QP_STATE          = 0x6d78000b,   /* from another state */
+    MLX5_SYND_NO_OBJECT         = 0x6d78000c,   /* the number names nothing */
 };
 
 /* A field of the input the model cannot take. */
