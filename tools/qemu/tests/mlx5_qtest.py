@@ -279,11 +279,12 @@ def main():
     qemu = sys.argv[1] if len(sys.argv) > 1 else subprocess.check_output(
         [os.path.join(REPO, "scripts/qemu-build")], text=True).strip()
     from mlx5_qtest_eth import ETH_CASES, Eth
+    from mlx5_qtest_qp import QP_CASES, Rdma
     wire = Wire()
     qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
-    print("1..%d" % (11 + len(ETH_CASES)))
+    print("1..%d" % (11 + len(ETH_CASES) + len(QP_CASES)))
 
     def iseg():
         expect("fw_rev", dev.reg(0x0), 99 << 16 | 14)
@@ -332,8 +333,8 @@ def main():
     case("bring-up: inline and mailbox input and output", bringup)
 
     def unknown():
-        d, out = dev.exec(hdr(0x500), 16)
-        expect("CREATE_QP (not modelled)", status(out), (0x2, 0x6D780001))
+        d, out = dev.exec(hdr(0x710), 16)
+        expect("CREATE_DCT (not modelled)", status(out), (0x2, 0x6D780001))
         d, out = dev.exec(hdr(0xFFFF), 16)
         expect("opcode 0xffff", status(out)[0], 0x2)
         return None
@@ -586,6 +587,9 @@ def main():
     eth = Eth(dev, qt, wire)
     for name, fn in ETH_CASES:
         case(name, lambda: fn(eth))
+    rdma = Rdma(eth)
+    for name, fn in QP_CASES:
+        case(name, lambda: fn(rdma))
 
     case("fuzz: random slots and mailboxes, every slot answered", fuzz)
 
