@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the RoCEv2 engine (tools/qemu/hw/roce/) with its unit test on
+# the host, under ASan and UBSan, and run it (KTAP on stdout).
+#
+#   tools/qemu/tests/roce_engine_test.sh [-o DIR] [-- TEST-ARGS...]
+#
+# DIR (default: a temporary directory) receives the binary and
+# roce_engine.pcap, the frames of the test's "capture" case; when tshark
+# is installed, tools/testing/selftests/rdma/roce_capture_check.py
+# --strict then judges that capture (scripts/setup installs tshark and
+# python3-scapy).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+out=
+if [ "${1:-}" = -o ]; then
+	out=$2
+	shift 2
+fi
+[ "${1:-}" = -- ] && shift
+if [ -z "$out" ]; then
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+
+${CC:-cc} -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-DROCE_STANDALONE -I"$repo/tools/qemu/hw/roce" \
+	-o "$out/roce_engine_test" \
+	"$here/roce_engine_test.c" "$repo"/tools/qemu/hw/roce/roce-*.c
+
+rc=0
+"$out/roce_engine_test" -p "$out/roce_engine.pcap" "$@" || rc=$?
+
+if [ -s "$out/roce_engine.pcap" ]; then
+	if command -v tshark >/dev/null && /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
+		"$repo/tools/testing/selftests/rdma/roce_capture_check.py" --strict \
+			"$out/roce_engine.pcap" || rc=1
+	else
+		echo "# roce_capture_check.py skipped: no tshark or scapy (scripts/setup)"
+	fi
+fi
+exit $rc
