@@ -15,9 +15,13 @@
 # failing step says how far probe got.  STAGES lists them in probe order;
 # the first REACHED of them must be passed, the later ones are TODO
 # (issue 34) until the model grows: raise REACHED as it does (a TODO
-# that passes is reported "ok", the sign to raise it).  Today probe goes
-# through (the device binds) with no netdev and no RDMA device: those are
-# TODO too.  Also: every command the model fails is one it does not model
+# that passes is reported "ok", the sign to raise it).  Probe goes through
+# (the device binds) with a netdev that gets carrier.  Then mlx5_ib
+# (with ib_uverbs, ib_umad and rdma_cm, whose MAD layer makes QP1):
+# mlx5_0 registers, port 1 is ACTIVE over Ethernet, the netdev's IPv4
+# and IPv6 addresses become RoCE v2 GIDs (SET_ROCE_ADDRESS), QP1 is in
+# RTS, ibv_devinfo sees it all, and mlx5_ib's log holds no error or
+# warning.  Also: every command the model fails is one it does not model
 # yet (BAD_OP), never a delivery error or a timeout; bound, the health
 # poll finds the counter moving; probe or removal leaves no kernel warning
 # (the harness's verdict) and the modules unload.
@@ -46,11 +50,12 @@ REACHED=14
 TODO_REASON="issue 34: the mlx5 model does not go further yet"
 
 ktap_print_header
-ktap_set_plan $((4 + ${#STAGES[@]} + 8))
+NCASES=13
+ktap_set_plan $((4 + ${#STAGES[@]} + NCASES))
 
 bdf=$(pci_function 0x15b3 0x1015)
 if [ -z "$bdf" ]; then
-	for ((i = 0; i < 4 + ${#STAGES[@]} + 8; i++)); do
+	for ((i = 0; i < 4 + ${#STAGES[@]} + NCASES; i++)); do
 		ktap_test_skip "mlx5 probe case $((i + 1))" \
 			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
 	done
@@ -170,11 +175,79 @@ no_errors() {
 	! printf '%s\n' "$log" | grep -iE "failed|error|err\(|missing|warn|timeout|Failed to get"
 }
 ktap_test_result "probe and link up log no error" no_errors
-rdma_dev() {
-	modprobe mlx5_ib &&
-		eventually 10 sh -c 'ls -d /sys/class/infiniband/mlx5_* >/dev/null 2>&1'
+
+# mlx5_ib on the function.  Addresses first, so that the RDMA core
+# finds them when the device registers (and later ones would do too).
+[ -n "$ifname" ] && ip addr add 192.0.2.1/24 dev "$ifname" &&
+	ip -6 addr add 2001:db8::1/64 dev "$ifname" nodad
+ib_before=$(dmesg | wc -l)
+# Ours cannot yet: its ib_create_srq_user refuses XRC SRQs, and
+# mlx5_ib's device resources start with one (measured 2026-12-03: probe
+# error -12 right after the two ALLOC_XRCD, no CREATE_XRC_SRQ).  TODO
+# there until the core takes them; a TODO that passes shows "ok".
+OURS_IB_REASON="issue 34: our ib_core refuses XRC SRQs (ib_create_srq_user), mlx5_ib's device resources need one"
+ib_case() {
+	if ours; then
+		ktap_test_todo "$1" "$OURS_IB_REASON" "${@:2}"
+	else
+		ktap_test_result "$@"
+	fi
 }
-ktap_test_todo "an RDMA device (mlx5_ib)" "$TODO_REASON" rdma_dev
+ib_log() { dmesg | tail -n +$((ib_before + 1)); }
+ibdev=/sys/class/infiniband/mlx5_0
+rdma_dev() {
+	modprobe mlx5_ib && modprobe ib_uverbs && modprobe ib_umad &&
+		modprobe rdma_cm && eventually 30 test -d "$ibdev" >/dev/null
+}
+# The later cases wait for the device's state only if it is there.
+ib_wait() { [ -d "$ibdev" ] && eventually "$@"; }
+ib_case "mlx5_ib registers mlx5_0" rdma_dev
+port_active() {
+	expect_eq "port state" "$(cat "$ibdev/ports/1/state" 2>/dev/null)" \
+		"4: ACTIVE" &&
+		expect_eq "link layer" \
+			"$(cat "$ibdev/ports/1/link_layer" 2>/dev/null)" Ethernet
+}
+ib_case "port 1 ACTIVE, link layer Ethernet" ib_wait 30 port_active
+# A GID of the given value with type RoCE v2.
+roce_v2_gid() {
+	local g i
+	for g in "$ibdev"/ports/1/gids/*; do
+		[ "$(cat "$g" 2>/dev/null)" = "$1" ] || continue
+		i=${g##*/}
+		[ "$(cat "$ibdev/ports/1/gid_attrs/types/$i")" = "RoCE v2" ] &&
+			return 0
+	done
+	return 1
+}
+roce_gids() {
+	roce_v2_gid 0000:0000:0000:0000:0000:ffff:c000:0201 &&
+		roce_v2_gid 2001:0db8:0000:0000:0000:0000:0000:0001
+}
+ib_case "RoCE v2 GIDs of 192.0.2.1 and 2001:db8::1" ib_wait 30 roce_gids
+# The MAD layer's QP1 on port 1: mlx5_ib's GSI QP, a QP1 of the model's.
+qp1_rts() {
+	rdma res show qp link mlx5_0/1 2>/dev/null |
+		grep -E "lqpn 1 .*type GSI state RTS"
+}
+ib_case "QP1 (GSI) in RTS" ib_wait 30 qp1_rts
+devinfo() {
+	local out
+	out=$(ibv_devinfo -v -d mlx5_0 2>&1)
+	printf '%s\n' "$out" | grep -E "hca_id|state:|link_layer|GID" |
+		sed 's/^/# /'
+	printf '%s\n' "$out" | grep -q "PORT_ACTIVE" &&
+		printf '%s\n' "$out" | grep -q "link_layer:.*Ethernet" &&
+		printf '%s\n' "$out" | grep -q "::ffff:192.0.2.1, RoCE v2"
+}
+ib_case "ibv_devinfo: mlx5_0, PORT_ACTIVE, Ethernet, RoCE v2" devinfo
+# ib_core and mlx5_ib name themselves; the model's refusals would show
+# as mlx5_cmd_out_err lines of mlx5_core.
+ib_no_errors() {
+	! ib_log | grep -aiE "mlx5|infiniband|ib_|rdma" |
+		grep -aiE "failed|error|err\(|warn|timeout|couldn't|unable"
+}
+ib_case "mlx5_ib's log: no error, no warning" ib_no_errors
 ktap_test_result "mlx5_ib and mlx5_core unload" modprobe -r mlx5_ib mlx5_core
 
 ktap_finished
