@@ -1363,6 +1363,81 @@ static void t_loss_atomic_ack(void)
     CHECK(devs[1].eng.stats.dup_requests == 1, "duplicate answered");
 }
 
+static void t_loss_atomic_request(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *res, *mem;
+    RoceSendWR *wr;
+
+    setup_pair(&o);
+    res = reg_mr(qa->dev, 64, MR_ALL);
+    mem = reg_mr(qb->dev, 64, MR_ALL);
+    st64(mem->buf, 7);
+    add_rule(0, 0x13, 1, 1, ACT_DROP);
+    wr = wr_new(qa, ROCE_WR_CMP_SWP, 1);
+    wr_sge(wr, res, 0, 8);
+    wr->remote_addr = mr_addr(mem, 0);
+    wr->rkey = mem->key;
+    wr->compare_add = 7;
+    wr->swap = 8;
+    post(qa);
+    run();
+    CHECK(rules[0].hit == 1, "COMPARE_SWAP dropped");
+    SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
+    CHECK(ld64(mem->buf) == 8 && ld64(res->buf) == 7, "swapped once");
+    CHECK(devs[0].eng.stats.timeouts == 1, "found by the timer");
+}
+
+/* The sequence NAK itself lost: the timer recovers. */
+static void t_loss_nak(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 8192, MR_ALL);
+    dst = reg_mr(qb->dev, 8192, MR_ALL);
+    add_rule(0, 0x01, 1, 1, ACT_DROP);
+    add_rule(1, 0x11, 1, 1, ACT_DROP);
+    post_recv_buf(qb, dst, 0, 8192, 1);
+    wr = wr_new(qa, ROCE_WR_SEND, 1);
+    wr_sge(wr, src, 0, 5000);
+    post(qa);
+    run();
+    CHECK(rules[0].hit == 1 && rules[1].hit == 1, "SEND_MIDDLE and NAK lost");
+    CHECK(devs[1].eng.stats.seq_naks_sent >= 1 &&
+          devs[0].eng.stats.seq_naks_rcvd == 0, "the NAK never arrived");
+    CHECK(devs[0].eng.stats.timeouts == 1, "found by the timer");
+    SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
+    RCQ_IS(qb, 0, 1, ROCE_WC_SUCCESS);
+    CHECK(qb->n_rcq == 1 && !memcmp(src->buf, dst->buf, 5000), "data");
+}
+
+/* An RNR NAK lost: the timer sends again, the next RNR NAK is heard. */
+static void t_loss_rnr_nak(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 4096, MR_ALL);
+    dst = reg_mr(qb->dev, 4096, MR_ALL);
+    add_rule(1, 0x11, 1, 1, ACT_DROP);
+    wr = wr_new(qa, ROCE_WR_SEND, 1);
+    wr_sge(wr, src, 0, 100);
+    post(qa);
+    run_for(200000000);
+    CHECK(rules[0].hit == 1, "RNR NAK lost");
+    CHECK(devs[0].eng.stats.timeouts == 1 &&
+          devs[0].eng.stats.rnr_naks_rcvd >= 1, "timeout, then RNR");
+    post_recv_buf(qb, dst, 0, 4096, 1);
+    run();
+    SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
+    CHECK(!memcmp(src->buf, dst->buf, 100), "data");
+}
+
 static void t_dup_reorder(void)
 {
     PairOpts o = defaults(ROCE_QPT_RC);
@@ -1972,6 +2047,9 @@ static const Case cases[] = {
     { "loss_read_response_middle", t_loss_read_middle },
     { "loss_read_response_last", t_loss_read_last },
     { "loss_atomic_ack", t_loss_atomic_ack },
+    { "loss_atomic_request", t_loss_atomic_request },
+    { "loss_nak", t_loss_nak },
+    { "loss_rnr_nak", t_loss_rnr_nak },
     { "duplicate_reorder", t_dup_reorder },
     { "window_300_packets", t_window },
     { "rnr_then_posted", t_rnr },
