@@ -1750,6 +1750,58 @@ static void t_local_op_fence(void)
     CHECK(!memcmp(dst->buf, src->buf, 100), "the WRITE after the READ");
 }
 
+/* The front end moves QPs to ERR, then RESET, and uses them again. */
+static void t_modify_err_reset(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 4096, MR_ALL);
+    dst = reg_mr(qb->dev, 4096, MR_ALL);
+    add_rule(0, -1, 1, 0, ACT_DROP);
+    post_recv_buf(qb, dst, 0, 4096, 1);
+    post_recv_buf(qb, dst, 0, 4096, 2);
+    wr = wr_new(qa, ROCE_WR_SEND, 1);
+    wr_sge(wr, src, 0, 3000);
+    post(qa);
+    wr = wr_new(qa, ROCE_WR_WRITE, 2);
+    wr->flags = 0;
+    wr_sge(wr, src, 0, 10);
+    wr->rkey = dst->key;
+    wr->remote_addr = mr_addr(dst, 0);
+    post(qa);
+    run_for(1000000);
+    CHECK(qa->n_scq == 0, "nothing completed yet");
+    qp_modify(qa, ROCE_QPS_ERR);
+    qp_modify(qb, ROCE_QPS_ERR);
+    SCQ_IS(qa, 0, 1, ROCE_WC_WR_FLUSH_ERR);
+    SCQ_IS(qa, 1, 2, ROCE_WC_WR_FLUSH_ERR);
+    RCQ_IS(qb, 0, 1, ROCE_WC_WR_FLUSH_ERR);
+    RCQ_IS(qb, 1, 2, ROCE_WC_WR_FLUSH_ERR);
+    CHECK(qa->timer < 0, "no timer left in ERR");
+    CHECK(qa->errors == 0, "no qp_error for the front end's own modify");
+
+    /* RESET, reconnected with new PSNs: works as new. */
+    n_rules = 0;
+    qp_modify(qa, ROCE_QPS_RESET);
+    qp_modify(qb, ROCE_QPS_RESET);
+    qa->sq_pi = 0;
+    qb->rq_pi = qb->rq_ci = 0;
+    connect_qp(qa, &devs[0], &devs[1], 0x22, &o, 0x500000, 0x600000);
+    connect_qp(qb, &devs[1], &devs[0], 0x11, &o, 0x600000, 0x500000);
+    qa->n_scq = qb->n_rcq = 0;
+    post_recv_buf(qb, dst, 0, 4096, 3);
+    wr = wr_new(qa, ROCE_WR_SEND, 3);
+    wr_sge(wr, src, 0, 3000);
+    post(qa);
+    run();
+    SCQ_IS(qa, 0, 3, ROCE_WC_SUCCESS);
+    RCQ_IS(qb, 0, 3, ROCE_WC_SUCCESS);
+    CHECK(!memcmp(src->buf, dst->buf, 3000), "data after RESET");
+}
+
 static void t_srq(void)
 {
     PairOpts o = defaults(ROCE_QPT_RC);
@@ -2058,6 +2110,7 @@ static const Case cases[] = {
     { "remote_access_errors", t_remote_access },
     { "local_errors", t_local_errors },
     { "local_op_fence", t_local_op_fence },
+    { "modify_err_reset", t_modify_err_reset },
     { "srq", t_srq },
     { "capture", t_capture },
     { "fuzz", t_fuzz },
@@ -2106,7 +2159,8 @@ int main(int argc, char **argv)
     }
     printf("KTAP version 1\n");
     printf("1..%u\n", only ? 1 : n);
-    printf("# seed %u\n", seed);
+    printf("# seed %u, sizeof(RoceQP) %zu, sizeof(RoceEngine) %zu\n", seed,
+           sizeof(RoceQP), sizeof(RoceEngine));
     for (i = 0; i < n; i++) {
         if (only && strcmp(only, cases[i].name)) {
             continue;
