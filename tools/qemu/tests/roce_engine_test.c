@@ -104,6 +104,7 @@ typedef struct Rule {
 static Frame *queue;
 static unsigned int q_head, q_len;
 static Frame held;              /* ACT_HOLD: goes after the next frame */
+static Frame dropped;           /* the first frame ACT_DROP took */
 static bool have_held;
 static Rule rules[8];
 static int n_rules;
@@ -208,6 +209,11 @@ static void wire_tx(FakeDev *src, const uint8_t *f, size_t len)
     }
     switch (act) {
     case ACT_DROP:
+        if (!dropped.len) {
+            dropped.dst = src->peer;
+            dropped.len = len;
+            memcpy(dropped.data, f, len);
+        }
         return;
     case ACT_DUP:
         enqueue(src->peer, f, len);
@@ -504,6 +510,7 @@ static void reset_world(void)
     }
     q_head = q_len = 0;
     have_held = false;
+    dropped.len = 0;
     n_rules = 0;
     memset(tx_by_op, 0, sizeof(tx_by_op));
 }
@@ -1149,6 +1156,13 @@ static void t_uc(void)
     SCQ_IS(qa, 3, 4, ROCE_WC_SUCCESS);
     CHECK(qb->n_rcq == 2 && qb->rcq[1].byte_len == 1500, "only the second");
     CHECK(!memcmp(src->buf + 4000, dst->buf, 1500), "second message data");
+
+    /* UC carries no READ. */
+    wr = wr_new(qa, ROCE_WR_READ, 5);
+    wr_sge(wr, src, 0, 8);
+    post(qa);
+    run();
+    SCQ_IS(qa, 4, 5, ROCE_WC_LOC_QP_OP_ERR);
 }
 
 /* UD: a SEND to another device's UD QP with its GRH. */
@@ -1205,6 +1219,38 @@ static void ud_case(bool v6, bool vlan)
               "GRH: 20 zeros and the IPv4 header");
     }
     CHECK(!memcmp(dst->buf + 40, src->buf, 1000), "UD payload after GRH");
+
+    /* No receive WQE: dropped; one too small: a local length error. */
+    wr = wr_new(qa, ROCE_WR_SEND, 5);
+    wr_sge(wr, src, 0, 100);
+    fill_av(&wr->av, &devs[0], &devs[1], v6);
+    wr->remote_qpn = 0x22;
+    wr->remote_qkey = 0x11111111;
+    qp_modify(qa, ROCE_QPS_RESET);              /* out of ERR */
+    qa->sq_pi = 0;
+    qa->n_scq = 0;
+    qa->attr.sq_psn = 0;
+    qp_modify(qa, ROCE_QPS_INIT);
+    qp_modify(qa, ROCE_QPS_RTR);
+    qp_modify(qa, ROCE_QPS_RTS);
+    wr = wr_new(qa, ROCE_WR_SEND, 5);
+    wr_sge(wr, src, 0, 100);
+    fill_av(&wr->av, &devs[0], &devs[1], v6);
+    wr->remote_qpn = 0x22;
+    wr->remote_qkey = 0x11111111;
+    post(qa);
+    run();
+    CHECK(devs[1].eng.stats.ud_no_recv == 1 && qb->n_rcq == 1,
+          "dropped without a receive WQE");
+    post_recv_buf(qb, dst, 0, 100, 6);
+    wr = wr_new(qa, ROCE_WR_SEND, 6);
+    wr_sge(wr, src, 0, 100);
+    fill_av(&wr->av, &devs[0], &devs[1], v6);
+    wr->remote_qpn = 0x22;
+    wr->remote_qkey = 0x11111111;
+    post(qa);
+    run();
+    RCQ_IS(qb, 1, 6, ROCE_WC_LOC_LEN_ERR);
 }
 
 static void t_ud_ipv4(void)
@@ -1436,6 +1482,121 @@ static void t_loss_rnr_nak(void)
     run();
     SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
     CHECK(!memcmp(src->buf, dst->buf, 100), "data");
+}
+
+/* Requests the responder refuses as invalid: a NAK, both QPs to ERR. */
+static void t_invalid_requests(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+    uint8_t *bth;
+    uint32_t crc;
+
+    /* A SEND_MIDDLE where a message must start (opcode sequence). */
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 4096, MR_ALL);
+    dst = reg_mr(qb->dev, 4096, MR_ALL);
+    post_recv_buf(qb, dst, 0, 4096, 1);
+    add_rule(0, 0x00, 1, 1, ACT_DROP);
+    add_rule(0, -1, 1, 0, ACT_DROP);            /* the rest too */
+    wr = wr_new(qa, ROCE_WR_SEND, 1);
+    wr_sge(wr, src, 0, 3000);
+    post(qa);
+    n_rules = 0;
+    q_head = q_len = 0;
+    CHECK(dropped.len > 0 && frame_bth(dropped.data, dropped.len)[0] == 0,
+          "SEND_FIRST taken");
+    bth = (uint8_t *)frame_bth(dropped.data, dropped.len);
+    bth[0] = 0x01;
+    crc = roce_icrc(dropped.data + 14, dropped.len - 14 - 4);
+    memcpy(dropped.data + dropped.len - 4, &crc, 4);
+    roce_engine_rx(&devs[1].eng, dropped.data, dropped.len);
+    run();
+    CHECK(qb->errors == 1, "responder in ERR");
+    SCQ_IS(qa, 0, 1, ROCE_WC_REM_INV_REQ_ERR);
+    RCQ_IS(qb, 0, 1, ROCE_WC_WR_FLUSH_ERR);
+
+    /* A misaligned atomic. */
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 64, MR_ALL);
+    dst = reg_mr(qb->dev, 64, MR_ALL);
+    wr = wr_new(qa, ROCE_WR_FETCH_ADD, 1);
+    wr_sge(wr, src, 0, 8);
+    wr->remote_addr = mr_addr(dst, 4);
+    wr->rkey = dst->key;
+    post(qa);
+    run();
+    SCQ_IS(qa, 0, 1, ROCE_WC_REM_INV_REQ_ERR);
+    CHECK(qb->errors == 1, "responder in ERR");
+
+    /* A WRITE longer than its RETH says. */
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 4096, MR_ALL);
+    dst = reg_mr(qb->dev, 4096, MR_ALL);
+    add_rule(0, 0x0a, 1, 1, ACT_DROP);
+    wr = wr_new(qa, ROCE_WR_WRITE, 1);
+    wr_sge(wr, src, 0, 100);
+    wr->remote_addr = mr_addr(dst, 0);
+    wr->rkey = dst->key;
+    post(qa);
+    n_rules = 0;
+    bth = (uint8_t *)frame_bth(dropped.data, dropped.len);
+    bth[12 + 15] = 50;                          /* RETH length 100 -> 50 */
+    crc = roce_icrc(dropped.data + 14, dropped.len - 14 - 4);
+    memcpy(dropped.data + dropped.len - 4, &crc, 4);
+    roce_engine_rx(&devs[1].eng, dropped.data, dropped.len);
+    run();
+    SCQ_IS(qa, 0, 1, ROCE_WC_REM_INV_REQ_ERR);
+    CHECK(memcmp(src->buf, dst->buf, 50), "nothing written");
+}
+
+/* A READ of 100 packets: answered in rounds, a SEND queued behind it. */
+static void t_long_read(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst, *rb;
+    RoceSendWR *wr;
+    unsigned int i;
+
+    o.mtu = 256;
+    setup_pair(&o);
+    src = reg_mr(qa->dev, 30000, MR_ALL);
+    dst = reg_mr(qb->dev, 30000, MR_ALL);
+    rb = reg_mr(qb->dev, 4096, MR_ALL);
+    post_recv_buf(qb, rb, 0, 4096, 1);
+    wr = wr_new(qa, ROCE_WR_READ, 1);
+    wr_sge(wr, src, 0, 25600);
+    wr->remote_addr = mr_addr(dst, 0);
+    wr->rkey = dst->key;
+    post(qa);
+    wr = wr_new(qa, ROCE_WR_SEND, 2);
+    wr_sge(wr, src, 29000, 1000);
+    post(qa);
+    run();
+    SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
+    SCQ_IS(qa, 1, 2, ROCE_WC_SUCCESS);
+    RCQ_IS(qb, 0, 1, ROCE_WC_SUCCESS);
+    CHECK(!memcmp(src->buf, dst->buf, 25600), "READ data");
+    CHECK(!memcmp(src->buf + 29000, rb->buf, 1000), "SEND data");
+    CHECK(tx_by_op[0x0e] == 98, "%u READ middles", tx_by_op[0x0e]);
+
+    /* Six READs, max_rd_atomic 4: four requests go, then two. */
+    memset(tx_by_op, 0, sizeof(tx_by_op));
+    for (i = 0; i < 6; i++) {
+        wr = wr_new(qa, ROCE_WR_READ, 10 + i);
+        wr_sge(wr, src, i * 100, 100);
+        wr->remote_addr = mr_addr(dst, 1000 + i * 100);
+        wr->rkey = dst->key;
+        post(qa);
+    }
+    CHECK(tx_by_op[0x0c] == 4, "%u READ requests before answers",
+          tx_by_op[0x0c]);
+    run();
+    for (i = 0; i < 6; i++) {
+        SCQ_IS(qa, 2 + i, 10 + i, ROCE_WC_SUCCESS);
+    }
+    CHECK(!memcmp(src->buf, dst->buf + 1000, 600), "six READs");
 }
 
 static void t_dup_reorder(void)
@@ -1865,6 +2026,28 @@ static void fix_frame(uint8_t *f, size_t len)
 }
 
 /* Frames of every kind, truncated, mutated and random, to an RC QP. */
+/* The UC, UD and GSI QPs of the fuzz, per device. */
+static FakeQP *xq[2][3];
+
+/* Receive WQEs for every QP of the fuzz, whatever it consumed. */
+static void fuzz_recvs(FakeMR *mr)
+{
+    FakeQP *q;
+    int d, i;
+
+    for (d = 0; d < 2; d++) {
+        for (i = 0; i < MAX_QP; i++) {
+            q = devs[d].qp[i];
+            while (q && q->rq_pi - q->rq_ci < 64) {
+                post_recv_buf(q, mr, 0, 8192, q->rq_pi);
+            }
+            if (q) {
+                q->n_rcq = q->n_scq = 0;
+            }
+        }
+    }
+}
+
 static void t_fuzz(void)
 {
     static Frame corpus[256];
@@ -1899,6 +2082,33 @@ static void t_fuzz(void)
     wr->remote_addr = mr_addr(dst, 8);
     wr->rkey = dst->key;
     post(qa);
+    /* And a UC, a UD and a GSI QP on each side, with their frames. */
+    o.type = ROCE_QPT_UC;
+    for (k = 0; k < 2; k++) {
+        xq[k][0] = new_qp(&devs[k], ROCE_QPT_UC, 0x44);
+        connect_qp(xq[k][0], &devs[k], &devs[!k], 0x44, &o, 0x10, 0x10);
+        xq[k][1] = new_qp(&devs[k], ROCE_QPT_UD, 0x33);
+        connect_qp(xq[k][1], &devs[k], &devs[!k], 0, &o, 0, 0);
+        xq[k][2] = new_qp(&devs[k], ROCE_QPT_GSI, 0x55);
+        connect_qp(xq[k][2], &devs[k], &devs[!k], 0, &o, 0, 0);
+    }
+    fuzz_recvs(dst);
+    wr = wr_new(xq[0][0], ROCE_WR_SEND_IMM, 5);
+    wr_sge(wr, src, 0, 2500);
+    post(xq[0][0]);
+    wr = wr_new(xq[0][0], ROCE_WR_WRITE, 6);
+    wr_sge(wr, src, 0, 2500);
+    wr->remote_addr = mr_addr(dst, 0);
+    wr->rkey = dst->key;
+    post(xq[0][0]);
+    for (k = 1; k < 3; k++) {
+        wr = wr_new(xq[0][k], ROCE_WR_SEND_IMM, 7);
+        wr_sge(wr, src, 0, 300);
+        fill_av(&wr->av, &devs[0], &devs[1], false);
+        wr->remote_qpn = k == 1 ? 0x33 : 1;
+        wr->remote_qkey = k == 1 ? 0x11111111 : ROCE_GSI_QKEY;
+        post(xq[0][k]);
+    }
     while (q_len && n < 256) {
         Frame *fr = &queue[q_head];
 
@@ -1913,7 +2123,7 @@ static void t_fuzz(void)
     for (iter = 0; iter < 200000; iter++) {
         Frame *c = &corpus[rnd() % n];
         unsigned int kind = rnd() % 4;
-        FakeDev *to = rnd() % 2 ? &devs[0] : &devs[1];
+        FakeDev *to = rnd() % 4 ? c->dst : c->dst->peer;
 
         len = c->len;
         memcpy(f, c->data, len);
@@ -1969,6 +2179,18 @@ static void t_fuzz(void)
                 connect_qp(qb, &devs[1], &devs[0], 0x11, &o, o.psn_b,
                            o.psn_a);
             }
+            for (k = 0; k < 6; k++) {
+                FakeQP *x = xq[k / 3][k % 3];
+
+                if (x->rq.attr.state == ROCE_QPS_ERR) {
+                    qp_modify(x, ROCE_QPS_RESET);
+                    x->sq_pi = 0;
+                    x->rq_pi = x->rq_ci = 0;
+                    connect_qp(x, x->dev, x->dev->peer, x->attr.dest_qpn,
+                               &o, 0x10, 0x10);
+                }
+            }
+            fuzz_recvs(dst);
         }
     }
     run();
@@ -2102,6 +2324,8 @@ static const Case cases[] = {
     { "loss_atomic_request", t_loss_atomic_request },
     { "loss_nak", t_loss_nak },
     { "loss_rnr_nak", t_loss_rnr_nak },
+    { "invalid_requests", t_invalid_requests },
+    { "long_read", t_long_read },
     { "duplicate_reorder", t_dup_reorder },
     { "window_300_packets", t_window },
     { "rnr_then_posted", t_rnr },
