@@ -1689,6 +1689,22 @@ static void t_rnr(void)
     SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
     RCQ_IS(qb, 0, 1, ROCE_WC_SUCCESS);
     CHECK(!memcmp(src->buf, dst->buf, 3000), "data after RNR");
+
+    /* A WRITE with immediate waits for its receive WQE the same way. */
+    wr = wr_new(qa, ROCE_WR_WRITE_IMM, 2);
+    wr_sge(wr, src, 0, 2500);
+    wr->remote_addr = mr_addr(dst, 1000);
+    wr->rkey = dst->key;
+    wr->imm = 9;
+    post(qa);
+    run_for(3000000);
+    CHECK(qa->n_scq == 1 && devs[1].eng.stats.rnr_naks_sent >= 3,
+          "WRITE_IMM waits");
+    post_recv_buf(qb, dst, 0, 16, 2);
+    run();
+    SCQ_IS(qa, 1, 2, ROCE_WC_SUCCESS);
+    RCQ_IS(qb, 1, 2, ROCE_WC_SUCCESS);
+    CHECK(!memcmp(src->buf, dst->buf + 1000, 2500), "WRITE data after RNR");
 }
 
 static void t_rnr_exhausted(void)
