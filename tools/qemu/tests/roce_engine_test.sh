@@ -38,8 +38,24 @@ rc=0
 
 if [ "$(stat -c %s "$out/roce_engine.pcap" 2>/dev/null || echo 0)" -gt 24 ]; then
 	if command -v tshark >/dev/null && /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
+		# The capture case, over IPv4 then IPv6: SEND 4 KiB and WRITE
+		# 8 KiB and READ 8 KiB at MTU 1024, FETCH_ADD, CMP_SWP, WRITE 100
+		# bytes with immediate, SEND 1500 with immediate (one ACK per
+		# SEND or WRITE), UC SEND 2 KiB, UD SEND 1000: the packets stock
+		# rxe sends for those (datapath.md, "Wire facts").
+		exp=()
+		for e in packets=70 RC_SEND_FIRST=4 RC_SEND_MIDDLE=4 RC_SEND_LAST=2 \
+			RC_SEND_LAST_IMM=2 RC_WRITE_FIRST=2 RC_WRITE_MIDDLE=12 \
+			RC_WRITE_LAST=2 RC_WRITE_ONLY_IMM=2 RC_READ_REQUEST=2 \
+			RC_READ_RESPONSE_FIRST=2 RC_READ_RESPONSE_MIDDLE=12 \
+			RC_READ_RESPONSE_LAST=2 RC_FETCH_ADD=2 RC_COMPARE_SWAP=2 \
+			RC_ATOMIC_ACKNOWLEDGE=4 RC_ACKNOWLEDGE=8 UC_SEND_FIRST=2 \
+			UC_SEND_LAST=2 UD_SEND_ONLY=2 ackreq:RC_SEND_LAST=2 \
+			ackreq:RC_WRITE_LAST=2 ackreq:UC_SEND_LAST=2; do
+			exp+=(--expect "$e")
+		done
 		"$repo/tools/testing/selftests/rdma/roce_capture_check.py" --strict \
-			"$out/roce_engine.pcap" || rc=1
+			"${exp[@]}" "$out/roce_engine.pcap" || rc=1
 	else
 		echo "# roce_capture_check.py skipped: no tshark or scapy (scripts/setup)"
 	fi
