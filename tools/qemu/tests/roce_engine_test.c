@@ -2384,6 +2384,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* Lines out as they are printed: a sanitizer abort loses none. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     queue = calloc(QUEUE_MAX, sizeof(*queue));
     if (pcap_path) {
         static const uint32_t hdr[6] = {

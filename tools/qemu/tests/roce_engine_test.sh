@@ -27,7 +27,7 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 
-${CC:-cc} -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
+"${CC:-cc}" -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-DROCE_STANDALONE -I"$repo/tools/qemu/hw/roce" \
 	-o "$out/roce_engine_test" \
