@@ -151,6 +151,8 @@ void roce_qp_modify(RoceQP *qp, const RoceQPAttr *attr)
         roce_req_reset(qp);
         roce_resp_reset(qp);
         qp->eng->ops->timer_del(qp->eng->opaque, qp);
+        /* A bottom half the front end dropped: the next one is asked. */
+        qp->scheduled = false;
         return;
     case ROCE_QPS_ERR:
         if (old != ROCE_QPS_ERR) {
