@@ -211,9 +211,15 @@ EXPORT_SYMBOL(ib_create_qp_kernel);
  * The SRQ holds one usecnt on its PD and on its CQ; it is tracked under
  * its PD's owner.  Destroy it with ib_destroy_srq_user().
  *
- * Return: the SRQ or ERR_PTR(): -EOPNOTSUPP without ops.create_srq or for
- * XRC SRQs (no XRC domains), -EINVAL for a missing CQ, -ENOMEM, or the
- * driver's error.
+ * An XRC SRQ also holds one usecnt on its XRC domain
+ * (srq_init_attr->ext.xrc.xrcd), and the driver fills in its number
+ * (ext.xrc.srq_num).  A kernel XRC SRQ may name no domain: mlx5_ib's own
+ * device resources put theirs in a domain of the driver's, which the core
+ * never sees.
+ *
+ * Return: the SRQ or ERR_PTR(): -EOPNOTSUPP without ops.create_srq,
+ * -EINVAL for a missing CQ or a user XRC SRQ without a domain, -ENOMEM,
+ * or the driver's error.
  */
 struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 				  struct ib_srq_init_attr *srq_init_attr,
@@ -225,9 +231,11 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 	struct ib_srq *srq;
 	int ret;
 
-	if (!dev->ops.create_srq || type == IB_SRQT_XRC)
+	if (!dev->ops.create_srq)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (ib_srq_has_cq(type) && !srq_init_attr->ext.cq)
+		return ERR_PTR(-EINVAL);
+	if (type == IB_SRQT_XRC && udata && !srq_init_attr->ext.xrc.xrcd)
 		return ERR_PTR(-EINVAL);
 
 	srq = rdma_zalloc_drv_obj(dev, ib_srq);
@@ -241,6 +249,8 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 	srq->srq_type = type;
 	if (ib_srq_has_cq(type))
 		srq->ext.cq = srq_init_attr->ext.cq;
+	if (type == IB_SRQT_XRC)
+		srq->ext.xrc.xrcd = srq_init_attr->ext.xrc.xrcd;
 	atomic_set(&srq->usecnt, 0);
 	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
 	rdma_restrack_parent_name(&srq->res, &pd->res);
@@ -255,6 +265,8 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 	atomic_inc(&pd->usecnt);
 	if (ib_srq_has_cq(type))
 		atomic_inc(&srq->ext.cq->usecnt);
+	if (type == IB_SRQT_XRC && srq->ext.xrc.xrcd)
+		atomic_inc(&srq->ext.xrc.xrcd->usecnt);
 	rdma_restrack_add(&srq->res);
 	return srq;
 }
