@@ -760,8 +760,9 @@ static int vlan_id_of_lower(struct net_device *lower,
  * @smac: where to store the netdev's MAC, or NULL
  *
  * The VLAN id is that of the netdev or, for a device stacked on a VLAN
- * (macvlan over vlan, ...), of the nearest lower VLAN device.
- * Return: 0, or -ENODEV when the GID has no netdev (any more).
+ * (macvlan over vlan, ...), of the nearest lower VLAN device.  Valid for
+ * an entry being added (the driver's add_gid) as for a held one.
+ * Return: 0, or -ENODEV when the GID has no netdev.
  */
 int rdma_read_gid_l2_fields(const struct ib_gid_attr *attr,
 			    u16 *vlan_id, u8 *smac)
@@ -769,9 +770,14 @@ int rdma_read_gid_l2_fields(const struct ib_gid_attr *attr,
 	struct netdev_nested_priv priv = { .data = vlan_id };
 	struct net_device *ndev;
 
+	/*
+	 * Not rdma_read_gid_attr_ndev_rcu(): a driver's add_gid asks for
+	 * these while the entry is being added, before it is valid (mlx5_ib
+	 * programs the MAC and VLAN of each GID it is given), as on stock.
+	 */
 	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(attr);
-	if (IS_ERR(ndev)) {
+	ndev = rcu_dereference(attr->ndev);
+	if (!ndev) {
 		rcu_read_unlock();
 		return -ENODEV;
 	}
