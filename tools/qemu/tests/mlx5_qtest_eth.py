@@ -102,6 +102,8 @@ class Eth:
         st, self.tis = self.new(inp)
         expect("CREATE_TIS", st, 0)
         inp = hdr(0x200, size=0x110)
+        setf(inp, 0x10, 20, 2, 3)                # lw, lr
+        setf(inp, 0x10, 32, 24, 0xFFFFFF)        # qpn: none
         setf(inp, 0x10, 56, 8, 0x5A)             # variant
         setf(inp, 0x10, 96, 1, 1)                # length64
         setf(inp, 0x10, 104, 24, self.pd)

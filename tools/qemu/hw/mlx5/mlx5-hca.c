@@ -60,6 +60,7 @@ static const struct {
     { MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN, "DEALLOC_TRANSPORT_DOMAIN" },
     { MLX5_CMD_OP_CREATE_MKEY, "CREATE_MKEY" },
     { MLX5_CMD_OP_DESTROY_MKEY, "DESTROY_MKEY" },
+    { MLX5_CMD_OP_QUERY_MKEY, "QUERY_MKEY" },
     { MLX5_CMD_OP_CREATE_TIS, "CREATE_TIS" },
     { MLX5_CMD_OP_MODIFY_TIS, "MODIFY_TIS" },
     { MLX5_CMD_OP_DESTROY_TIS, "DESTROY_TIS" },
@@ -142,7 +143,7 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, 22);
     MLX5_SET(cmd_hca_cap, c, log_max_srq, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 15);
-    MLX5_SET(cmd_hca_cap, c, log_max_mkey, 16);
+    MLX5_SET(cmd_hca_cap, c, log_max_mkey, 10);
     MLX5_SET(cmd_hca_cap, c, log_max_pd, 16);
     MLX5_SET(cmd_hca_cap, c, log_max_xrcd, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_transport_domain, 8);
@@ -255,6 +256,7 @@ static void mlx5_objects_reset(MLX5State *s)
     mlx5_flow_reset(s);
     mlx5_wq_reset(s);
     mlx5_cq_reset(s);
+    mlx5_mkey_reset(s);
     mlx5_obj_reset(s);
     mlx5_vport_reset(s);
     mlx5_eq_reset(s);
@@ -663,6 +665,9 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
         if (inited) {
             int st = mlx5_obj_exec(s, cmd);
 
+            if (st < 0) {
+                st = mlx5_mkey_exec(s, cmd);
+            }
             if (st < 0) {
                 st = mlx5_wq_exec(s, cmd);
             }

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mlx5 device model: the plain objects, kept by number with their
- * context: protection domains, transport domains, memory keys (the
- * driver's own: PA mode over all of memory), TISes, TIRs and RQ tables.
+ * context: protection domains, transport domains, TISes, TIRs and RQ
+ * tables (memory keys are mlx5-mkey.c's).
  *
  * An object's number is its slot + 1 (0 is never handed out, so a
- * zeroed field never names one); a memory key is its index << 8 and the
- * driver's variant byte.  Each create checks the objects its context
- * names; a destroy of an object that does not exist is BAD_RES.
+ * zeroed field never names one).  Each create checks the objects its
+ * context names; a destroy of an object that does not exist is BAD_RES.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -17,12 +16,9 @@
 #include "mlx5-ifc.h"
 #include "trace.h"
 
-#define MKC_ACCESS_PA           0
-
 static const char *const obj_names[MLX5_OBJ_TYPES] = {
     [MLX5_OBJ_PD] = "pd",
     [MLX5_OBJ_TD] = "td",
-    [MLX5_OBJ_MKEY] = "mkey",
     [MLX5_OBJ_TIS] = "tis",
     [MLX5_OBJ_TIR] = "tir",
     [MLX5_OBJ_RQT] = "rqt",
@@ -39,37 +35,13 @@ MLX5Obj *mlx5_obj_get(MLX5State *s, unsigned int type, uint32_t id)
     return o->valid ? o : NULL;
 }
 
-/*
- * A memory key of the driver's (its variant byte included) that covers
- * len bytes from addr: all of memory with length64, else its range.
- */
-bool mlx5_mkey_ok(MLX5State *s, uint32_t lkey, uint64_t addr, uint64_t len)
-{
-    MLX5Obj *o = mlx5_obj_get(s, MLX5_OBJ_MKEY, lkey >> 8);
-    uint64_t start;
-
-    if (!o || MLX5_GET(mkc, o->ctx, mkey_7_0) != (lkey & 0xff) ||
-        addr + len < addr) {
-        return false;
-    }
-    if (MLX5_GET(mkc, o->ctx, length64)) {
-        return true;
-    }
-    start = MLX5_GET64(mkc, o->ctx, start_addr);
-    return addr >= start && addr + len <= start + MLX5_GET64(mkc, o->ctx, len);
-}
-
 /* A new object holding len bytes of ctx; its number in *id. */
 static int obj_new(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
                    const uint8_t *ctx, size_t len, uint32_t *id)
 {
     unsigned int i;
 
-    /*
-     * Memory key index 1 would be key 0x100 with variant 0: the PRM's
-     * invalid key, which ends a receive WQE's list.  Keys start at 2.
-     */
-    for (i = type == MLX5_OBJ_MKEY; i < MLX5_MAX_OBJS; i++) {
+    for (i = 0; i < MLX5_MAX_OBJS; i++) {
         MLX5Obj *o = &s->objs[type][i];
 
         if (!o->valid) {
@@ -167,30 +139,6 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd)
                obj_del(s, cmd, MLX5_OBJ_TD,
                        MLX5_GET(dealloc_transport_domain_in, cmd->in,
                                 transport_domain));
-    case MLX5_CMD_OP_CREATE_MKEY:
-        st = MLX5_CMD_LEN(cmd, create_mkey);
-        if (st) {
-            return st;
-        }
-        ctx = MLX5_ADDR_OF(create_mkey_in, cmd->in, memory_key_mkey_entry);
-        /*
-         * The driver's own key: physical addresses, all of memory
-         * (length64).  Translated keys (MTT, KLM) come with verbs.
-         */
-        if (MLX5_GET(mkc, ctx, access_mode_1_0) != MKC_ACCESS_PA ||
-            MLX5_GET(mkc, ctx, access_mode_4_2) ||
-            !mlx5_obj_get(s, MLX5_OBJ_PD, MLX5_GET(mkc, ctx, pd))) {
-            return mlx5_cmd_bad_param(cmd);
-        }
-        st = obj_new(s, cmd, MLX5_OBJ_MKEY, ctx, MLX5_ST_SZ_BYTES(mkc), &id);
-        if (!st) {
-            MLX5_SET(create_mkey_out, cmd->out, mkey_index, id);
-        }
-        return st;
-    case MLX5_CMD_OP_DESTROY_MKEY:
-        return MLX5_CMD_LEN(cmd, destroy_mkey) ?:
-               obj_del(s, cmd, MLX5_OBJ_MKEY,
-                       MLX5_GET(destroy_mkey_in, cmd->in, mkey_index));
     case MLX5_CMD_OP_CREATE_TIS:
         st = MLX5_CMD_LEN(cmd, create_tis);
         if (st) {

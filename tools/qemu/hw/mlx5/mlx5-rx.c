@@ -189,8 +189,9 @@ static bool rx_deliver(MLX5State *s, uint32_t rqn, const uint8_t *f,
         uint32_t n = MIN(ldl_be_p(wqe + off) & 0x7fffffff, len - done);
         uint64_t addr = ldq_be_p(wqe + off + 8);
 
-        if (!mlx5_mkey_ok(s, ldl_be_p(wqe + off + 4), addr, n) ||
-            pci_dma_write(PCI_DEVICE(s), addr, f + done, n) != MEMTX_OK) {
+        if (mlx5_mkey_dma(s, rq->pd, ldl_be_p(wqe + off + 4), MLX5_MKEY_LW,
+                          addr, (uint8_t *)f + done, n,
+                          DMA_DIRECTION_FROM_DEVICE)) {
             rx_cqe(s, rq, rqn, idx, f, len, p, MLX5_CQE_SYND_LOCAL_PROT);
             rq->state = RQ_STATE_ERR;
             return true;

@@ -150,8 +150,8 @@ int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
         if (!bc || bc > TX_FRAME_MAX - len) {
             return MLX5_CQE_SYND_LOCAL_LENGTH;
         }
-        if (!mlx5_mkey_ok(s, lkey, addr, bc) ||
-            pci_dma_read(PCI_DEVICE(s), addr, f + len, bc) != MEMTX_OK) {
+        if (mlx5_mkey_dma(s, wq->pd, lkey, MLX5_MKEY_LR, addr, f + len, bc,
+                          DMA_DIRECTION_TO_DEVICE)) {
             return MLX5_CQE_SYND_LOCAL_PROT;
         }
         len += bc;

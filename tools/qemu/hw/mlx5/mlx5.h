@@ -13,7 +13,8 @@
  *   mlx5-vsc.c  the vendor-specific PCI capability (a gateway)
  *   mlx5-reg.c  the access registers
  *   mlx5-vport.c the NIC vport context and state, the link, counters
- *   mlx5-obj.c  PDs, transport domains, memory keys, TIS, TIR, RQT
+ *   mlx5-obj.c  PDs, transport domains, TIS, TIR, RQT
+ *   mlx5-mkey.c memory keys (PA, MTT) and the DMA through them
  *   mlx5-cq.c   completion queues, their doorbells and events
  *   mlx5-wq.c   SQs and RQs, the send doorbell
  *   mlx5-flow.c flow tables, groups and entries
@@ -126,7 +127,6 @@ typedef struct MLX5Cap {
 enum {
     MLX5_OBJ_PD,
     MLX5_OBJ_TD,
-    MLX5_OBJ_MKEY,
     MLX5_OBJ_TIS,
     MLX5_OBJ_TIR,
     MLX5_OBJ_RQT,
@@ -140,6 +140,40 @@ typedef struct MLX5Obj {
     uint32_t len;
     uint8_t *ctx;               /* the context it was created with */
 } MLX5Obj;
+
+/*
+ * Memory keys (mlx5-mkey.c): index << 8 | variant.  Indexes from 2 (key
+ * 0x100 is the PRM's invalid key).  The translation entries are bounded
+ * per key (1 GiB in 4 KiB pages) and over all keys (8 MiB of host
+ * memory), as the guest sizes them.
+ */
+#define MLX5_MAX_MKEYS              1024    /* log_max_mkey 10 */
+#define MLX5_MKEY_FIRST             2
+#define MLX5_MKEY_MAX_MTT           (1u << 18)
+#define MLX5_MKEY_MTT_BUDGET        (1u << 20)
+
+/* Access rights of a key (the mkc's lr, lw, rr, rw, a). */
+#define MLX5_MKEY_LR                (1u << 0)
+#define MLX5_MKEY_LW                (1u << 1)
+#define MLX5_MKEY_RR                (1u << 2)
+#define MLX5_MKEY_RW                (1u << 3)
+#define MLX5_MKEY_A                 (1u << 4)
+
+typedef struct MLX5MKey {
+    bool valid;
+    bool pa;                    /* PA mode: addresses are bus addresses */
+    bool length64;              /* no range: all of the address space */
+    bool umr_en;                /* kept for QUERY_MKEY; no UMR runs */
+    uint8_t variant;            /* the key's low byte */
+    uint8_t access;             /* MLX5_MKEY_* */
+    uint8_t relaxed;            /* relaxed ordering: write << 1 | read */
+    uint8_t log_page_size;      /* MTT: of a page, in bytes */
+    uint32_t pd;
+    uint64_t start;             /* MTT: the virtual address of byte 0 */
+    uint64_t len;
+    uint32_t nmtt;
+    uint64_t *mtt;              /* page i's bus address, from start's */
+} MLX5MKey;
 
 /* Completion queues (mlx5-cq.c). */
 #define MLX5_MAX_CQS                1024    /* log_max_cq 10 */
@@ -361,6 +395,8 @@ struct MLX5State {
 
     /* Objects */
     MLX5Obj objs[MLX5_OBJ_TYPES][MLX5_MAX_OBJS];
+    MLX5MKey mkeys[MLX5_MAX_MKEYS];
+    uint32_t mkey_mtts;         /* translation entries of all keys */
     MLX5CQ cqs[MLX5_MAX_CQS];
     MLX5WQ wqs[2][MLX5_MAX_WQS];
     MLX5FlowTable fts[MLX5_MAX_FTS];
@@ -483,6 +519,35 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5Obj *mlx5_obj_get(MLX5State *s, unsigned int type, uint32_t id);
 void mlx5_obj_reset(MLX5State *s);
 
+/* mlx5-mkey.c: -1 for an opcode not its own */
+int mlx5_mkey_exec(MLX5State *s, MLX5Cmd *cmd);
+MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index);
+void mlx5_mkey_reset(MLX5State *s);
+
+/*
+ * mlx5_mkey_dma()'s answers, one per check, in the order they are made.
+ * The RoCE front end maps them to the engine's: EKEY and EPD to
+ * ROCE_MEM_EKEY, EACCESS, ERANGE and EIO to their namesakes.
+ */
+enum {
+    MLX5_MKEY_OK                = 0,
+    MLX5_MKEY_EKEY              = -1,   /* no key of that index, variant */
+    MLX5_MKEY_EPD               = -2,   /* the key is another PD's */
+    MLX5_MKEY_EACCESS           = -3,   /* it does not grant that access */
+    MLX5_MKEY_ERANGE            = -4,   /* outside its range */
+    MLX5_MKEY_EIO               = -5,   /* a page is not guest memory */
+};
+
+/*
+ * Move @len bytes at @va under @key to (DMA_DIRECTION_FROM_DEVICE) or
+ * from (DMA_DIRECTION_TO_DEVICE) @buf, for a queue of PD @pdn that needs
+ * @access (MLX5_MKEY_*).  @buf NULL: the checks alone, for the whole
+ * range.  A DMA error may leave part of a write done, as on hardware.
+ */
+int mlx5_mkey_dma(MLX5State *s, uint32_t pdn, uint32_t key,
+                  unsigned int access, uint64_t va, void *buf, uint64_t len,
+                  DMADirection dir);
+
 /* mlx5-cq.c */
 int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd);
 int mlx5_cmd_destroy_cq(MLX5State *s, MLX5Cmd *cmd);
@@ -592,6 +657,12 @@ enum {
     MLX5_SYND_IN_USE            = 0x6d78000a,   /* named by another object */
     MLX5_SYND_QP_STATE          = 0x6d78000b,   /* from another state */
     MLX5_SYND_NO_OBJECT         = 0x6d78000c,   /* the number names nothing */
+    MLX5_SYND_MKEY_MODE         = 0x6d78000d,   /* not PA or MTT (KLM, KSM) */
+    MLX5_SYND_MKEY_FREE         = 0x6d78000e,   /* a key for UMR to enable */
+    MLX5_SYND_MKEY_FEATURE      = 0x6d78000f,   /* BSF, ATS, umem, pg, qpn */
+    MLX5_SYND_MKEY_RANGE        = 0x6d780010,   /* wraps; page size */
+    MLX5_SYND_MKEY_MTT_SIZE     = 0x6d780011,   /* entries vs octwords */
+    MLX5_SYND_MKEY_MTT_ALIGN    = 0x6d780012,   /* an entry off its page */
 };
 
 /* A field of the input the model cannot take. */
@@ -622,8 +693,5 @@ enum {
 #define MLX5_CQE_SOP_DROP_QPN       56
 #define MLX5_CQE_WQE_COUNTER        60
 #define MLX5_CQE_OP_OWN             63
-
-/* A memory key the device may use for DMA (PA mode: addresses as is) */
-bool mlx5_mkey_ok(MLX5State *s, uint32_t lkey, uint64_t addr, uint64_t len);
 
 #endif
