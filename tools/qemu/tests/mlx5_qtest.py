@@ -280,11 +280,12 @@ def main():
         [os.path.join(REPO, "scripts/qemu-build")], text=True).strip()
     from mlx5_qtest_eth import ETH_CASES, Eth
     from mlx5_qtest_qp import QP_CASES, Rdma
+    from mlx5_qtest_mkey import MKEY_CASES
     wire = Wire()
     qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
-    print("1..%d" % (11 + len(ETH_CASES) + len(QP_CASES)))
+    print("1..%d" % (11 + len(ETH_CASES) + len(MKEY_CASES) + len(QP_CASES)))
 
     def iseg():
         expect("fw_rev", dev.reg(0x0), 99 << 16 | 14)
@@ -585,7 +586,9 @@ def main():
             ", ".join("%s %d" % kv for kv in sorted(seen.items()))))
         return None
     eth = Eth(dev, qt, wire)
-    for name, fn in ETH_CASES:
+    # The memory key cases use the Ethernet queues as the data path cases
+    # leave them, before the random rounds (the last case) scramble them.
+    for name, fn in ETH_CASES[:-1] + MKEY_CASES + ETH_CASES[-1:]:
         case(name, lambda: fn(eth))
     rdma = Rdma(eth)
     for name, fn in QP_CASES:
