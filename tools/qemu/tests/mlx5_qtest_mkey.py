@@ -11,7 +11,8 @@
 # through a key (mlx5_mkey_dma(), which Ethernet transmit and receive
 # use): a frame gathered from and one scattered to a region whose pages
 # are out of order, and a key without the right, of another PD, a range
-# missed, a page outside memory, each an error CQE; random rounds.
+# missed, a page outside memory, each an error CQE; a PD that a key
+# names cannot go; random rounds.
 import os
 import random
 import struct
@@ -282,8 +283,13 @@ def mkey_dma(eth):
     expect("RST to RDY", eth.modify(1, eth.rqn, 0, 1), 0)
     eth.rq_pc = 0
     eth.qt.write(DBR + 0x80, bytes(4))
+    inp = hdr(0x801, size=0x10)
+    setf(inp, 0, 72, 24, pd2)
+    expect("DEALLOC_PD of a PD a key names", status(eth.run(inp)),
+           (0x9, 0x6d78000a))
     for k in list(made.values()) + [key]:
         expect("DESTROY_MKEY", destroy(eth, k >> 8), (0, 0))
+    expect("DEALLOC_PD once its key is gone", status(eth.run(inp)), (0, 0))
     return None
 
 

@@ -48,6 +48,18 @@ MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index)
     return k->valid ? k : NULL;
 }
 
+bool mlx5_mkey_pd_busy(MLX5State *s, uint32_t pdn)
+{
+    unsigned int i;
+
+    for (i = MLX5_MKEY_FIRST; i < MLX5_MAX_MKEYS; i++) {
+        if (s->mkeys[i].valid && s->mkeys[i].pd == pdn) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void mkey_free(MLX5State *s, MLX5MKey *k)
 {
     s->mkey_mtts -= k->nmtt;

@@ -123,9 +123,21 @@ int mlx5_obj_exec(MLX5State *s, MLX5Cmd *cmd)
         }
         return st;
     case MLX5_CMD_OP_DEALLOC_PD:
-        return MLX5_CMD_LEN(cmd, dealloc_pd) ?:
-               obj_del(s, cmd, MLX5_OBJ_PD,
-                       MLX5_GET(dealloc_pd_in, cmd->in, pd));
+        st = MLX5_CMD_LEN(cmd, dealloc_pd);
+        if (st) {
+            return st;
+        }
+        id = MLX5_GET(dealloc_pd_in, cmd->in, pd);
+        /*
+         * A key keeps its PD: a new PD of the same number must not
+         * inherit another's memory.  Both drivers destroy their keys
+         * first (ib_core holds the PD for each MR).
+         */
+        if (mlx5_obj_get(s, MLX5_OBJ_PD, id) && mlx5_mkey_pd_busy(s, id)) {
+            return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
+                                 MLX5_SYND_IN_USE);
+        }
+        return obj_del(s, cmd, MLX5_OBJ_PD, id);
     case MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN:
         st = MLX5_CMD_LEN(cmd, alloc_transport_domain) ?:
              obj_new(s, cmd, MLX5_OBJ_TD, NULL, 0, &id);

@@ -522,6 +522,7 @@ void mlx5_obj_reset(MLX5State *s);
 /* mlx5-mkey.c: -1 for an opcode not its own */
 int mlx5_mkey_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index);
+bool mlx5_mkey_pd_busy(MLX5State *s, uint32_t pdn);
 void mlx5_mkey_reset(MLX5State *s);
 
 /*
