@@ -10,13 +10,13 @@
  * its next WQE: the driver's producer counter is the first dword of the
  * RQ's doorbell record, a WQE is the stride's data segments (byte
  * count, memory key, address; key 0x100 ends the list).  The frame is
- * scattered with pci_dma_write through the driver's memory key, then
- * the CQE: a responder SEND with the byte count, the WQE counter, the
- * L3/L4 header types, and check_sum, the ones' complement sum of the
- * bytes from the IP header to the end, which the driver trusts as
- * CHECKSUM_COMPLETE.  No L3/L4 OK flags: the short frames the driver
- * would take on their word are checked by the stack.  VLAN tags stay in
- * the frame (no stripping).
+ * scattered through the driver's memory key (mlx5_mkey_dma(): the RQ's
+ * PD, local write), then the CQE: a responder SEND with the byte
+ * count, the WQE counter, the L3/L4 header types, and check_sum, the
+ * ones' complement sum of the bytes from the IP header to the end,
+ * which the driver trusts as CHECKSUM_COMPLETE.  No L3/L4 OK flags:
+ * the short frames the driver would take on their word are checked by
+ * the stack.  VLAN tags stay in the frame (no stripping).
  *
  * No WQE, a frame larger than the WQE's buffers, or no steering entry:
  * the frame is dropped (a wire does not wait).  A WQE whose buffers the
@@ -189,6 +189,7 @@ static bool rx_deliver(MLX5State *s, uint32_t rqn, const uint8_t *f,
         uint32_t n = MIN(ldl_be_p(wqe + off) & 0x7fffffff, len - done);
         uint64_t addr = ldq_be_p(wqe + off + 8);
 
+        /* Towards memory the buffer is only read: the cast is safe. */
         if (mlx5_mkey_dma(s, rq->pd, ldl_be_p(wqe + off + 4), MLX5_MKEY_LW,
                           addr, (uint8_t *)f + done, n,
                           DMA_DIRECTION_FROM_DEVICE)) {

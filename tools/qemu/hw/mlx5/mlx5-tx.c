@@ -8,14 +8,15 @@
  * least the L2 header) or, with bit 15 of the size, a VLAN tag to
  * insert.  Data segments follow (byte count, memory key, address), or
  * inline data segments (bit 31 of the count).  The frame is gathered
- * into a host buffer of bounded size with pci_dma_read through the
- * driver's memory key; the checksums are computed, an LSO cut into
- * segments of MSS bytes with their headers fixed up, and each frame
- * goes to the netdev backend.
+ * into a host buffer of bounded size through the driver's memory key
+ * (mlx5_mkey_dma(): the SQ's PD, local read); the checksums are
+ * computed, an LSO cut into segments of MSS bytes with their headers
+ * fixed up, and each frame goes to the netdev backend.
  *
  * Errors are the PRM's CQE syndromes: a segment past the WQE or a frame
- * too large, local length; a key that does not cover the buffer or a
- * buffer that is not guest memory, local protection.
+ * too large, local length; a key that does not cover the buffer, is
+ * another PD's or does not grant local read, or a buffer that is not
+ * guest memory, local protection.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
