@@ -264,6 +264,7 @@ def mkey_dma(eth):
                                                start)),
                       ("below the range", (100, key, start - 1)),
                       ("past the range", (100, key, start + 0x3000 - 99)),
+                      ("one byte longer than the key", (0x3001, key, start)),
                       ("a page outside memory", (100, made[
                           "a page outside memory"], start + 0x1000))):
         cqe = sq_post(eth, segs=[seg], inline=bytes(14))
