@@ -477,6 +477,8 @@ int uverbs_uapi_get_method(struct ib_uverbs_device *udev,
 
 /* The core's definitions, all of them (uverbs_uapi.c). */
 extern const struct uapi_definition uverbs_core_api[];
+/* UAPI_DEF_CHAIN nesting both walks follow; deeper is a broken definition. */
+#define UAPI_MAX_CHAIN_DEPTH 4
 
 /* uverbs_uapi_types.c: one per object of a device's ioctl API. */
 struct uverbs_uapi_obj {

@@ -43,9 +43,6 @@
 
 #include "uverbs.h"
 
-/* UAPI_DEF_CHAIN nesting we follow (as uverbs_uapi_types.c). */
-#define UAPI_MAX_CHAIN_DEPTH 4
-
 const struct uapi_definition uverbs_core_api[] = {
 	UAPI_DEF_CHAIN(uverbs_def_obj_device),
 	UAPI_DEF_CHAIN(uverbs_def_obj_destroy),

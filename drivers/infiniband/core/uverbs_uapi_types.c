@@ -32,9 +32,6 @@
 
 #include "uverbs.h"
 
-/* UAPI_DEF_CHAIN nesting we follow; deeper is a broken definition. */
-#define UAPI_MAX_CHAIN_DEPTH 4
-
 /* The core's uobject types, by UVERBS_OBJECT_* id. */
 static const struct uverbs_api_object *const uverbs_core_types[] = {
 	[UVERBS_OBJECT_PD] = &uverbs_pd_object,
