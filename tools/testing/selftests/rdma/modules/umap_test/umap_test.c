@@ -25,6 +25,8 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
+#include "stub_ibdev.h"
+
 #define UMAP_MAGIC "umap-page"
 #define UMAP_PAGES 2
 #define UMAP_ORDER 1	/* of UMAP_PAGES, for alloc_pages() */
@@ -34,21 +36,8 @@ struct umap_ucontext {
 	struct rdma_user_mmap_entry *entry;
 };
 
-/* The core allocates the objects at the sizes a driver declares. */
 struct umap_device {
 	struct ib_device ibdev;
-};
-
-struct umap_pd {
-	struct ib_pd ibpd;
-};
-
-struct umap_cq {
-	struct ib_cq ibcq;
-};
-
-struct umap_qp {
-	struct ib_qp ibqp;
 };
 
 static struct ib_device *umap_dev;
@@ -57,88 +46,6 @@ static DEFINE_MUTEX(umap_remove_lock);
 static bool umap_removed;
 static atomic_t umap_freed = ATOMIC_INIT(0);
 static atomic_t umap_stale_pd = ATOMIC_INIT(0);
-
-static int umap_query_device(struct ib_device *dev,
-			     struct ib_device_attr *attr, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int umap_query_port(struct ib_device *dev, u32 port,
-			   struct ib_port_attr *attr)
-{
-	attr->state = IB_PORT_DOWN;
-	attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
-	attr->max_mtu = IB_MTU_1024;
-	attr->active_mtu = IB_MTU_1024;
-	return 0;
-}
-
-static int umap_get_port_immutable(struct ib_device *dev, u32 port,
-				   struct ib_port_immutable *immutable)
-{
-	return 0;
-}
-
-static int umap_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int umap_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int umap_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			  int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int umap_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int umap_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int umap_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int umap_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int umap_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int umap_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int umap_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return 0;
-}
-
-static struct ib_mr *umap_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
 
 static struct ib_mr *umap_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				      u64 virt, int access,
@@ -233,26 +140,11 @@ static void umap_mmap_free(struct rdma_user_mmap_entry *entry)
 	atomic_inc(&umap_freed);
 }
 
+/* The rest of the device: stub_ibdev.h. */
 static const struct ib_device_ops umap_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
 
-	.query_device = umap_query_device,
-	.query_port = umap_query_port,
-	.get_port_immutable = umap_get_port_immutable,
-	.alloc_pd = umap_pd,
-	.dealloc_pd = umap_pd,
-	.create_qp = umap_create_qp,
-	.modify_qp = umap_modify_qp,
-	.destroy_qp = umap_destroy_qp,
-	.post_send = umap_post_send,
-	.post_recv = umap_post_recv,
-	.create_cq = umap_create_cq,
-	.destroy_cq = umap_destroy_cq,
-	.poll_cq = umap_poll_cq,
-	.req_notify_cq = umap_req_notify_cq,
-	.get_dma_mr = umap_get_dma_mr,
 	.reg_user_mr = umap_reg_user_mr,
 	.rereg_user_mr = umap_rereg_user_mr,
 	.dereg_mr = umap_dereg_mr,
@@ -263,9 +155,6 @@ static const struct ib_device_ops umap_ops = {
 	.mmap_free = umap_mmap_free,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, umap_ucontext, ibuc),
-	INIT_RDMA_OBJ_SIZE(ib_pd, umap_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_cq, umap_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_qp, umap_qp, ibqp),
 };
 
 /*
@@ -347,6 +236,7 @@ static int __init umap_init(void)
 	ib_set_device_ops(umap_dev, &umap_ops);
 	if (disassociate)
 		ib_set_device_ops(umap_dev, &umap_disassociate_ops);
+	ib_set_device_ops(umap_dev, &stub_ibdev_ops);
 	ret = ib_register_device(umap_dev, "umap%d", NULL);
 	if (ret)
 		goto err_dev;

@@ -28,6 +28,8 @@
 #include <rdma/uverbs_std_types.h>
 #include <rdma/uverbs_types.h>
 
+#include "stub_ibdev.h"
+
 #define UVERBS_MODULE_NAME uvns
 #include <rdma/uverbs_named_ioctl.h>
 
@@ -232,130 +234,11 @@ static int uvns_query_ucontext(struct ib_ucontext *uctx,
 	return uverbs_copy_to(attrs, UVNS_A_OUT, &value, sizeof(value));
 }
 
-/* The rest of a device, enough to register and to hold PDs. */
-
-struct uvns_ucontext {
-	struct ib_ucontext ibuc;
-};
+/* The rest of a device, enough to register and to hold PDs: stub_ibdev.h. */
 
 struct uvns_device {
 	struct ib_device ibdev;
 };
-
-struct uvns_pd {
-	struct ib_pd ibpd;
-};
-
-struct uvns_cq {
-	struct ib_cq ibcq;
-};
-
-struct uvns_qp {
-	struct ib_qp ibqp;
-};
-
-static int uvns_query_device(struct ib_device *dev,
-			     struct ib_device_attr *attr, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int uvns_query_port(struct ib_device *dev, u32 port,
-			   struct ib_port_attr *attr)
-{
-	attr->state = IB_PORT_DOWN;
-	attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
-	attr->max_mtu = IB_MTU_1024;
-	attr->active_mtu = IB_MTU_1024;
-	return 0;
-}
-
-static int uvns_get_port_immutable(struct ib_device *dev, u32 port,
-				   struct ib_port_immutable *immutable)
-{
-	return 0;
-}
-
-static int uvns_pd_op(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int uvns_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int uvns_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			  int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int uvns_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int uvns_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int uvns_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int uvns_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int uvns_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int uvns_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int uvns_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return 0;
-}
-
-static struct ib_mr *uvns_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *uvns_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				      u64 virt, int access,
-				      struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int uvns_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int uvns_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static void uvns_dealloc_ucontext(struct ib_ucontext *ibuc)
-{
-}
 
 /* Nothing mapped: nothing to revoke. */
 static void uvns_disassociate_ucontext(struct ib_ucontext *ibuc)
@@ -365,34 +248,9 @@ static void uvns_disassociate_ucontext(struct ib_ucontext *ibuc)
 static const struct ib_device_ops uvns_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
 
-	.query_device = uvns_query_device,
-	.query_port = uvns_query_port,
-	.get_port_immutable = uvns_get_port_immutable,
-	.alloc_pd = uvns_pd_op,
-	.dealloc_pd = uvns_pd_op,
-	.create_qp = uvns_create_qp,
-	.modify_qp = uvns_modify_qp,
-	.destroy_qp = uvns_destroy_qp,
-	.post_send = uvns_post_send,
-	.post_recv = uvns_post_recv,
-	.create_cq = uvns_create_cq,
-	.destroy_cq = uvns_destroy_cq,
-	.poll_cq = uvns_poll_cq,
-	.req_notify_cq = uvns_req_notify_cq,
-	.get_dma_mr = uvns_get_dma_mr,
-	.reg_user_mr = uvns_reg_user_mr,
-	.dereg_mr = uvns_dereg_mr,
-	.alloc_ucontext = uvns_alloc_ucontext,
-	.dealloc_ucontext = uvns_dealloc_ucontext,
 	.disassociate_ucontext = uvns_disassociate_ucontext,
 	.query_ucontext = uvns_query_ucontext,
-
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, uvns_ucontext, ibuc),
-	INIT_RDMA_OBJ_SIZE(ib_pd, uvns_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_cq, uvns_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_qp, uvns_qp, ibqp),
 };
 
 static int destroyed_get(char *buf, const struct kernel_param *kp)
@@ -444,6 +302,7 @@ static int __init uvns_init(void)
 	uvns_dev->num_comp_vectors = 1;
 	uvns_dev->driver_def = uvns_defs;
 	ib_set_device_ops(uvns_dev, &uvns_ops);
+	ib_set_device_ops(uvns_dev, &stub_ibdev_ops);
 	ret = ib_register_device(uvns_dev, "uvns%d", NULL);
 	if (ret)
 		ib_dealloc_device(uvns_dev);
