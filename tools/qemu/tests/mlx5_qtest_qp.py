@@ -9,8 +9,8 @@
 # pages; the state machine from wrong states, with optional parameters
 # a transition does not allow and address paths naming empty GIDs;
 # destroys of unknown objects and of objects in use; a send doorbell on
-# a QP (no engine yet: nothing runs, nothing breaks); and random rounds
-# over all of it.  Every bad input must get the PRM's status.
+# a QP (a bad WQE: its QP to ERR), on another UAR, for no QP; and random
+# rounds over all of it.  Every bad input must get the PRM's status.
 import os
 import random
 import struct
@@ -343,8 +343,6 @@ def qp_states(r):
     expect("INIT2INIT: Q_Key on RC", m("init2init", r.rc, opt=1 << 5),
            BAD_PARAM)
     expect("INIT2INIT: RWE", m("init2init", r.rc, opt=1 << 3), 0)
-    expect("INIT2RTR: no GRH", m("init2rtr", r.rc, extra=lambda b: (
-        r.rtr_in(b), setf(b, ADS, 40, 1, 0))), BAD_PARAM)
     expect("INIT2RTR: GID index 7 (empty)", m("init2rtr", r.rc,
                                               extra=lambda b: (
         r.rtr_in(b), setf(b, ADS, 72, 8, 7))), BAD_PARAM)
@@ -399,7 +397,8 @@ def qp_states(r):
 
 
 def qp_doorbell(r):
-    # QP1 is in RTS: its SQ doorbell runs nothing yet, breaks nothing.
+    # QP1 is in RTS: a WQE of size 0 is an error CQE and takes it to ERR;
+    # doorbells for no QP and on another UAR run nothing.
     r.qt.write(QP_BUF, bytes(64))
     r.qt.write(QDBR + 4, struct.pack(">I", 1))
     for qpn in (r.qp1, 0x7FF, 0xFFFFFF):
@@ -407,7 +406,7 @@ def qp_doorbell(r):
         r.qt.writel(BAR0 + r.dev.uar * 4096 + 0x804, be(qpn << 8))
     r.qt.writel(BAR0 + (r.dev.uar + 1) * 4096 + 0x804, be(r.qp1 << 8))
     expect("QUERY_QP after the doorbells", r.eth.run(_q(0x50B, r.qp1),
-                                                      0x110)[QPC] >> 4, RTS)
+                                                      0x110)[QPC] >> 4, ERR)
     return None
 
 
@@ -497,7 +496,7 @@ QP_CASES = [
      qp_create),
     ("QP state machine: wrong states, optional bits, paths, QUERY_QP",
      qp_states),
-    ("a QP's send doorbell: nothing run, nothing broken", qp_doorbell),
+    ("a QP's send doorbell: a bad WQE, other UARs, no QP", qp_doorbell),
     ("destroys: unknown QPs; SRQs, domains and CQs in use", destroys),
     ("random QP, SRQ, XRCD and GID commands", fuzz),
 ]

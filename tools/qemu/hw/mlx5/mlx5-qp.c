@@ -12,10 +12,10 @@
  * capabilities; what the model does not offer (WQE signatures, cross
  * channel, user memory, a chosen number, DETH source QPN) is refused.
  *
- * The context is kept in MLX5QP, not as bytes: the RoCE engine to come
- * reads the QP from there.  A QP starts in RST; each modify command is
- * one transition of the PRM, from the state it names (else
- * BAD_QP_STATE), taking the fields that transition requires and, of
+ * The context is kept in MLX5QP, not as bytes: the RoCE front end
+ * decodes the QP for the engine from there.  A QP starts in RST; each
+ * modify command is one transition of the PRM, from the state it names
+ * (else BAD_QP_STATE), taking the fields that transition requires and, of
  * the optional ones, those its opt_param_mask selects (a bit the
  * transition does not allow for the QP's type is BAD_PARAM):
  *
@@ -24,14 +24,16 @@
  *   INIT2INIT   optional fields only
  *   INIT2RTR    MTU and message size; connected types also the remote
  *               QPN, receive PSN, responder resources, RNR timer and the
- *               address path (its GID index must hold an address)
+ *               address path (its GID index must hold an address; the
+ *               grh bit is not needed, RoCE has a GRH)
  *   RTR2RTS     send PSN; RC/XRC also timeout, retries, initiator depth
  *   RTS2RTS, SQERR2RTS, SQD_RTS   optional fields only
  *   2ERR, 2RST  from any state
  *
- * A QP never leaves RTS by itself yet (no SQER, no SQD, no ERR from the
- * wire), and the send doorbell of a QP's SQ is taken and traced but
- * runs nothing: there is no RoCE engine yet.
+ * Every state change is handed to the RoCE front end (mlx5-roce.c), and
+ * the send doorbell of a QP's SQ runs its WQEs there; the engine may
+ * put a QP in ERR by itself (an error completion), which the context
+ * then says.  A QP never goes to SQER or SQD by itself.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -188,8 +190,9 @@ bool mlx5_qp_xrcd_busy(MLX5State *s, uint32_t xrcd)
     return false;
 }
 
-static void qp_free(MLX5QP *qp)
+static void qp_free(MLX5State *s, MLX5QP *qp)
 {
+    mlx5_roce_qp_destroy(s, qp);
     g_free(qp->pas);
     memset(qp, 0, sizeof(*qp));
 }
@@ -199,8 +202,9 @@ void mlx5_qp_reset(MLX5State *s)
     int i;
 
     for (i = 0; i < MLX5_MAX_QPS; i++) {
-        qp_free(&s->qps[i]);
+        qp_free(s, &s->qps[i]);
     }
+    mlx5_roce_reset(s);
 }
 
 static int qp_class(uint8_t st)
@@ -382,6 +386,7 @@ static int cmd_create_qp(MLX5State *s, MLX5Cmd *cmd)
     n.npas = npas;
     n.pas = npas ? mlx5_pas_copy(cmd, pas_off, npas) : NULL;
     s->qps[i] = n;
+    mlx5_roce_qp_create(s, &s->qps[i], qp_num(s, &s->qps[i]));
     trace_mlx5_qp_create(qp_num(s, &s->qps[i]), n.st, n.no_sq ? -1 :
                          n.log_sq_size, n.rq_type, n.log_rq_size, n.cqn_snd,
                          n.cqn_rcv);
@@ -389,13 +394,16 @@ static int cmd_create_qp(MLX5State *s, MLX5Cmd *cmd)
     return MLX5_CMD_STAT_OK;
 }
 
-/* An address path to send from: a GID of ours, port 1, RoCE's GRH. */
+/*
+ * An address path to send from: a GID of ours, port 1.  RoCE always has
+ * a GRH: mlx5_ib sets the grh bit for InfiniBand paths alone.
+ */
 static int qp_take_path(MLX5State *s, MLX5Cmd *cmd, MLX5QPPath *p,
                         const uint8_t *ads)
 {
     unsigned int port = MLX5_GET(ads, ads, vhca_port_num);
 
-    if (!MLX5_GET(ads, ads, grh) || port > 1 ||
+    if (port > 1 ||
         !mlx5_gid_get(s, MLX5_GET(ads, ads, src_addr_index))) {
         return mlx5_cmd_bad_param(cmd);
     }
@@ -571,6 +579,7 @@ static int cmd_modify_qp(MLX5State *s, MLX5Cmd *cmd, const QPTransition *t)
     trace_mlx5_qp_modify(qpn, qp->state, t->to);
     n.state = t->to;
     *qp = n;
+    mlx5_roce_qp_modify(s, qp, qpn);
     return MLX5_CMD_STAT_OK;
 }
 
@@ -663,14 +672,14 @@ static int cmd_destroy_qp(MLX5State *s, MLX5Cmd *cmd)
         return qp_no_object(cmd);
     }
     trace_mlx5_qp_destroy(qpn);
-    qp_free(qp);
+    qp_free(s, qp);
     return MLX5_CMD_STAT_OK;
 }
 
 /*
- * A send doorbell for a QP: no RoCE engine runs its WQEs yet, so it
- * completes nothing; a doorbell for no QP, or on another UAR, is
- * ignored like the SQs'.
+ * A send doorbell for a QP: the RoCE front end runs its WQEs (XRC and
+ * UMR QPs have none: nothing runs); a doorbell for no QP, or on
+ * another UAR, is ignored like the SQs'.
  */
 void mlx5_qp_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn)
 {
@@ -681,6 +690,7 @@ void mlx5_qp_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn)
         return;
     }
     trace_mlx5_qp_doorbell(qpn, qp->state);
+    mlx5_roce_qp_doorbell(s, qp);
 }
 
 int mlx5_qp_exec(MLX5State *s, MLX5Cmd *cmd)

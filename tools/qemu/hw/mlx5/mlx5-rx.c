@@ -217,6 +217,10 @@ ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len)
         return len;
     }
     mlx5_pkt_parse(buf, len, &p);
+    /* RoCEv2 to one of our GIDs is the RDMA side's, not the NIC's. */
+    if (mlx5_roce_rx(s, buf, len, &p)) {
+        return len;
+    }
     rx_match_param(buf, &p, mp);
     tirn = mlx5_steer(s, mp);
     if (!tirn) {

@@ -220,6 +220,7 @@ static void mlx5_realize(PCIDevice *pci_dev, Error **errp)
         }
     }
 
+    mlx5_roce_realize(s);
     mlx5_cmd_realize(s);
     mlx5_hca_reset(s);
 }
@@ -230,6 +231,7 @@ static void mlx5_exit(PCIDevice *pci_dev)
 
     mlx5_cmd_unrealize(s);
     mlx5_hca_reset(s);
+    mlx5_roce_unrealize(s);
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);

@@ -22,6 +22,10 @@
  *               queues)
  *   mlx5-qp.c   QPs: their contexts and state machine
  *   mlx5-gid.c  the RoCE address (GID) table
+ *   mlx5-roce.c the RoCE front end: the RoCEv2 engine (hw/roce/), its
+ *               timers, bottom halves, loopback and memory accesses
+ *   mlx5-roce-wqe.c  send, receive and SRQ WQEs decoded for the engine
+ *   mlx5-roce-cqe.c  the engine's completions as CQEs
  *
  * Everything the guest writes is untrusted: a bad command gets an error
  * status, never an access outside what the guest mapped.
@@ -36,6 +40,10 @@
 
 #define TYPE_MLX5 "mlx5"
 OBJECT_DECLARE_SIMPLE_TYPE(MLX5State, MLX5)
+
+/* The RoCE front end's state (mlx5-roce.h). */
+typedef struct MLX5Roce MLX5Roce;
+typedef struct MLX5RoceQP MLX5RoceQP;
 
 #define MLX5_VENDOR_ID              0x15b3
 #define MLX5_DEVICE_ID_CX4LX        0x1015
@@ -267,6 +275,8 @@ typedef struct MLX5SRQ {
     uint64_t dbr;               /* the record: its counter */
     uint32_t npas;
     uint64_t *pas;
+    uint32_t head;              /* the next WQE the device takes */
+    uint32_t cc;                /* WQEs it took */
 } MLX5SRQ;
 
 /*
@@ -351,6 +361,7 @@ typedef struct MLX5QP {
     MLX5QPPath path;
     uint32_t npas;
     uint64_t *pas;              /* RQ first, then the SQ */
+    MLX5RoceQP *roce;           /* RC, UC, UD, QP1: the engine's QP */
 } MLX5QP;
 
 struct MLX5State {
@@ -406,6 +417,7 @@ struct MLX5State {
     MLX5SRQ srqs[MLX5_MAX_SRQS];
     MLX5QP qps[MLX5_MAX_QPS];
     MLX5Gid gids[MLX5_GID_TABLE_SIZE];
+    MLX5Roce *roce;
 };
 
 /* mlx5-cmd.c */
@@ -622,6 +634,18 @@ void mlx5_qp_reset(MLX5State *s);
 int mlx5_gid_exec(MLX5State *s, MLX5Cmd *cmd);
 const MLX5Gid *mlx5_gid_get(MLX5State *s, uint32_t index);
 void mlx5_gid_reset(MLX5State *s);
+
+/* mlx5-roce.c: the RoCE front end */
+void mlx5_roce_realize(MLX5State *s);
+void mlx5_roce_unrealize(MLX5State *s);
+void mlx5_roce_reset(MLX5State *s);
+void mlx5_roce_qp_create(MLX5State *s, MLX5QP *qp, uint32_t qpn);
+void mlx5_roce_qp_destroy(MLX5State *s, MLX5QP *qp);
+void mlx5_roce_qp_modify(MLX5State *s, MLX5QP *qp, uint32_t qpn);
+void mlx5_roce_qp_doorbell(MLX5State *s, MLX5QP *qp);
+/* A RoCEv2 frame to one of our GIDs: taken (true), else the NIC's. */
+bool mlx5_roce_rx(MLX5State *s, const uint8_t *f, size_t len,
+                  const MLX5Pkt *p);
 
 /* A UAR page the driver allocated (ALLOC_UAR). */
 static inline bool mlx5_uar_valid(MLX5State *s, uint32_t uar)
