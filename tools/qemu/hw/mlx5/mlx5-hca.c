@@ -153,6 +153,13 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, max_wqe_sz_rq, 512);
     MLX5_SET(cmd_hca_cap, c, cqe_version, 1);
     /*
+     * BlueFlame registers of 512 bytes, as ConnectX-4 Lx has: the driver
+     * puts a UAR page's four kernel doorbells at 0x800 + n * 512 (each
+     * alternating between its halves); with 0 they would be at 0x801 to
+     * 0x803, unaligned, and the GSI QP's doorbell would never arrive.
+     */
+    MLX5_SET(cmd_hca_cap, c, log_bf_reg_size, 9);
+    /*
      * RDMA (mlx5_ib): RoCE, XRC (which the driver requires: its device
      * resources are two XRC domains and an XRC SRQ), 8-byte atomics, a
      * Q counter a port (the model's 64 sets), 16 outstanding RDMA READs

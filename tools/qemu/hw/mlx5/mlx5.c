@@ -91,9 +91,12 @@ static uint64_t mlx5_bar0_read(void *opaque, hwaddr addr, unsigned size)
 
 /*
  * A UAR page: EQ doorbells at 0x40/0x48, the CQ doorbell at 0x20 (a
- * 64-bit write: arm word, then CQ number), send doorbells from 0x800
+ * 64-bit write: arm word, then CQ number), send doorbells at the start
+ * of each 256-byte half of the four BlueFlame registers from 0x800
  * (64 bits: the WQE's first control qword, the SQ number in its second
  * dword).  QEMU splits the 64-bit writes into dwords in address order.
+ * The rest of a BlueFlame write (a whole WQE copied to the register)
+ * is ignored: the model reads WQEs from memory.
  */
 static void mlx5_uar_write(MLX5State *s, unsigned int page, hwaddr off,
                            uint32_t dw)
@@ -112,7 +115,7 @@ static void mlx5_uar_write(MLX5State *s, unsigned int page, hwaddr off,
         mlx5_eq_doorbell(s, page, off, dw);
         return;
     }
-    if (off >= 0x800 && (off & 7) == 4) {
+    if (off >= 0x800 && (off & 0xff) == 4) {
         mlx5_sq_doorbell(s, page, dw);
     }
 }
