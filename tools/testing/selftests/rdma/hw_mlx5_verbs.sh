@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# RDMA traffic through the modelled ConnectX-4 Lx: Debian's unmodified
+# mlx5_ib and libmlx5 on the model's RoCE front end and the RoCEv2 engine
+# (tools/qemu/hw/mlx5/mlx5-roce*.c, tools/qemu/hw/roce/).  Needs a guest
+# booted with it:
+#	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_verbs.sh
+# and skips on a guest without a 15b3:1015 function.
+#
+# One device, server and client both on mlx5_0 from the RoCE v2 GID of
+# the netdev's IPv4 address: their packets go through the model's
+# loopback queue.  ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong
+# with their buffers checked (-c), then perftest's ib_write_bw,
+# ib_read_bw, ib_send_bw and ib_atomic_bw, a few hundred iterations
+# each, then rping over rdma_cm (its connection through ib_cm's MADs on
+# mlx5_ib's GSI QP, a QP1 of the model's); every run must report its
+# results on both sides, and mlx5_ib must log no WC error (an error CQE
+# it dumps).
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+PINGPONGS=(rc ud srq)
+PERFTESTS=(write read send atomic)
+PLAN=$((3 + ${#PINGPONGS[@]} + ${#PERFTESTS[@]} + 2))
+ktap_print_header
+ktap_set_plan $PLAN
+
+bdf=$(pci_function 0x15b3 0x1015)
+if [ -z "$bdf" ]; then
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_test_skip "mlx5 verbs case $i" \
+			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
+	done
+	ktap_finished
+fi
+dev=/sys/bus/pci/devices/$bdf
+ibdev=/sys/class/infiniband/mlx5_0
+ADDR=192.0.2.1
+GID=0000:0000:0000:0000:0000:ffff:c000:0201
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+modprobe mlx5_core
+netdev_there() { ls "$dev"/net 2>/dev/null | grep -q .; }
+eventually 180 netdev_there >/dev/null
+ifname=$(ls "$dev"/net 2>/dev/null | head -1)
+carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
+link_up() {
+	[ -n "$ifname" ] && ip addr add $ADDR/24 dev "$ifname" &&
+		ip link set "$ifname" up && eventually 60 carrier
+}
+ktap_test_result "mlx5e netdev $ifname up with $ADDR" link_up
+
+rdma_dev() {
+	modprobe -a mlx5_ib ib_uverbs rdma_cm rdma_ucm &&
+		eventually 60 test -d "$ibdev"
+}
+ktap_test_result "mlx5_ib registers mlx5_0" rdma_dev
+
+# The index of the RoCE v2 GID of $ADDR.
+gid_index() {
+	local g i
+	for g in "$ibdev"/ports/1/gids/*; do
+		[ "$(cat "$g" 2>/dev/null)" = $GID ] || continue
+		i=${g##*/}
+		if [ "$(cat "$ibdev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+ktap_test_result "a RoCE v2 GID of $ADDR" eventually 60 gid_index
+gidx=$(gid_index)
+before=$(dmesg | wc -l)
+
+# pair TOOL ARGS...: TOOL's server and its client (to localhost) on
+# mlx5_0, both within 300 s; both must exit 0.
+pair() {
+	local rc=0 srv
+
+	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
+	timeout 300 "$@" >"$OUT/server" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 300 "$@" localhost >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+
+pingpong() {
+	local tool=ibv_$1_pingpong size=4096
+
+	# UD messages must fit the path MTU (1024 on the model's port).
+	[ "$1" = ud ] && size=512
+	pair $tool -d mlx5_0 -g "$gidx" -n 50 -s $size -c || return 1
+	grep -q ' iters in ' "$OUT/server" && grep -q ' iters in ' "$OUT/client" ||
+		{ echo "$tool: no iteration report"; return 1; }
+}
+for t in "${PINGPONGS[@]}"; do
+	ktap_test_result "ibv_${t}_pingpong -c on mlx5_0" pingpong "$t"
+done
+
+# perftest: its result line (size, iterations, ...) on both sides.
+perftest() {
+	local tool=ib_$1_bw args=(-s 4096)
+
+	[ "$1" = atomic ] && args=()
+	pair $tool -d mlx5_0 -x "$gidx" -n 300 -F "${args[@]}" || return 1
+	grep -qE '^ +[0-9]+ +300 ' "$OUT/server" &&
+		grep -qE '^ +[0-9]+ +300 ' "$OUT/client" ||
+		{ echo "$tool: no result line"; cat "$OUT/client"; return 1; }
+}
+for t in "${PERFTESTS[@]}"; do
+	ktap_test_result "ib_${t}_bw on mlx5_0" perftest "$t"
+done
+
+# rping: 10 pings, each verified by the server (-V) and shown by the
+# client (-v).
+rping_ok() {
+	local rc=0
+
+	timeout 120 rping -s -a $ADDR -C 10 -V >"$OUT/server" 2>&1 &
+	sleep 2
+	timeout 120 rping -c -a $ADDR -C 10 -v >"$OUT/client" 2>&1 || rc=1
+	wait $! || rc=1
+	[ "$(grep -c '^ping data: rdma-ping-' "$OUT/client")" = 10 ] || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+ktap_test_result "rping over rdma_cm on mlx5_0" rping_ok
+
+no_wc_errors() {
+	! dmesg | tail -n +$((before + 1)) | grep -a mlx5 |
+		grep -aiE "WC error|failed|err\(|timeout"
+}
+ktap_test_result "mlx5_ib logs no WC error" no_wc_errors
+modprobe -r mlx5_ib 2>/dev/null
+ktap_finished
