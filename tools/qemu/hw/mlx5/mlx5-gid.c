@@ -7,8 +7,9 @@
  * one for each GID the RDMA core adds (the MAC's link-local address,
  * then the netdev's IPv4 and IPv6 addresses) and an all-zero one when
  * it deletes a GID.  QUERY_ROCE_ADDRESS reads an entry back.  A QP's
- * address path names its source by index here (src_addr_index), and
- * the RoCE engine to come will match incoming packets against it.
+ * address path (and a UD WQE's address vector) names its source by
+ * index here (src_addr_index); the RoCE front end (mlx5-roce.c) takes
+ * the received RoCE v2 frames whose destination IP is an entry's.
  *
  * The model offers RoCE v2 alone (the roce_version capability), so a
  * v1 entry is refused; an index past the table is BAD_PARAM.

@@ -2,8 +2,10 @@
 /*
  * mlx5 device model: Ethernet receive.
  *
- * A frame from the netdev backend, while the port is up: its match
- * parameters (outer headers: MACs, VLAN, ethertype, IP version,
+ * A frame from the netdev backend, while the port is up: RoCE v2 (UDP
+ * 4791) to one of the device's own GIDs goes to the RoCE front end
+ * (mlx5-roce.c), as the RDMA side's steering takes it first; else its
+ * match parameters (outer headers: MACs, VLAN, ethertype, IP version,
  * protocol, addresses, ports) are steered through the flow tables
  * (mlx5-steer.c) to a TIR, the TIR names an RQ or an RQ table (the
  * first of its RQs: one queue takes all), and the RQ, when ready, gives

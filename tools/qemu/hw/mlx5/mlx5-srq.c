@@ -15,9 +15,10 @@
  *
  * Their WQEs are linked lists (a next segment, then data segments), of
  * 16 to 512 bytes (max_wqe_sz_rq).  Every field is checked and kept in
- * MLX5SRQ for the receive path to come; the limit (lwm) is stored by
- * the ARM commands, and an SRQ named by a QP cannot be destroyed, nor
- * an XRC domain named by an SRQ or a QP.  Numbers are slot + 1.
+ * MLX5SRQ, where the RoCE front end (mlx5-roce-wqe.c) takes WQEs from;
+ * the limit (lwm) is stored by the ARM commands (no limit event yet),
+ * and an SRQ named by a QP cannot be destroyed, nor an XRC domain
+ * named by an SRQ or a QP.  Numbers are slot + 1.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
