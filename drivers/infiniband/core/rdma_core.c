@@ -62,7 +62,7 @@ enum uverbs_destroy_order {
 	UVERBS_DESTROY_ORDER_USERS,
 	/* Referred to by the above: CQ, SRQ, MR, AH, WQ. */
 	UVERBS_DESTROY_ORDER_SHARED,
-	/* Referred to by almost everything. */
+	/* Referred to by almost everything; XRC domains by their QPs and SRQs. */
 	UVERBS_DESTROY_ORDER_PD,
 	/* Event channels: CQs hold them, their fds may stay open. */
 	UVERBS_DESTROY_ORDER_FD,
@@ -76,6 +76,7 @@ uobj_destroy_order(const struct uverbs_api_object *obj)
 		return UVERBS_DESTROY_ORDER_FD;
 	switch (obj->id) {
 	case UVERBS_OBJECT_PD:
+	case UVERBS_OBJECT_XRCD:
 		return UVERBS_DESTROY_ORDER_PD;
 	case UVERBS_OBJECT_CQ:
 	case UVERBS_OBJECT_SRQ:

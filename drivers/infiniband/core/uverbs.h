@@ -10,8 +10,8 @@
  *			handlers that feed them
  *	uverbs_cmd.c	write() and extended write() commands: the
  *			dispatcher, device, context and PD commands
- *	uverbs_cmd_{mr,cq,qp,wr,srq,ah}.c  the other write() commands, by
- *			object (uverbs_write.h)
+ *	uverbs_cmd_{mr,cq,qp,wr,srq,ah,xrcd}.c  the other write()
+ *			commands, by object (uverbs_write.h)
  *	uverbs_ioctl.c	RDMA_VERBS_IOCTL: parsing attributes into a bundle,
  *			running the method, the bundle accessors
  *	uverbs_uapi.c	the ioctl method trees: finding a device's method
@@ -28,6 +28,8 @@
  *	rdma_core.c	uobjects: handle table and fd classes, lookups,
  *			create/destroy, whole-file cleanup
  *	uverbs_std_types.c the core's uobject types and their destroy
+ *	uverbs_std_types_xrcd.c  XRC domains: their type, the table of
+ *			domains shared by inode, the ioctl destroy
  */
 #ifndef OOT_RDMA_UVERBS_H
 #define OOT_RDMA_UVERBS_H
@@ -35,6 +37,7 @@
 #include <linux/cdev.h>
 #include <linux/cgroup_rdma.h>
 #include <linux/device.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -81,6 +84,18 @@ struct ib_uverbs_device {
 	 * @dev (uverbs_uapi_types.c).  Uobjects point to the types in it.
 	 */
 	struct xarray uapi_objs;
+
+	/*
+	 * The XRC domains named by a file (OPEN_XRCD with an fd): struct
+	 * uverbs_xrcd_entry, hashed by the file's inode, so that every
+	 * process opening that file on this device shares one domain
+	 * (uverbs_std_types_xrcd.c).  @xrcd_lock protects @xrcd_table and
+	 * the openers counted in those domains' usecnt: an OPEN_XRCD that
+	 * finds a domain against the last close, which frees it.  It nests
+	 * inside a file's ucontext_lock (a cleanup closes domains).
+	 */
+	struct mutex xrcd_lock;
+	DECLARE_HASHTABLE(xrcd_table, 4);
 };
 
 /*
@@ -265,8 +280,23 @@ struct ib_ucq_object {
 	u32 comp_events_reported;
 };
 
+/*
+ * An XRC domain's handle.  A process has one per OPEN_XRCD, several may
+ * name one domain (shared by inode).
+ */
+struct ib_uxrcd_object {
+	struct ib_uobject uobject;
+	/*
+	 * The QPs (XRC targets, created or opened) and XRC SRQs made
+	 * through this handle: it cannot be closed under them (-EBUSY).
+	 */
+	atomic_t refcnt;
+};
+
 struct ib_uqp_object {
 	struct ib_uevent_object uevent;
+	/* An XRC target's handle: the domain handle it was made through. */
+	struct ib_uxrcd_object *uxrcd;
 	/*
 	 * Serialises MODIFY_QP of this QP: the handle is held shared, and
 	 * ib_core leaves ordering the modifies that swap a QP's path
@@ -292,6 +322,8 @@ struct ib_uverbs_mcast_entry {
 
 struct ib_usrq_object {
 	struct ib_uevent_object uevent;
+	/* An XRC SRQ: the domain handle it was made through. */
+	struct ib_uxrcd_object *uxrcd;
 };
 
 /* ib_wq.uobject: <rdma/ib_verbs.h> names it, the core defines it. */
@@ -315,6 +347,19 @@ extern const struct uverbs_api_object uverbs_counters_object;
 extern const struct uverbs_api_object uverbs_dm_object;
 extern const struct uverbs_api_object uverbs_wq_object;
 extern const struct uverbs_api_object uverbs_rwq_ind_tbl_object;
+extern const struct uverbs_api_object uverbs_xrcd_object;
+
+/* uverbs_std_types_xrcd.c: the per-device table of shared domains. */
+void uverbs_xrcd_table_init(struct ib_uverbs_device *dev);
+void uverbs_xrcd_table_free(struct ib_uverbs_device *dev);
+/*
+ * The domain @inode names on @dev, or NULL; under dev->xrcd_lock.  A
+ * new domain is added with uverbs_xrcd_table_add(), which holds @inode.
+ */
+struct ib_xrcd *uverbs_xrcd_table_find(struct ib_uverbs_device *dev,
+				       struct inode *inode);
+int uverbs_xrcd_table_add(struct ib_uverbs_device *dev, struct inode *inode,
+			  struct ib_xrcd *xrcd);
 
 /* uverbs_main.c */
 
@@ -506,5 +551,6 @@ extern const struct uapi_definition uverbs_def_obj_mr[];
 extern const struct uapi_definition uverbs_def_obj_dm[];
 extern const struct uapi_definition uverbs_def_obj_flow[];
 extern const struct uapi_definition uverbs_def_obj_wq[];
+extern const struct uapi_definition uverbs_def_obj_xrcd[];
 
 #endif /* OOT_RDMA_UVERBS_H */

@@ -43,6 +43,8 @@
  * @no_ucontext: the command runs before the file has a user context
  * @needs_fn: offset in struct ib_device of the op the command needs,
  *	0 for none; a device without it answers -EOPNOTSUPP
+ * @needs_fn2: a second one, 0 for none (an XRC domain's commands need
+ *	both its ops)
  */
 struct uverbs_write_cmd {
 	int (*handler)(struct uverbs_attr_bundle *attrs,
@@ -53,6 +55,7 @@ struct uverbs_write_cmd {
 	u8 has_udata:1;
 	u8 no_ucontext:1;
 	size_t needs_fn;
+	size_t needs_fn2;
 };
 
 /*
@@ -606,6 +609,41 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 		.has_resp = 1,
 		.needs_fn = UVERBS_NEEDS_FN(post_srq_recv),
 	},
+	[IB_USER_VERBS_CMD_OPEN_XRCD] = {
+		.handler = ib_uverbs_open_xrcd,
+		.req_size = sizeof(struct ib_uverbs_open_xrcd),
+		.resp_size = sizeof(struct ib_uverbs_open_xrcd_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_xrcd),
+		.needs_fn2 = UVERBS_NEEDS_FN(dealloc_xrcd),
+	},
+	[IB_USER_VERBS_CMD_CLOSE_XRCD] = {
+		.handler = ib_uverbs_close_xrcd,
+		.req_size = sizeof(struct ib_uverbs_close_xrcd),
+		/* Without a context no handle exists: -ENOENT, as DEALLOC_PD. */
+		.no_ucontext = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_xrcd),
+		.needs_fn2 = UVERBS_NEEDS_FN(dealloc_xrcd),
+	},
+	[IB_USER_VERBS_CMD_CREATE_XSRQ] = {
+		.handler = ib_uverbs_create_xsrq,
+		.req_size = sizeof(struct ib_uverbs_create_xsrq),
+		.resp_size = sizeof(struct ib_uverbs_create_srq_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_srq),
+	},
+	/* Stock lists it with the XRC domain's commands: it needs the same. */
+	[IB_USER_VERBS_CMD_OPEN_QP] = {
+		.handler = ib_uverbs_open_qp,
+		.req_size = sizeof(struct ib_uverbs_open_qp),
+		.resp_size = sizeof(struct ib_uverbs_create_qp_resp),
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(alloc_xrcd),
+		.needs_fn2 = UVERBS_NEEDS_FN(dealloc_xrcd),
+	},
 };
 
 static const struct uverbs_write_cmd
@@ -678,15 +716,22 @@ static const struct uverbs_write_cmd *uverbs_write_lookup(u32 command)
 	return &table[num];
 }
 
-static bool uverbs_device_has_fn(const struct ib_device *ib_dev,
-				 const struct uverbs_write_cmd *cmd)
+static bool uverbs_device_has_op(const struct ib_device *ib_dev,
+				 size_t offset)
 {
 	const void *fn;
 
-	if (!cmd->needs_fn)
+	if (!offset)
 		return true;
-	memcpy(&fn, (const u8 *)ib_dev + cmd->needs_fn, sizeof(fn));
+	memcpy(&fn, (const u8 *)ib_dev + offset, sizeof(fn));
 	return fn;
+}
+
+static bool uverbs_device_has_fn(const struct ib_device *ib_dev,
+				 const struct uverbs_write_cmd *cmd)
+{
+	return uverbs_device_has_op(ib_dev, cmd->needs_fn) &&
+	       uverbs_device_has_op(ib_dev, cmd->needs_fn2);
 }
 
 /*

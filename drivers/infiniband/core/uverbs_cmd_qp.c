@@ -5,6 +5,11 @@
  * A QP holds its PD, both CQs (one count per role, even when the same
  * CQ serves both) and its SRQ through their usecnt, so none of them can
  * be destroyed under it.  ib_core's ib_destroy_qp_user() drops them.
+ *
+ * An XRC target QP is its XRC domain's, not the process's (ib_core's
+ * xrc.c): the uobject is a handle of it, like the ones OPEN_QP gives
+ * (uverbs_cmd_xrcd.c), and holds the domain handle it was made through
+ * (ib_uxrcd_object.refcnt).  It has no PD, CQs or SRQ of its own.
  */
 
 #include <linux/capability.h>
@@ -32,6 +37,7 @@
 
 /* The objects a new QP uses, claimed for reading while it is created. */
 struct qp_create_refs {
+	struct ib_uobject *xrcd;
 	struct ib_uobject *pd;
 	struct ib_uobject *send_cq;
 	struct ib_uobject *recv_cq;
@@ -48,18 +54,26 @@ static void qp_put_refs(struct qp_create_refs *refs)
 		uverbs_put_read(refs->send_cq);
 	if (refs->pd)
 		uverbs_put_read(refs->pd);
+	if (refs->xrcd)
+		uverbs_put_read(refs->xrcd);
 }
 
 /*
  * Claim what @cmd names: -EINVAL for a handle naming nothing suitable.
- * An XRC initiator has no receive side; the others receive on their
- * recv CQ, the send CQ when both are the same handle.
+ * An XRC target names its domain in pd_handle (a bad one is -EINVAL, as
+ * stock), and nothing else.  An XRC initiator has no receive side; the
+ * others receive on their recv CQ, the send CQ when both are the same
+ * handle.
  */
 static int qp_get_refs(struct uverbs_attr_bundle *attrs,
 		       const struct ib_uverbs_ex_create_qp *cmd,
 		       struct qp_create_refs *refs)
 {
 	int ret;
+
+	if (cmd->qp_type == IB_QPT_XRC_TGT)
+		return uverbs_get_read(&uverbs_xrcd_object, cmd->pd_handle,
+				       attrs, &refs->xrcd) ? -EINVAL : 0;
 
 	ret = uverbs_get_read(&uverbs_pd_object, cmd->pd_handle, attrs,
 			      &refs->pd);
@@ -96,10 +110,10 @@ static int qp_check_request(enum ib_qp_type qp_type, u32 create_flags)
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 	case IB_QPT_DRIVER:
 		break;
 	default:
-		/* XRC targets need an XRC domain, which we do not offer. */
 		return -EINVAL;
 	}
 	if (create_flags & ~UVERBS_QP_CREATE_FLAGS)
@@ -112,28 +126,39 @@ static int qp_check_request(enum ib_qp_type qp_type, u32 create_flags)
 
 /*
  * The objects named must be there (-ENOENT, what stock answers for an
- * ioctl attribute left out) and suit the type.
+ * ioctl attribute left out) and suit the type (-EINVAL): an XRC target
+ * names its domain and maybe an XRC SRQ, nothing else; the others a PD,
+ * CQs and maybe a basic SRQ (not an XRC initiator), no domain.
  */
 static int qp_check_users(const struct uverbs_qp_create_params *params)
 {
-	const struct ib_srq *srq;
+	const struct ib_srq *srq = params->srq ? params->srq->object : NULL;
 
+	if (params->qp_type == IB_QPT_XRC_TGT) {
+		if (params->pd || params->send_cq || params->recv_cq)
+			return -EINVAL;
+		if (!params->xrcd)
+			return -ENOENT;
+		return srq && srq->srq_type != IB_SRQT_XRC ? -EINVAL : 0;
+	}
+	if (params->xrcd || (srq && params->qp_type == IB_QPT_XRC_INI))
+		return -EINVAL;
 	if (!params->pd || !params->send_cq)
 		return -ENOENT;
 	if (params->qp_type != IB_QPT_XRC_INI && !params->recv_cq)
 		return -ENOENT;
-	if (!params->srq)
-		return 0;
-	srq = params->srq->object;
-	return srq->srq_type == IB_SRQT_XRC ? -EINVAL : 0;
+	return srq && srq->srq_type == IB_SRQT_XRC ? -EINVAL : 0;
 }
 
 static void qp_init_attr_from_params(struct ib_qp_init_attr *init,
 				     const struct uverbs_qp_create_params *params)
 {
 	init->event_handler = ib_uverbs_qp_event_handler;
-	init->send_cq = params->send_cq->object;
-	if (params->qp_type != IB_QPT_XRC_INI)
+	if (params->qp_type == IB_QPT_XRC_TGT)
+		init->xrcd = params->xrcd->object;
+	else
+		init->send_cq = params->send_cq->object;
+	if (params->recv_cq && params->qp_type != IB_QPT_XRC_INI)
 		init->recv_cq = params->recv_cq->object;
 	init->srq = params->srq ? params->srq->object : NULL;
 	init->cap = params->cap;
@@ -175,13 +200,20 @@ int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	ib_uverbs_uevent_init(&uqp->uevent, params->event_file);
 	qp_init_attr_from_params(&init, params);
 
-	qp = ib_create_qp_user(ib_dev, params->pd->object, &init,
-			       &attrs->driver_udata, uqp, NULL);
+	/* An XRC target QP is the kernel's: restrack names it ib_uverbs. */
+	qp = ib_create_qp_user(ib_dev, params->pd ? params->pd->object : NULL,
+			       &init, &attrs->driver_udata, uqp,
+			       KBUILD_MODNAME);
 	if (IS_ERR(qp)) {
 		ret = PTR_ERR(qp);
 		goto err_events;
 	}
 	ib_qp_usecnt_inc(qp);
+	if (params->xrcd) {
+		uqp->uxrcd = container_of(params->xrcd, struct ib_uxrcd_object,
+					  uobject);
+		atomic_inc(&uqp->uxrcd->refcnt);
+	}
 	uobj->object = qp;
 	uobj->user_handle = params->user_handle;
 	params->cap = init.cap;
@@ -238,6 +270,7 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 	ret = qp_get_refs(attrs, cmd, &refs);
 	if (ret)
 		goto err_refs;
+	params.xrcd = refs.xrcd;
 	params.pd = refs.pd;
 	params.send_cq = refs.send_cq;
 	params.recv_cq = refs.recv_cq ?: refs.send_cq;

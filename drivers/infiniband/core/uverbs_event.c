@@ -543,8 +543,10 @@ static void uevent_queue(struct ib_uevent_object *uevent, u32 event_type)
 void ib_uverbs_qp_event_handler(struct ib_event *event, void *context)
 {
 	struct ib_qp *qp = event->element.qp;
+	/* An opened XRC handle gets its uobject after it is listed. */
+	struct ib_uqp_object *uqp = READ_ONCE(qp->uobject);
 
-	uevent_queue(qp->uobject ? &qp->uobject->uevent : NULL, event->event);
+	uevent_queue(uqp ? &uqp->uevent : NULL, event->event);
 }
 
 void ib_uverbs_cq_event_handler(struct ib_event *event, void *context)

@@ -603,6 +603,7 @@ static void uverbs_dev_release(struct device *device)
 
 	WARN_ON(!list_empty(&dev->files));
 	uverbs_uapi_types_free(&dev->uapi_objs);
+	uverbs_xrcd_table_free(dev);
 	cleanup_srcu_struct(&dev->disassociate_srcu);
 	mutex_destroy(&dev->lists_mutex);
 	kfree(dev);
@@ -647,9 +648,11 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	INIT_LIST_HEAD(&dev->files);
 	init_waitqueue_head(&dev->files_empty);
 	rcu_assign_pointer(dev->ib_dev, ib_dev);
+	uverbs_xrcd_table_init(dev);
 	xa_init(&dev->uapi_objs);
 	ret = uverbs_uapi_types_build(ib_dev, &dev->uapi_objs);
 	if (ret) {
+		uverbs_xrcd_table_free(dev);
 		cleanup_srcu_struct(&dev->disassociate_srcu);
 		mutex_destroy(&dev->lists_mutex);
 		ida_free(&uverbs_ida, devnum);

@@ -91,6 +91,8 @@ static int uverbs_free_srq(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	ret = ib_destroy_srq_user(srq, &attrs->driver_udata);
 	if (ret)
 		return ret;
+	if (usrq->uxrcd)
+		atomic_dec(&usrq->uxrcd->refcnt);
 	ib_uverbs_uevent_release(&usrq->uevent);
 	return 0;
 }
@@ -141,9 +143,12 @@ static int uverbs_free_qp(struct ib_uobject *uobj, enum rdma_remove_reason why,
 			return ret;
 	}
 
+	/* An XRC target's handle: closed, the QP goes with its last one. */
 	ret = ib_destroy_qp_user(qp, &attrs->driver_udata);
 	if (ret)
 		return ret;
+	if (uqp->uxrcd)
+		atomic_dec(&uqp->uxrcd->refcnt);
 	ib_uverbs_uevent_release(&uqp->uevent);
 	mutex_destroy(&uqp->mcast_lock);
 	mutex_destroy(&uqp->modify_lock);

@@ -2,11 +2,11 @@
 /*
  * ib_uverbs: the ioctl method QP_CREATE.
  *
- * The framework reserves the new handle and holds the PD, CQs and SRQ
- * named for reading; uverbs_create_qp() does the rest, as for the
- * write() command.  XRC domains and receive WQ indirection tables do not
- * exist here, so their attributes are not defined: userspace falls back
- * to the write() command when it needs them.
+ * The framework reserves the new handle and holds the XRC domain, PD,
+ * CQs and SRQ named for reading; uverbs_create_qp() does the rest, as
+ * for the write() command.  Receive WQ indirection tables are not taken
+ * here, so their attribute is not defined: userspace falls back to the
+ * write() command when it needs them.
  */
 
 #include <linux/capability.h>
@@ -35,7 +35,7 @@ static struct ib_uobject *qp_attr_uobj(struct uverbs_attr_bundle *attrs,
 	return IS_ERR(uobj) ? NULL : uobj;
 }
 
-/* The types stock's ioctl creates; XRC targets need an XRC domain. */
+/* The types stock's ioctl creates. */
 static int qp_check_type(enum ib_qp_type qp_type)
 {
 	switch (qp_type) {
@@ -45,6 +45,7 @@ static int qp_check_type(enum ib_qp_type qp_type)
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 	case IB_QPT_DRIVER:
 		return 0;
 	default:
@@ -138,6 +139,7 @@ static int qp_create_params(struct uverbs_attr_bundle *attrs,
 	params->cap.max_recv_sge = cap.max_recv_sge;
 	params->cap.max_inline_data = cap.max_inline_data;
 
+	params->xrcd = qp_attr_uobj(attrs, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE);
 	params->pd = qp_attr_uobj(attrs, UVERBS_ATTR_CREATE_QP_PD_HANDLE);
 	params->send_cq = qp_attr_uobj(attrs,
 				       UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE);
@@ -201,6 +203,10 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_QP_CREATE,
 					    UVERBS_OBJECT_QP,
 					    UVERBS_ACCESS_NEW,
 					    UA_MANDATORY),
+			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE,
+					    UVERBS_OBJECT_XRCD,
+					    UVERBS_ACCESS_READ,
+					    UA_OPTIONAL),
 			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_QP_PD_HANDLE,
 					    UVERBS_OBJECT_PD,
 					    UVERBS_ACCESS_READ,

@@ -2,10 +2,9 @@
 /*
  * ib_uverbs: the ioctl method SRQ_CREATE.
  *
- * The framework reserves the new handle and holds the PD named for
- * reading; uverbs_create_srq() does the rest, as for the write()
- * command.  Only basic SRQs exist here: XRC domains do not, so their
- * attribute is not defined, and no device offers tag matching.
+ * The framework reserves the new handle and holds the PD, CQ and XRC
+ * domain named for reading; uverbs_create_srq() does the rest, as for
+ * the write() command.
  */
 
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -17,6 +16,14 @@
 #define UVERBS_MODULE_NAME ib_uverbs
 #include <rdma/uverbs_named_ioctl.h>
 
+static struct ib_uobject *srq_attr_uobj(struct uverbs_attr_bundle *attrs,
+					u16 idx)
+{
+	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs, idx);
+
+	return IS_ERR(uobj) ? NULL : uobj;
+}
+
 static int srq_create_params(struct uverbs_attr_bundle *attrs,
 			     struct uverbs_srq_create_params *params)
 {
@@ -26,17 +33,26 @@ static int srq_create_params(struct uverbs_attr_bundle *attrs,
 	ret = uverbs_get_const(&srq_type, attrs, UVERBS_ATTR_CREATE_SRQ_TYPE);
 	if (ret)
 		return ret;
+	/* In stock's order: the CQ, then what the type needs. */
+	params->srq_type = srq_type;
+	params->cq = srq_attr_uobj(attrs, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE);
+	if (ib_srq_has_cq(params->srq_type) && !params->cq)
+		return -ENOENT;
 	switch (srq_type) {
 	case IB_UVERBS_SRQT_BASIC:
 		break;
 	case IB_UVERBS_SRQT_XRC:
-		/* Its XRC domain: none can be named here. */
-		return -ENOENT;
-	case IB_UVERBS_SRQT_TM:
-		/* Its CQ, then tag matching, which no device here has. */
-		if (!uverbs_attr_is_valid(attrs, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE))
+		params->xrcd = srq_attr_uobj(attrs,
+					     UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE);
+		if (!params->xrcd)
 			return -ENOENT;
-		return -EOPNOTSUPP;
+		break;
+	case IB_UVERBS_SRQT_TM:
+		ret = uverbs_copy_from(&params->max_num_tags, attrs,
+				       UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS);
+		if (ret)
+			return ret;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -59,8 +75,7 @@ static int srq_create_params(struct uverbs_attr_bundle *attrs,
 	if (ret)
 		return ret;
 
-	params->pd = uverbs_attr_get_uobject(attrs,
-					     UVERBS_ATTR_CREATE_SRQ_PD_HANDLE);
+	params->pd = srq_attr_uobj(attrs, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE);
 	return 0;
 }
 
@@ -74,9 +89,13 @@ static int srq_create_answer(struct uverbs_attr_bundle *attrs,
 			     sizeof(params->attr.max_wr));
 	if (ret)
 		return ret;
-	return uverbs_copy_to(attrs, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE,
-			      &params->attr.max_sge,
-			      sizeof(params->attr.max_sge));
+	ret = uverbs_copy_to(attrs, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE,
+			     &params->attr.max_sge,
+			     sizeof(params->attr.max_sge));
+	if (ret || params->srq_type != IB_SRQT_XRC)
+		return ret;
+	return uverbs_copy_to(attrs, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM,
+			      &params->srqn, sizeof(params->srqn));
 }
 
 static int UVERBS_HANDLER(UVERBS_METHOD_SRQ_CREATE)(struct uverbs_attr_bundle *attrs)
@@ -105,8 +124,8 @@ static int UVERBS_HANDLER(UVERBS_METHOD_SRQ_CREATE)(struct uverbs_attr_bundle *a
 
 /*
  * EVENT_FD is a raw fd: the async event file of write()'s GET_CONTEXT
- * is no uobject, so the handler finds the event file itself.  A basic SRQ has no number, so
- * RESP_SRQ_NUM is defined but never written.
+ * is no uobject, so the handler finds the event file itself.  Only an
+ * XRC SRQ has a number: RESP_SRQ_NUM is written for it alone.
  */
 DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_SRQ_CREATE,
 			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_SRQ_HANDLE,
@@ -120,6 +139,10 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_SRQ_CREATE,
 			    UVERBS_ATTR_CONST_IN(UVERBS_ATTR_CREATE_SRQ_TYPE,
 						 enum ib_uverbs_srq_type,
 						 UA_MANDATORY),
+			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE,
+					    UVERBS_OBJECT_XRCD,
+					    UVERBS_ACCESS_READ,
+					    UA_OPTIONAL),
 			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE,
 					    UVERBS_OBJECT_CQ,
 					    UVERBS_ACCESS_READ,

@@ -49,6 +49,7 @@ static const struct uverbs_api_object *const uverbs_core_types[] = {
 	[UVERBS_OBJECT_DM] = &uverbs_dm_object,
 	[UVERBS_OBJECT_COUNTERS] = &uverbs_counters_object,
 	[UVERBS_OBJECT_ASYNC_EVENT] = &uverbs_async_event_object,
+	[UVERBS_OBJECT_XRCD] = &uverbs_xrcd_object,
 };
 
 static const struct uverbs_api_object *uapi_core_type(u16 object_id)

@@ -102,6 +102,8 @@ struct uverbs_qp_create_params {
 	u32 source_qpn;
 	bool sq_sig_all;
 	struct ib_qp_cap cap;
+	/* An XRC target's domain; it names no PD, CQ or SRQ (write()). */
+	struct ib_uobject *xrcd;
 	struct ib_uobject *pd;
 	struct ib_uobject *send_cq;
 	struct ib_uobject *recv_cq;
@@ -124,19 +126,34 @@ UVERBS_WRITE_HANDLER(ib_uverbs_destroy_qp);
 UVERBS_WRITE_HANDLER(ib_uverbs_attach_mcast);
 UVERBS_WRITE_HANDLER(ib_uverbs_detach_mcast);
 
+/* uverbs_cmd_xrcd.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_open_xrcd);
+UVERBS_WRITE_HANDLER(ib_uverbs_close_xrcd);
+UVERBS_WRITE_HANDLER(ib_uverbs_open_qp);
+
 /* uverbs_cmd_wr.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_post_send);
 UVERBS_WRITE_HANDLER(ib_uverbs_post_recv);
 UVERBS_WRITE_HANDLER(ib_uverbs_post_srq_recv);
 
 /*
- * What CREATE_SRQ asks (a basic SRQ), from either transport.  @pd is
- * claimed for reading by the caller until uverbs_create_srq() returns.
+ * What CREATE_SRQ and CREATE_XSRQ ask, from either transport.  The
+ * objects are claimed for reading by the caller until
+ * uverbs_create_srq() returns.
  */
 struct uverbs_srq_create_params {
 	u64 user_handle;
+	enum ib_srq_type srq_type;
 	struct ib_srq_attr attr;
+	/* Tag matching SRQs: how many tags. */
+	u32 max_num_tags;
 	struct ib_uobject *pd;
+	/* XRC and tag matching SRQs complete on it. */
+	struct ib_uobject *cq;
+	/* An XRC SRQ's domain. */
+	struct ib_uobject *xrcd;
+	/* Answered: an XRC SRQ's number. */
+	u32 srqn;
 	/* Where its async events go (referenced by the SRQ). */
 	struct ib_uverbs_async_event_file *event_file;
 };
@@ -147,6 +164,7 @@ int uverbs_create_srq(struct uverbs_attr_bundle *attrs,
 
 /* uverbs_cmd_srq.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_create_srq);
+UVERBS_WRITE_HANDLER(ib_uverbs_create_xsrq);
 UVERBS_WRITE_HANDLER(ib_uverbs_modify_srq);
 UVERBS_WRITE_HANDLER(ib_uverbs_query_srq);
 UVERBS_WRITE_HANDLER(ib_uverbs_destroy_srq);
