@@ -128,7 +128,8 @@ void mlx5_roce_complete(void *opaque, RoceQP *rqp, const RoceCompletion *c)
     uint8_t opcode = 0;
     uint16_t counter;
 
-    if (!qp) {
+    /* A QP without an SQ has no send WQE to complete. */
+    if (!qp || (!c->recv && !r->nslots)) {
         return;
     }
     uidx = qp->user_index;

@@ -81,13 +81,39 @@ static MLX5RoceQP *roce_qp(RoceQP *rqp)
     return container_of(rqp, MLX5RoceQP, rqp);
 }
 
-/* Byte @off of a QP's buffer, its RQ first (from page_offset). */
-static dma_addr_t qp_buf_addr(const MLX5QP *qp, uint64_t off)
+/*
+ * @len bytes at byte @off of a ring (from its page_offset, in 64ths of
+ * a page), page by page: a WQE may straddle two pages that are not
+ * adjacent in bus addresses.  The caller keeps off + len in the ring.
+ */
+static bool ring_read(MLX5State *s, const uint64_t *pas,
+                      unsigned int log_page, unsigned int page_offset,
+                      uint64_t off, void *buf, size_t len)
 {
-    uint64_t page = 4096ULL << qp->log_page_size;
+    uint64_t page = 4096ULL << log_page;
+    uint8_t *p = buf;
 
-    return mlx5_pas_addr(qp->pas, qp->log_page_size,
-                         qp->page_offset * (page >> 6) + off);
+    off += page_offset * (page >> 6);
+    while (len) {
+        size_t n = MIN(len, page - (off & (page - 1)));
+
+        if (pci_dma_read(PCI_DEVICE(s), mlx5_pas_addr(pas, log_page, off),
+                         p, n) != MEMTX_OK) {
+            return false;
+        }
+        p += n;
+        off += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* Byte @off of a QP's buffer, its RQ first. */
+static bool qp_buf_read(MLX5State *s, const MLX5QP *qp, uint64_t off,
+                        void *buf, size_t len)
+{
+    return ring_read(s, qp->pas, qp->log_page_size, qp->page_offset, off,
+                     buf, len);
 }
 
 static uint64_t qp_sq_off(const MLX5QP *qp)
@@ -96,11 +122,12 @@ static uint64_t qp_sq_off(const MLX5QP *qp)
            1ULL << (qp->log_rq_size + qp->log_rq_stride) : 0;
 }
 
-static dma_addr_t sq_bb_addr(const MLX5QP *qp, const MLX5RoceQP *r,
-                             uint32_t bb)
+/* Up to a basic block of the SQ, block @bb (modulo the ring). */
+static bool sq_bb_read(MLX5State *s, const MLX5QP *qp, const MLX5RoceQP *r,
+                       uint32_t bb, void *buf, size_t len)
 {
-    return qp_buf_addr(qp, qp_sq_off(qp) +
-                       (uint64_t)(bb & (r->nslots - 1)) * WQE_BB);
+    return qp_buf_read(s, qp, qp_sq_off(qp) +
+                       (uint64_t)(bb & (r->nslots - 1)) * WQE_BB, buf, len);
 }
 
 /* A big-endian dword of the doorbell record; false if unreadable. */
@@ -135,8 +162,7 @@ void mlx5_roce_sq_walk(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r)
         MLX5SqSlot *slot = &r->slots[r->walk_idx & (r->nslots - 1)];
         unsigned int ds;
 
-        if (pci_dma_read(PCI_DEVICE(s), sq_bb_addr(qp, r, r->walk_bb), ctrl,
-                         sizeof(ctrl)) != MEMTX_OK) {
+        if (!sq_bb_read(s, qp, r, r->walk_bb, ctrl, sizeof(ctrl))) {
             memset(ctrl, 0, sizeof(ctrl));
         }
         ds = ctrl[7] & 0x3f;
@@ -239,8 +265,7 @@ int mlx5_roce_fetch_send(void *opaque, RoceQP *rqp, uint32_t index,
     for (i = 0, end = WQE_BB; i * WQE_BB < end; i++) {
         size_t n = MIN(WQE_BB, sizeof(w) - i * WQE_BB);
 
-        if (pci_dma_read(PCI_DEVICE(s), sq_bb_addr(qp, r, slot->bb + i),
-                         w + i * WQE_BB, n) != MEMTX_OK) {
+        if (!sq_bb_read(s, qp, r, slot->bb + i, w + i * WQE_BB, n)) {
             return ROCE_WC_LOC_QP_OP_ERR;
         }
         end = (ldl_be_p(w + 4) & 0x3f) * WQE_DS;
@@ -346,7 +371,6 @@ static void rwqe_data(const uint8_t *w, size_t off, size_t len,
 static int srq_take(MLX5State *s, MLX5SRQ *srq, uint32_t srqn,
                     RoceRecvWR *wr)
 {
-    uint64_t page = 4096ULL << srq->log_page_size;
     size_t len = 1u << srq->log_stride;
     uint8_t w[RQ_WQE_MAX];
     uint32_t pc, idx;
@@ -358,11 +382,8 @@ static int srq_take(MLX5State *s, MLX5SRQ *srq, uint32_t srqn,
         return 0;
     }
     idx = srq->head & ((1u << srq->log_size) - 1);
-    if (pci_dma_read(PCI_DEVICE(s),
-                     mlx5_pas_addr(srq->pas, srq->log_page_size,
-                                   srq->page_offset * (page >> 6) +
-                                   ((uint64_t)idx << srq->log_stride)),
-                     w, len) != MEMTX_OK) {
+    if (!ring_read(s, srq->pas, srq->log_page_size, srq->page_offset,
+                   (uint64_t)idx << srq->log_stride, w, len)) {
         return -1;
     }
     /* The next segment: 2 reserved bytes, the next WQE's index. */
@@ -406,9 +427,7 @@ int mlx5_roce_take_recv(void *opaque, RoceQP *rqp, RoceRecvWR *wr,
     }
     idx = r->rq_cc & ((1u << qp->log_rq_size) - 1);
     len = MIN(1u << qp->log_rq_stride, sizeof(w));
-    if (pci_dma_read(PCI_DEVICE(s),
-                     qp_buf_addr(qp, (uint64_t)idx << qp->log_rq_stride),
-                     w, len) != MEMTX_OK) {
+    if (!qp_buf_read(s, qp, (uint64_t)idx << qp->log_rq_stride, w, len)) {
         return -1;
     }
     wr->wr_id = r->rq_cc;
