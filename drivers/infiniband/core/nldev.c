@@ -1270,7 +1270,9 @@ err:
 
 /*
  * The QPs receiving from @srq, as ranges of consecutive QP numbers; QPs
- * are tracked by QP number, so they come in ascending order.
+ * are tracked by QP number, so they come in ascending order.  An SRQ
+ * without QPs has the table too, empty, as stock sends it: the rdma
+ * tool skips an SRQ whose entry has no QP table.
  */
 static int nldev_fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
 {
@@ -1304,11 +1306,7 @@ static int nldev_fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
 		any = true;
 	}
 
-	if (!any) {
-		nla_nest_cancel(msg, table);
-		return 0;
-	}
-	if (nldev_put_qpn_range(msg, first, last))
+	if (any && nldev_put_qpn_range(msg, first, last))
 		goto err;
 	nla_nest_end(msg, table);
 	return 0;
