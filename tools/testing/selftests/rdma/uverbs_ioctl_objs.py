@@ -21,7 +21,6 @@ with no method.  The calls follow include/uapi/rdma/
 ib_user_ioctl_cmds.h; each case runs on a fresh open of uverbs0 with a
 context (write() GET_CONTEXT).
 """
-import ctypes
 import os
 import struct
 import sys
@@ -29,7 +28,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
 from uverbs_raw import (CREATE_COMP_CHANNEL, Failed, NO_HANDLE, REG_MR,  # noqa: E402
-                        attr, pages, run_case)
+                        Out, attr, check_main, handle, pages, ptr_in,
+                        run_case, u32, u64)
 
 # enum uverbs_default_objects
 OBJ_PD, OBJ_CQ, OBJ_MR, OBJ_FLOW, OBJ_XRCD = 1, 3, 7, 9, 10
@@ -43,43 +43,6 @@ UHW_OUT = NS + 1
 MANDATORY = 1
 LOCAL_WRITE, ZERO_BASED = 1, 1 << 5
 MR_LEN = 8192
-
-
-class Out:
-    """A PTR_OUT buffer of n bytes: its attribute and its value."""
-
-    def __init__(self, attr_id, n):
-        self.buf = ctypes.create_string_buffer(n)
-        self.attr = attr(attr_id, ctypes.addressof(self.buf), length=n)
-
-    def value(self, fmt):
-        return struct.unpack_from(fmt, self.buf.raw)[0]
-
-
-def ptr_in(attr_id, data):
-    """A PTR_IN attribute: inline up to 8 bytes, else a pointer (kept)."""
-    if len(data) <= 8:
-        return attr(attr_id, int.from_bytes(data.ljust(8, b"\0"), "little"),
-                    length=len(data))
-    buf = ctypes.create_string_buffer(data, len(data))
-    KEEP.append(buf)
-    return attr(attr_id, ctypes.addressof(buf), length=len(data))
-
-
-def handle(attr_id, h):
-    return attr(attr_id, h, length=0)
-
-
-def u64(attr_id, v):
-    return ptr_in(attr_id, struct.pack("<Q", v))
-
-
-def u32(attr_id, v):
-    return ptr_in(attr_id, struct.pack("<I", v))
-
-
-# Buffers the pointers of PTR_IN attributes point into.
-KEEP = []
 
 
 def setup(u):
@@ -348,21 +311,7 @@ EXPECTED = {
 
 
 def main():
-    if sys.argv[1:] == ["measure"]:
-        for name, fn in CASES.items():
-            print("    %r: %r," % (name, run_case(fn)))
-        return 0
-    if sys.argv[1:] != ["check"]:
-        print(__doc__, file=sys.stderr)
-        return 2
-    bad = 0
-    for name, fn in CASES.items():
-        got, want = run_case(fn), EXPECTED.get(name, "not measured")
-        if got != want:
-            print("%s: got %s, want %s" % (name, got, want))
-            bad += 1
-    print("done", flush=True)
-    return 1 if bad else 0
+    return check_main(__doc__, CASES, EXPECTED, run_case)
 
 
 if __name__ == "__main__":

@@ -19,16 +19,14 @@ through the driver's callbacks, with the reason stock gives.  Each case
 runs on a fresh open with a context (write() GET_CONTEXT); the last
 removes the device.
 """
-import ctypes
-import fcntl
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
 import uverbs_raw  # noqa: E402
-from uverbs_raw import RDMA_VERBS_IOCTL, Failed, attr, errname  # noqa: E402
+from uverbs_raw import (Failed, Out, attr, check_main, handle,  # noqa: E402
+                        uverbs_of, written)
 
 NS = 1 << 12
 THING, OFF, CHAN = NS, NS + 1, NS + 2
@@ -40,50 +38,14 @@ PARAMS = "/sys/module/uverbs_ns_test/parameters/"
 MANDATORY = 1
 
 
-def uverbs_of(ibdev):
-    for n in sorted(os.listdir("/sys/class/infiniband_verbs")):
-        try:
-            with open("/sys/class/infiniband_verbs/%s/ibdev" % n) as f:
-                if f.read().strip() == ibdev:
-                    return "/dev/infiniband/" + n
-        except OSError:
-            pass
-    raise Failed("no uverbs device of " + ibdev)
-
-
 def destroyed():
     with open(PARAMS + "destroyed") as f:
         return [int(x) for x in f.read().split()]
 
 
-class Out:
-    def __init__(self, attr_id, n=4):
-        self.buf = ctypes.create_string_buffer(n)
-        self.attr = attr(attr_id, ctypes.addressof(self.buf), length=n)
-
-    def u32(self):
-        return struct.unpack_from("<I", self.buf.raw)[0]
-
-
 def call(u, obj, method, attrs=b""):
-    """ioctl(RDMA_VERBS_IOCTL): the outcome and the header and attributes
-    as the kernel left them (NEW handles are written back)."""
-    buf = bytearray(struct.pack("<HHHHQII", 24 + len(attrs), obj, method,
-                                len(attrs) // 16, 0, 0, 0) + attrs)
-    try:
-        fcntl.ioctl(u.fd, RDMA_VERBS_IOCTL, buf)
-        return "ok", buf
-    except OSError as e:
-        return errname(e.errno), buf
-
-
-def written(buf, i):
-    """The data of attribute i after the call: a new handle or fd."""
-    return struct.unpack_from("<q", buf, 24 + 16 * i + 8)[0]
-
-
-def handle(attr_id, h):
-    return attr(attr_id, h, length=0)
+    """The call's outcome and buffer; the device's driver id is 0."""
+    return u.call(obj, method, attrs, driver_id=0)
 
 
 def thing(u, pd=None):
@@ -316,21 +278,7 @@ EXPECTED = {
 
 def main():
     uverbs_raw.DEV = uverbs_of("uvns0")
-    if sys.argv[1:] == ["measure"]:
-        for name, fn in CASES.items():
-            print("    %r: %r," % (name, run(fn)))
-        return 0
-    if sys.argv[1:] != ["check"]:
-        print(__doc__, file=sys.stderr)
-        return 2
-    bad = 0
-    for name, fn in CASES.items():
-        got, want = run(fn), EXPECTED.get(name, "not measured")
-        if got != want:
-            print("%s: got %s, want %s" % (name, got, want))
-            bad += 1
-    print("done", flush=True)
-    return 1 if bad else 0
+    return check_main(__doc__, CASES, EXPECTED, run)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,13 @@ POST_SEND = 28
 ATTACH_MCAST = 30
 DETACH_MCAST = 31
 CREATE_SRQ = 32
+QUERY_SRQ = 34
 DESTROY_SRQ = 35
+POST_SRQ_RECV = 36
+OPEN_XRCD = 37
+CLOSE_XRCD = 38
+CREATE_XSRQ = 39
+OPEN_QP = 40
 # extended commands: the flag, then ib_uverbs_ex_cmd_hdr
 EXTENDED = 0x80000000
 EX_QUERY_DEVICE = 1
@@ -60,7 +66,7 @@ EX_QUERY_DEVICE = 1
 LOCAL_WRITE = 1
 REMOTE_WRITE = 2
 # enum ib_uverbs_qp_type
-QPT_RC, QPT_UC, QPT_UD = 2, 3, 4
+QPT_RC, QPT_UC, QPT_UD, QPT_XRC_INI, QPT_XRC_TGT = 2, 3, 4, 9, 10
 # enum ib_qp_state, enum ib_qp_attr_mask
 QPS_INIT, QPS_RTS = 1, 3
 QP_STATE, QP_ACCESS_FLAGS, QP_PKEY_INDEX, QP_PORT = 1, 8, 16, 32
@@ -234,6 +240,18 @@ class Uverbs:
         return self.write(POST_SEND, struct.pack("<QIIII", self.resp_addr, qp, 0, 0,
                                                  wqe_size), 4)[0]
 
+    def call(self, obj, method, attrs=b"", driver_id=RXE_DRIVER_ID):
+        """ioctl(RDMA_VERBS_IOCTL): the outcome and the header and
+        attributes as the kernel left them (NEW handles are written back:
+        written())."""
+        buf = bytearray(struct.pack("<HHHHQII", 24 + len(attrs), obj, method,
+                                    len(attrs) // 16, 0, driver_id, 0) + attrs)
+        try:
+            fcntl.ioctl(self.fd, RDMA_VERBS_IOCTL, buf)
+            return "ok", buf
+        except OSError as e:
+            return errname(e.errno), buf
+
     def ioctl(self, obj, method, attrs=b"", num_attrs=None, length=None,
               reserved1=0, driver_id=RXE_DRIVER_ID):
         if num_attrs is None:
@@ -251,6 +269,87 @@ class Uverbs:
 
 def attr(attr_id, data, length=8, flags=0):
     return struct.pack("<HHHHQ", attr_id, length, flags, 0, data)
+
+
+# Buffers the pointers of PTR_IN attributes point into.
+KEEP = []
+
+
+class Out:
+    """A PTR_OUT buffer of n bytes: its attribute and its value."""
+
+    def __init__(self, attr_id, n=4):
+        self.buf = ctypes.create_string_buffer(n)
+        self.attr = attr(attr_id, ctypes.addressof(self.buf), length=n)
+
+    def value(self, fmt):
+        return struct.unpack_from(fmt, self.buf.raw)[0]
+
+    def u32(self):
+        return self.value("<I")
+
+
+def ptr_in(attr_id, data):
+    """A PTR_IN attribute: inline up to 8 bytes, else a pointer (kept)."""
+    if len(data) <= 8:
+        return attr(attr_id, int.from_bytes(data.ljust(8, b"\0"), "little"),
+                    length=len(data))
+    buf = ctypes.create_string_buffer(data, len(data))
+    KEEP.append(buf)
+    return attr(attr_id, ctypes.addressof(buf), length=len(data))
+
+
+def handle(attr_id, h):
+    """An IDR attribute naming handle h (0 for a NEW one)."""
+    return attr(attr_id, h, length=0)
+
+
+def u64(attr_id, v):
+    return ptr_in(attr_id, struct.pack("<Q", v))
+
+
+def u32(attr_id, v):
+    return ptr_in(attr_id, struct.pack("<I", v))
+
+
+def written(buf, i):
+    """The data of attribute i after Uverbs.call(): a new handle or fd."""
+    return struct.unpack_from("<q", buf, 24 + 16 * i + 8)[0]
+
+
+def uverbs_of(ibdev):
+    """The char device of the ib_device named ibdev."""
+    for n in sorted(os.listdir("/sys/class/infiniband_verbs")):
+        try:
+            with open("/sys/class/infiniband_verbs/%s/ibdev" % n) as f:
+                if f.read().strip() == ibdev:
+                    return "/dev/infiniband/" + n
+        except OSError:
+            pass
+    raise Failed("no uverbs device of " + ibdev)
+
+
+def check_main(doc, cases, expected, run):
+    """The main of a selftest whose cases are compared with a table
+    measured on the stock stack.  cases: name -> case; run(case) -> its
+    outcome.  "measure" prints every outcome as the table is written;
+    "check" prints "CASE: got X, want Y" for each mismatch, then "done",
+    and fails on a mismatch."""
+    if sys.argv[1:] == ["measure"]:
+        for name, fn in cases.items():
+            print("    %r: %r," % (name, run(fn)))
+        return 0
+    if sys.argv[1:] != ["check"]:
+        print(doc, file=sys.stderr)
+        return 2
+    bad = 0
+    for name, fn in cases.items():
+        got, want = run(fn), expected.get(name, "not measured")
+        if got != want:
+            print("%s: got %s, want %s" % (name, got, want))
+            bad += 1
+    print("done", flush=True)
+    return 1 if bad else 0
 
 
 CASES = {}
