@@ -13,8 +13,9 @@
 # receive queue's record when the peer retries); a bad lkey (a local
 # protection error CQE, the QP in ERR for QUERY_QP); a WRITE through a key
 # without remote write (remote access error); a QP moved to ERR flushes
-# its receive and send WQEs; then random WQEs, records and RoCE frames on
-# the wire: error CQEs at worst, never a dead QEMU.
+# its receive and send WQEs, and a receive posted in ERR (no doorbell:
+# the device rereads the record); then random WQEs, records and RoCE
+# frames on the wire: error CQEs at worst, never a dead QEMU.
 import os
 import random
 import struct
@@ -404,6 +405,12 @@ def errors(x):
            [(e.opcode, e.syndrome, e.qpn, e.counter) for e in c],
            [(CQE_REQ_ERR, SYND_FLUSH, b.qpn, s1),
             (CQE_REQ_ERR, SYND_FLUSH, b.qpn, s2)])
+    # A receive posted in ERR, its record alone: flushed (ib_drain_rq).
+    ri = x.post_recv(b, [(64, x.lkey, MEM + 0xA0000)])
+    c = x.poll(1)[0]
+    expect("a receive posted in ERR flushed, no doorbell",
+           (c.opcode, c.syndrome, c.qpn, c.counter),
+           (CQE_RESP_ERR, SYND_FLUSH, b.qpn, ri))
     x.drain()
     return None
 

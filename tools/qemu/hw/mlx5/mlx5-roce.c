@@ -10,7 +10,8 @@
  * context is handed to the engine whole (roce_qp_modify()); the send
  * doorbell walks the new WQEs (mlx5-roce-wqe.c) and rings the engine's.
  * XRC and the memory registration QP have no engine QP: their doorbells
- * run nothing.
+ * run nothing.  A QP in ERR rereads its RQ's record every 10 ms of
+ * virtual time, so that receives posted to it complete flushed.
  *
  * Frames: the engine's go to the netdev, except those addressed to one
  * of our own GIDs (two QPs of this device), which a loopback queue hands
@@ -48,6 +49,8 @@
 #define LOOP_MAX                1024
 /* Frames one run of the loopback bottom half delivers. */
 #define LOOP_BUDGET             256
+/* How often a QP in ERR rereads its RQ's record (virtual time). */
+#define FLUSH_POLL_NS           (10 * SCALE_MS)
 
 static MLX5RoceQP *roce_qp(RoceQP *rqp)
 {
@@ -91,6 +94,28 @@ static void roce_qp_bh(void *opaque)
     MLX5RoceQP *r = opaque;
 
     roce_qp_process(&r->rqp);
+}
+
+/*
+ * The RQ has no doorbell, and a receive posted to a QP in ERR must
+ * still complete, flushed: mlx5_ib's ib_drain_rq() posts one and waits
+ * for it.  So a QP in ERR rereads its record now and then.
+ */
+static void roce_flush_arm(MLX5RoceQP *r)
+{
+    timer_mod(r->flush_timer,
+              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + FLUSH_POLL_NS);
+}
+
+static void roce_flush_cb(void *opaque)
+{
+    MLX5RoceQP *r = opaque;
+
+    if (r->rqp.attr.state != ROCE_QPS_ERR) {
+        return;
+    }
+    roce_qp_rq_doorbell(&r->rqp);
+    roce_flush_arm(r);
 }
 
 /* A RoCE v2 entry of the GID table holding the frame's destination. */
@@ -284,6 +309,7 @@ static void roce_qp_error(void *opaque, RoceQP *rqp)
     if (qp) {
         qp->state = QP_ERR;
     }
+    roce_flush_arm(roce_qp(rqp));
 }
 
 static const RoceOps mlx5_roce_ops = {
@@ -318,6 +344,7 @@ void mlx5_roce_qp_create(MLX5State *s, MLX5QP *qp, uint32_t qpn)
     r->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, roce_qp_timer_cb, r);
     r->bh = qemu_bh_new_guarded(roce_qp_bh, r,
                                 &DEVICE(s)->mem_reentrancy_guard);
+    r->flush_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, roce_flush_cb, r);
     if (!qp->no_sq) {
         r->nslots = 1u << qp->log_sq_size;
         r->slots = g_new0(MLX5SqSlot, r->nslots);
@@ -337,6 +364,7 @@ void mlx5_roce_qp_destroy(MLX5State *s, MLX5QP *qp)
     }
     roce_qp_destroy(&r->rqp);
     timer_free(r->timer);
+    timer_free(r->flush_timer);
     qemu_bh_delete(r->bh);
     if (s->roce->gsi_qpn == r->qpn) {
         s->roce->gsi_qpn = 0;
@@ -416,12 +444,18 @@ void mlx5_roce_qp_modify(MLX5State *s, MLX5QP *qp, uint32_t qpn)
     trace_mlx5_roce_modify(qpn, a.state, a.type, a.pmtu, a.sq_psn, a.rq_psn,
                            a.dest_qpn);
     roce_qp_modify(&r->rqp, &a);
+    if (a.state == ROCE_QPS_ERR) {
+        roce_flush_arm(r);
+    } else {
+        timer_del(r->flush_timer);
+    }
 }
 
 /*
  * The send doorbell of a QP: the new WQEs get their indexes, then the
  * engine runs them (or, in ERR, flushes them).  The receive queue has
- * no doorbell: in ERR, this one flushes what was posted to it since.
+ * no doorbell: in ERR, this one flushes what was posted to it since
+ * (as the flush timer does).
  */
 void mlx5_roce_qp_doorbell(MLX5State *s, MLX5QP *qp)
 {

@@ -29,6 +29,7 @@ struct MLX5RoceQP {
     uint32_t qpn;
     QEMUTimer *timer;
     QEMUBH *bh;
+    QEMUTimer *flush_timer;     /* in ERR: looks for receives to flush */
     /* The SQ walk: the next WQE not yet given an index, its index. */
     uint16_t walk_bb;
     uint32_t walk_idx;
