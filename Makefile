@@ -27,7 +27,7 @@ VERSION := $(shell cat VERSION)
 MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
-.PHONY: all modules clean install uninstall deps check demo vm sparse \
+.PHONY: all modules clean install uninstall deps deps-qemu check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug check-long interop perf \
 	perf-pair kabi-check soak deb deb-check
 
@@ -80,6 +80,11 @@ uninstall:
 deps:
 	scripts/setup
 
+# deps, and what scripts/qemu-build needs for our QEMU with the device
+# models (make check's hardware tests).
+deps-qemu:
+	scripts/setup --qemu
+
 # The Debian package oot-rdma-dkms_$(VERSION)_all.deb in .deb-build/,
 # built with dpkg-buildpackage and dh-dkms, lintian clean (scripts/deb).
 deb:
@@ -111,7 +116,7 @@ kabi-check: modules
 # Build, static checks, harness self-test and the VM selftests; one closing
 # line `N passed, N failed, N skipped`.  STOCK=1 runs the VM selftests on
 # the in-tree stack instead of ours, for comparison.
-check: deps $(if $(filter debug,$(KERNEL)),debug-kernel)
+check: $(if $(filter debug,$(KERNEL)),deps debug-kernel,deps-qemu)
 	scripts/check
 
 # The debug-kernel tier (Documentation/infiniband/testing.rst): Debian's
@@ -126,14 +131,14 @@ check-debug:
 
 # make check with the long cases that check leaves out for its half-hour
 # bound (lib.sh, long_cases()).
-check-long: deps
+check-long: deps-qemu
 	OOT_LONG=1 scripts/check
 
 # make check-long with the cycle and race selftests at SOAK (default 4)
 # times their rounds (lib.sh, soak()): the counts they had before make
 # check's half-hour bound, and longer, in one guest of two vCPUs, where
 # the races run truly at once.  OOT_TESTS= narrows it as for check.
-soak: deps
+soak: deps-qemu
 	OOT_LONG=1 OOT_SOAK=$(or $(SOAK),4) OOT_GUESTS=1 OOT_SMP=2 scripts/check
 
 demo: deps modules
