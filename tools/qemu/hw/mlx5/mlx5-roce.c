@@ -82,11 +82,33 @@ static void roce_schedule(void *opaque, RoceQP *rqp)
     qemu_bh_schedule(roce_qp(rqp)->bh);
 }
 
+/*
+ * Engine calls from a timer or from the netdev run with the device's
+ * reentrancy guard engaged, as its bottom halves and MMIO handlers do:
+ * a completion's MSI-X write that the guest aimed at BAR0 is then
+ * refused instead of ringing a doorbell into the engine it came from.
+ */
+static bool roce_guard(MLX5State *s)
+{
+    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+    bool was = g->engaged_in_io;
+
+    g->engaged_in_io = true;
+    return was;
+}
+
+static void roce_unguard(MLX5State *s, bool was)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = was;
+}
+
 static void roce_qp_timer_cb(void *opaque)
 {
     MLX5RoceQP *r = opaque;
+    bool was = roce_guard(r->s);
 
     roce_qp_timer(&r->rqp);
+    roce_unguard(r->s, was);
 }
 
 static void roce_qp_bh(void *opaque)
@@ -110,11 +132,14 @@ static void roce_flush_arm(MLX5RoceQP *r)
 static void roce_flush_cb(void *opaque)
 {
     MLX5RoceQP *r = opaque;
+    bool was;
 
     if (r->rqp.attr.state != ROCE_QPS_ERR) {
         return;
     }
+    was = roce_guard(r->s);
     roce_qp_rq_doorbell(&r->rqp);
+    roce_unguard(r->s, was);
     roce_flush_arm(r);
 }
 
@@ -473,10 +498,14 @@ void mlx5_roce_qp_doorbell(MLX5State *s, MLX5QP *qp)
 bool mlx5_roce_rx(MLX5State *s, const uint8_t *f, size_t len,
                   const MLX5Pkt *p)
 {
+    bool was;
+
     if (!roce_frame(f, p) || !roce_dest_ours(s, f, p)) {
         return false;
     }
+    was = roce_guard(s);
     roce_engine_rx(&s->roce->eng, f, len);
+    roce_unguard(s, was);
     return true;
 }
 
