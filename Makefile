@@ -146,9 +146,11 @@ demo: deps modules
 
 # Two guests on one network: ours against the in-tree stack, both
 # directions, with captures judged by tshark and an ICRC check (A=, B=:
-# ours or stock; see scripts/interop).
+# ours or stock; A_HW=mlx5, B_HW=mlx5: that guest's NIC is the modelled
+# ConnectX; see scripts/interop).
 interop: deps modules
-	scripts/interop --a $(or $(A),ours) --b $(or $(B),stock)
+	scripts/interop --a $(or $(A),ours) --b $(or $(B),stock) \
+		$(if $(A_HW),--a-hw $(A_HW)) $(if $(B_HW),--b-hw $(B_HW))
 
 # The speed of the data path and of rdma_cm, ours against the in-tree
 # stack, interleaved VM boots (a benchmark, not part of check; an hour or
