@@ -17,8 +17,10 @@ For every pcap:
     destination address and destination QP), the BTH flags (AckReq per
     opcode, MigReq), packets per source address.
 With --strict, also fails on: AckReq on a response, or on a FIRST or
-MIDDLE packet less than 64 packets after the flow's last AckReq, MigReq set, a destination port other than 4791, more than one
-UDP source port in one flow.  --expect RC_SEND_FIRST=1 (repeatable) fails
+MIDDLE packet less than 64 packets after the flow's last AckReq (but
+for one at the PSN after the responder's last ACK: a retransmission),
+MigReq set, a destination port other than 4791, more than one UDP
+source port in one flow.  --expect RC_SEND_FIRST=1 (repeatable) fails
 unless the capture holds exactly that many packets of that opcode (names
 as printed in the summary); ackreq:NAME=COUNT counts those with AckReq
 set, packets=COUNT all RoCEv2 packets.  --spec FILE: more captures, one a
@@ -204,7 +206,10 @@ class Capture:
         self.scapy_ok = 0
         self.ackreq_bad = []
         self.ackreq_mid = 0
+        self.ackreq_resent = 0
         self.since_ack = collections.Counter()
+        # (requester, responder): the PSN of the responder's last ACK.
+        self.last_ack_psn = {}
         self.packets = 0
         self.zero_csum = 0
         # ACKs right behind a packet of their own sender (a parked ACK
@@ -261,12 +266,14 @@ class Capture:
             return
         op, flags = bth[0], bth[1]
         dqpn = struct.unpack("!I", bth[4:8])[0] & 0xffffff
+        psn = struct.unpack("!I", bth[8:12])[0] & 0xffffff
         if self.qpns is not None and dqpn not in self.qpns:
             self.packets -= 1
             return
         self.frames.add(num)
         if op == OP_RC_ACKNOWLEDGE:
             self.acks += 1
+            self.last_ack_psn[(dst, src)] = psn
             acked = [t for s, t in self.last_request.items() if s != src]
             if self.last is not None and self.last[0] == src and \
                     self.last[1] != OP_RC_ACKNOWLEDGE:
@@ -297,7 +304,14 @@ class Capture:
             elif op & 0x1f in NOT_LAST:
                 # Stock also asks for an ACK in the middle of a long
                 # message, once ACK_EVERY packets went unacknowledged.
-                if self.since_ack[flow] < ACK_EVERY:
+                if self.last_ack_psn.get((src, dst)) == (psn - 1) & 0xffffff:
+                    # The packet right after the responder's last ACK:
+                    # a go-back-N retransmission (after a timeout or a
+                    # NAK) starts there, and asks for an ACK at once.
+                    # Packets lost on the way (or by the capture) make
+                    # the count below too short to tell.
+                    self.ackreq_resent += 1
+                elif self.since_ack[flow] < ACK_EVERY:
                     self.ackreq_bad.append("frame %d (%s, %d packets after the last AckReq)"
                                            % (num, name, self.since_ack[flow]))
                 else:
@@ -364,6 +378,9 @@ class Capture:
             print("  %-28s %6d  AckReq on %d" % (name, n, self.ackreq.get(name, 0)))
         print("  AckReq on %d FIRST/MIDDLE packets, each after >= %d unacknowledged"
               % (self.ackreq_mid, ACK_EVERY))
+        if self.ackreq_resent:
+            print("  AckReq on %d FIRST/MIDDLE packets right after the peer's last ACK"
+                  " (retransmissions)" % self.ackreq_resent)
         print("  MigReq set on %d packets" % self.migreq)
         if self.zero_csum:
             print("  IPv6 UDP checksum 0 on %d packets of the file (as stock; RFC 6936)"
