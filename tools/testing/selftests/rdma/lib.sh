@@ -393,3 +393,34 @@ gid0_set() {
 	read -r g <"/sys/class/infiniband/$1/ports/1/gids/0" &&
 		[[ $g != 0000:0000:0000:0000* ]]
 }
+
+# raw_module_test MODULE SCRIPT WHAT: the two cases of a test whose
+# uverbs_raw.py SCRIPT drives the device of test module MODULE
+# (uverbs_ns, uverbs_xrc): "SCRIPT check" must print its cases and
+# "done" with no ": got " mismatch (WHAT names the case), then MODULE
+# and the stack unload.  Both skip when MODULE.ko is not installed
+# (scripts/vm --ko, see the test's head).
+raw_checked() {	# OUT: SCRIPT's output, its verdict
+	cat "$1"
+	grep -q "^done$" "$1" && ! grep -q ": got " "$1"
+}
+raw_unloaded() {	# MODULE
+	modprobe -r "$1" && rdma_unload_all
+}
+raw_module_test() {
+	local module=$1 script=$2 what=$3 dir
+
+	ktap_set_plan 2
+	rdma_unload_all
+	modprobe ib_uverbs
+	if ! modprobe "$module" 2>/dev/null; then
+		ktap_test_skip "$what" "$module.ko not installed (scripts/vm --ko, see the head of this test)"
+		ktap_test_skip "the module unloads afterwards" "$module.ko not installed"
+		return
+	fi
+	dir=$(mktemp -d)
+	python3 "$TESTDIR/$script" check >"$dir/out" 2>&1
+	ktap_test_result "$what" raw_checked "$dir/out"
+	ktap_test_result "the module unloads afterwards" raw_unloaded "$module"
+	rm -rf "$dir"
+}

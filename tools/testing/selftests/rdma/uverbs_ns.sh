@@ -20,28 +20,5 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 2
-
-rdma_unload_all
-modprobe ib_uverbs
-if ! modprobe uverbs_ns_test 2>/dev/null; then
-	ktap_test_skip "each call gets stock's outcome" "uverbs_ns_test.ko not installed (scripts/vm --ko, see the head of this test)"
-	ktap_test_skip "the module unloads afterwards" "uverbs_ns_test.ko not installed"
-	ktap_finished
-fi
-dir=$(mktemp -d)
-
-python3 "$TESTDIR/uverbs_ns.py" check >"$dir/out" 2>&1
-ns() {
-	cat "$dir/out"
-	grep -q "^done$" "$dir/out" && ! grep -q ": got " "$dir/out"
-}
-ktap_test_result "each call gets stock's outcome; destroys with stock's reasons" ns
-
-unload() {
-	modprobe -r uverbs_ns_test && rdma_unload_all
-}
-ktap_test_result "the module unloads afterwards" unload
-
-rm -rf "$dir"
+raw_module_test uverbs_ns_test uverbs_ns.py "each call gets stock's outcome; destroys with stock's reasons"
 ktap_finished

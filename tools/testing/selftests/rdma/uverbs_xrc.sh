@@ -24,28 +24,5 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 2
-
-rdma_unload_all
-modprobe ib_uverbs
-if ! modprobe uverbs_xrc_test 2>/dev/null; then
-	ktap_test_skip "each call gets stock's outcome, nothing left" "uverbs_xrc_test.ko not installed (scripts/vm --ko, see the head of this test)"
-	ktap_test_skip "the module unloads afterwards" "uverbs_xrc_test.ko not installed"
-	ktap_finished
-fi
-dir=$(mktemp -d)
-
-python3 "$TESTDIR/uverbs_xrc.py" check >"$dir/out" 2>&1
-xrc() {
-	cat "$dir/out"
-	grep -q "^done$" "$dir/out" && ! grep -q ": got " "$dir/out"
-}
-ktap_test_result "each call gets stock's outcome, nothing left" xrc
-
-unload() {
-	modprobe -r uverbs_xrc_test && rdma_unload_all
-}
-ktap_test_result "the module unloads afterwards" unload
-
-rm -rf "$dir"
+raw_module_test uverbs_xrc_test uverbs_xrc.py "each call gets stock's outcome, nothing left"
 ktap_finished
