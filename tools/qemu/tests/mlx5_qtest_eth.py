@@ -541,6 +541,80 @@ def rx(eth):
     return None
 
 
+def access_reg(eth, reg, op_mod, fields, size):
+    """ACCESS_REG of register reg: status and the register read back."""
+    inp = hdr(0x805, op_mod=op_mod, size=0x10 + size)
+    struct.pack_into(">I", inp, 8, reg)
+    for bit, width, v in fields:
+        setf(inp, 0x10, bit, width, v)
+    out = eth.run(inp, outlen=0x10 + size)
+    return out[0], out[0x10:]
+
+
+def ppcnt(eth, grp, clr=0, port=1):
+    """PPCNT group grp: its counters, 64 bits each."""
+    st, reg = access_reg(eth, 0x5008, 1, [(8, 8, port), (26, 6, grp),
+                                          (32, 1, clr)], 0x100)
+    expect("PPCNT group %d status" % grp, st, 0)
+    return [struct.unpack_from(">Q", reg, 8 + 8 * i)[0] for i in range(10)]
+
+
+def vport(eth, clear=0):
+    """QUERY_VPORT_COUNTER: (packets, octets) of its twelve counters."""
+    inp = hdr(0x770, size=0x20)
+    setf(inp, 0, 0xC0, 1, clear)
+    out = eth.run(inp, outlen=0x210)
+    expect("QUERY_VPORT_COUNTER", out[0], 0)
+    return [struct.unpack_from(">QQ", out, 0x10 + 16 * i) for i in range(12)]
+
+
+def counters(eth):
+    """Wire frames counted once each, by direction and class."""
+    before, vbefore = ppcnt(eth, 0), vport(eth)
+    frame = ipv4_udp(bytes(100))
+    eth.qt.write(DATA, frame[14:])
+    sq_post(eth, segs=[(len(frame) - 14, eth.lkey, DATA)], inline=frame[:14])
+    eth.wire.frames()
+    bcast = b"\xff" * 6 + frame[6:]
+    eth.wire.send(frame)
+    eth.wire.send(bcast)
+    rx_wait(eth, eth.ci)
+    after, vafter = ppcnt(eth, 0), vport(eth)
+    d = [a - b for a, b in zip(after, before)]
+    # 802.3: frames tx/rx, FCS and alignment errors, octets tx/rx,
+    # multicast and broadcast tx, multicast and broadcast rx
+    expect("802.3 deltas", d, [1, 2, 0, 0, len(frame), 2 * len(frame),
+                               0, 0, 0, 1])
+    vd = [(a[0] - b[0], a[1] - b[1]) for a, b in zip(vafter, vbefore)]
+    expect("vport: eth broadcast rx, unicast tx and rx",
+           (vd[6], vd[9], vd[8]), ((1, len(frame)), (1, len(frame)),
+                                   (1, len(frame))))
+    g2863 = ppcnt(eth, 1)
+    expect("RFC 2863 in octets = 802.3 octets received", g2863[0], after[5])
+    ppcnt(eth, 0, clr=1)
+    expect("PPCNT clr: zeros after", ppcnt(eth, 0), [0] * 10)
+    expect("the vport view does not clear with PPCNT",
+           vport(eth)[9], vafter[9])
+    vport(eth, clear=1)
+    expect("QUERY_VPORT_COUNTER clear", vport(eth)[9], (0, 0))
+    expect("an unknown group reads as zeros", ppcnt(eth, 0x12), [0] * 10)
+    st, _ = access_reg(eth, 0x5008, 1, [(8, 8, 2)], 0x100)
+    expect("PPCNT of port 2", st, 3)
+    # PFCC: global pause on out of reset, kept; PFC refused
+    pfcc = [(8, 8, 1)]
+    st, reg = access_reg(eth, 0x5007, 1, pfcc, 0x20)
+    expect("PFCC read", (st, reg[8] >> 7, reg[12] >> 7), (0, 1, 1))
+    st, _ = access_reg(eth, 0x5007, 0, pfcc + [(72, 8, 0x08)], 0x20)
+    expect("PFCC write with PFC on priority 3", st, 3)
+    st, _ = access_reg(eth, 0x5007, 0, pfcc + [(64, 1, 0), (96, 1, 1)], 0x20)
+    expect("PFCC write: tx pause off", st, 0)
+    st, reg = access_reg(eth, 0x5007, 1, pfcc, 0x20)
+    expect("PFCC read back", (st, reg[8] >> 7, reg[12] >> 7), (0, 0, 1))
+    st, _ = access_reg(eth, 0x5007, 1, [(8, 8, 9)], 0x20)
+    expect("PFCC of port 9", st, 3)
+    return None
+
+
 def rx_errors(eth):
     for name, seg in (("buffer outside memory", (2048, eth.lkey, OUTSIDE)),
                       ("bad key", (2048, eth.lkey ^ 0x300, DATA))):
@@ -613,6 +687,7 @@ ETH_CASES = [
     ("flow tables: groups, entries, destinations, sizes; unknown objects",
      flow_checks),
     ("receive: steering by MAC, scatter, CQE byte count and check_sum", rx),
+    ("port counters (PPCNT, QUERY_VPORT_COUNTER) and PFCC", counters),
     ("receive errors: a WQE outside memory, a bad key", rx_errors),
     ("random commands, WQEs, doorbells and frames", fuzz),
 ]

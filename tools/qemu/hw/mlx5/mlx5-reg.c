@@ -13,7 +13,9 @@
  *                    the link follows the administrative status
  *                    (mlx5-vport.c posts the port change event)
  *   PMTU             maximum, administrative and operational MTU
- *   PPCNT            port counters: zeros, the model counts nothing here
+ *   PFCC             flow control: global pause, no PFC; the settings are
+ *                    kept and read back, the wire never pauses
+ *   PPCNT            port counters (mlx5-stats.c)
  *
  * Any other register is BAD_PARAM and a trace line.
  *
@@ -29,6 +31,7 @@
 #define REG_PMTU                0x5003
 #define REG_PTYS                0x5004
 #define REG_PAOS                0x5006
+#define REG_PFCC                0x5007
 #define REG_PPCNT               0x5008
 #define REG_NODE_DESC           0x6001
 #define REG_HOST_ENDIANNESS     0x7004
@@ -160,10 +163,38 @@ static int reg_ppcnt(MLX5State *s, MLX5Cmd *cmd, const uint8_t *in,
         return reg_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                         MLX5_SYND_BAD_PARAM);
     }
-    /* Every group reads as zeros; a clear has nothing to clear. */
     MLX5_SET(ppcnt_reg, out, local_port, MLX5_GET(ppcnt_reg, in, local_port));
     MLX5_SET(ppcnt_reg, out, grp, MLX5_GET(ppcnt_reg, in, grp));
     MLX5_SET(ppcnt_reg, out, prio_tc, MLX5_GET(ppcnt_reg, in, prio_tc));
+    mlx5_stats_ppcnt(s, MLX5_GET(ppcnt_reg, in, grp),
+                     MLX5_GET(ppcnt_reg, in, clr),
+                     MLX5_ADDR_OF(ppcnt_reg, out, counter_set));
+    return MLX5_CMD_STAT_OK;
+}
+
+/*
+ * Global pause only: a write that asks for per-priority flow control
+ * (pfctx, pfcrx) is refused, as by a port without PFC; the pause
+ * settings are kept for the next read.
+ */
+static int reg_pfcc(MLX5State *s, MLX5Cmd *cmd, const uint8_t *in,
+                    uint8_t *out)
+{
+    if (!reg_port_ok(MLX5_GET(pfcc_reg, in, local_port))) {
+        return reg_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                        MLX5_SYND_BAD_PARAM);
+    }
+    if (cmd->op_mod == REG_WRITE) {
+        if (MLX5_GET(pfcc_reg, in, pfctx) || MLX5_GET(pfcc_reg, in, pfcrx)) {
+            return reg_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                            MLX5_SYND_BAD_PARAM);
+        }
+        s->pause_tx = MLX5_GET(pfcc_reg, in, pptx);
+        s->pause_rx = MLX5_GET(pfcc_reg, in, pprx);
+    }
+    MLX5_SET(pfcc_reg, out, local_port, MLX5_GET(pfcc_reg, in, local_port));
+    MLX5_SET(pfcc_reg, out, pptx, s->pause_tx);
+    MLX5_SET(pfcc_reg, out, pprx, s->pause_rx);
     return MLX5_CMD_STAT_OK;
 }
 
@@ -210,6 +241,9 @@ int mlx5_cmd_access_reg(MLX5State *s, MLX5Cmd *cmd)
     case REG_PPCNT:
         sz = MLX5_ST_SZ_BYTES(ppcnt_reg);
         break;
+    case REG_PFCC:
+        sz = MLX5_ST_SZ_BYTES(pfcc_reg);
+        break;
     default:
         trace_mlx5_access_reg_unknown(reg);
         return reg_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
@@ -236,6 +270,8 @@ int mlx5_cmd_access_reg(MLX5State *s, MLX5Cmd *cmd)
         return reg_paos(s, cmd, in, out);
     case REG_PMTU:
         return reg_pmtu(s, cmd, in, out);
+    case REG_PFCC:
+        return reg_pfcc(s, cmd, in, out);
     default:
         return reg_ppcnt(s, cmd, in, out);
     }

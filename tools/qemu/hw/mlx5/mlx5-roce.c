@@ -208,6 +208,7 @@ static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
     mlx5_pkt_parse(frame, len, &p);
     if (!roce_dest_ours(s, frame, &p)) {
         trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, false);
+        mlx5_stats_count(s, MLX5_TX, frame, len);
         qemu_send_packet(qemu_get_queue(s->nic), frame, len);
         return;
     }

@@ -218,6 +218,7 @@ ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len)
         trace_mlx5_rx_drop(len, "port down or runt");
         return len;
     }
+    mlx5_stats_count(s, MLX5_RX, buf, len);
     mlx5_pkt_parse(buf, len, &p);
     /* RoCEv2 to one of our GIDs is the RDMA side's, not the NIC's. */
     if (mlx5_roce_rx(s, buf, len, &p)) {

@@ -41,6 +41,7 @@
 static void tx_send(MLX5State *s, const uint8_t *f, size_t len)
 {
     if (s->nic) {
+        mlx5_stats_count(s, MLX5_TX, f, len);
         qemu_send_packet(qemu_get_queue(s->nic), f, len);
     }
 }

@@ -8,8 +8,8 @@
  * GUIDs (EUI-64 from the MAC).  Its state is the link's: up while the
  * port's administrative status (PAOS, mlx5-reg.c) is up, as a cable
  * always plugged in would have it; every change posts a port change
- * event, on which the driver queries the state again.  Counters (vport,
- * Q counters) read as zeros.
+ * event, on which the driver queries the state again.  The vport's
+ * counters are the port's (mlx5-stats.c); Q counters read as zeros.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -30,6 +30,9 @@
 void mlx5_vport_reset(MLX5State *s)
 {
     s->port_admin_up = false;
+    /* Global pause on, as a ConnectX port comes out of reset. */
+    s->pause_tx = true;
+    s->pause_rx = true;
     s->port_mtu = 1500 + 22;
     s->vport_mtu = 1500 + 22;
     s->vport_roce_en = false;
@@ -236,7 +239,8 @@ int mlx5_cmd_query_vport_counter(MLX5State *s, MLX5Cmd *cmd)
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                              MLX5_SYND_BAD_PARAM);
     }
-    /* Zeros: the model does not count yet. */
+    mlx5_stats_vport(s, MLX5_GET(query_vport_counter_in, cmd->in, clear),
+                     cmd->out);
     return MLX5_CMD_STAT_OK;
 }
 

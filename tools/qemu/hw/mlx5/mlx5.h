@@ -12,6 +12,7 @@
  *               and interrupts, command completion events
  *   mlx5-vsc.c  the vendor-specific PCI capability (a gateway)
  *   mlx5-reg.c  the access registers
+ *   mlx5-stats.c  the port's traffic counters
  *   mlx5-vport.c the NIC vport context and state, the link, counters
  *   mlx5-obj.c  PDs, transport domains, TIS, TIR, RQT
  *   mlx5-mkey.c memory keys (PA, MTT) and the DMA through them
@@ -364,6 +365,19 @@ typedef struct MLX5QP {
     MLX5RoceQP *roce;           /* RC, UC, UD, QP1: the engine's QP */
 } MLX5QP;
 
+/* Traffic counters of one direction, by destination class (mlx5-stats.c). */
+enum { MLX5_RX, MLX5_TX };
+enum {
+    MLX5_FRAME_UCAST,
+    MLX5_FRAME_MCAST,
+    MLX5_FRAME_BCAST,
+    MLX5_FRAME_CLASSES
+};
+typedef struct MLX5PortCounters {
+    uint64_t frames[MLX5_FRAME_CLASSES];
+    uint64_t octets[MLX5_FRAME_CLASSES];
+} MLX5PortCounters;
+
 struct MLX5State {
     PCIDevice parent_obj;
 
@@ -403,6 +417,10 @@ struct MLX5State {
     bool vport_roce_en;
     uint8_t vport_promisc;
     DECLARE_BITMAP(q_counters, MLX5_MAX_Q_COUNTERS);
+    bool pause_tx;              /* PFCC pptx, pprx: global pause */
+    bool pause_rx;
+    MLX5PortCounters port_counters[2];  /* PPCNT's: cleared by clr */
+    MLX5PortCounters vport_counters[2]; /* QUERY_VPORT_COUNTER's */
 
     /* Objects */
     MLX5Obj objs[MLX5_OBJ_TYPES][MLX5_MAX_OBJS];
@@ -513,6 +531,17 @@ bool mlx5_vsc_write(MLX5State *s, uint32_t addr, uint32_t val, int len);
 
 /* mlx5-reg.c */
 int mlx5_cmd_access_reg(MLX5State *s, MLX5Cmd *cmd);
+
+/*
+ * mlx5-stats.c: count a frame that crossed the wire (dir MLX5_RX or
+ * MLX5_TX); fill PPCNT group @grp's counter set and QUERY_VPORT_COUNTER's
+ * output, each clearing its view after the read with @clear.
+ */
+void mlx5_stats_count(MLX5State *s, int dir, const uint8_t *frame,
+                      size_t len);
+void mlx5_stats_ppcnt(MLX5State *s, unsigned int grp, bool clear,
+                      uint8_t *set);
+void mlx5_stats_vport(MLX5State *s, bool clear, uint8_t *out);
 
 /* mlx5-vport.c */
 void mlx5_vport_reset(MLX5State *s);
