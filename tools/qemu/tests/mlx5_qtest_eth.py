@@ -22,6 +22,7 @@ DBR = 0x1100000          # doorbell records, 64 bytes apart
 SQ_BUF = 0x1200000       # 64 basic blocks of 64 bytes
 RQ_BUF = 0x1300000       # 16 WQEs of 64 bytes (4 data segments)
 DATA = 0x1400000         # frame buffers
+CQR_BUF = 0x1A00000      # resized CQ rings: 1 page, then 2
 OUTSIDE = 0xFFFFFFF000   # not guest memory (256 MiB of RAM)
 MAC = bytes.fromhex("525400123456")
 
@@ -223,6 +224,51 @@ def cq_checks(eth):
     eth.qt.write(DBR, bytes(64))
     st, eth.cqn = eth.new(c())
     expect("CREATE_CQ", st, 0)
+    return None
+
+
+def cq_resize(eth):
+    """MODIFY_CQ op_mod 1: a RESIZE_CQ CQE at the producer index of the
+    old ring, the following index in the new ring; refusals."""
+    old, new, dbr = CQR_BUF, CQR_BUF + 0x4000, DBR + 0x200
+    eth.qt.write(old, bytes([0xF1]) * 4096)
+    eth.qt.write(new, bytes([0xF1]) * 8192)
+    eth.qt.write(dbr, bytes(8))
+    st, cqn = eth.new(eth.cq_in(log_size=6, dbr=dbr, pas=old))
+    expect("CREATE_CQ", st, 0)
+
+    def resize(log_size, pas, npas, select=7, cqe_sz=0, n=cqn, op_mod=1):
+        inp = hdr(0x403, op_mod=op_mod, size=0x110 + 8 * npas)
+        setf(inp, 0, 72, 24, n)
+        setf(inp, 0, 0x60, 32, select)
+        setf(inp, 0x10, 8, 3, cqe_sz)
+        setf(inp, 0x10, 99, 5, log_size)
+        for i in range(npas):
+            struct.pack_into(">Q", inp, 0x110 + 8 * i, pas + 4096 * i)
+        return eth.st(inp)
+
+    expect("resize to 128 CQEs", resize(7, new, 2), 0)
+    expect("RESIZE_CQ CQE at index 0 of the old ring, owner 0",
+           eth.qt.read(old + 63, 1)[0], 0x50)
+    expect("back to 64 CQEs", resize(6, old, 1), 0)
+    expect("RESIZE_CQ CQE at index 1 of the 128-entry ring",
+           eth.qt.read(new + 64 + 63, 1)[0], 0x50)
+    expect("the 64-entry ring's index 1 untouched before",
+           eth.qt.read(old + 64 + 63, 1)[0], 0xF1)
+    # two CQEs outstanding (the record's consumer index is 0)
+    expect("a ring smaller than what is outstanding", resize(1, new, 1), 0x3)
+    expect("no log_cq_size in the field select", resize(7, new, 2, select=6),
+           0x3)
+    expect("another CQE size", resize(7, new, 4, cqe_sz=1), 0x3)
+    expect("log size 23", resize(23, new, 0), 0x3)
+    expect("pages missing", resize(8, new, 1), 0x50)
+    expect("unknown CQ", resize(7, new, 2, n=999), 0x5)
+    expect("op_mod 2", resize(7, new, 2, op_mod=2), 0x3)
+    expect("the CQ kept its ring: next CQE index 2 of the 64",
+           resize(7, new, 2), 0)
+    expect("RESIZE_CQ CQE at index 2", eth.qt.read(old + 128 + 63, 1)[0],
+           0x50)
+    expect("DESTROY_CQ", eth.destroy(0x401, cqn), 0)
     return None
 
 
@@ -679,6 +725,8 @@ def fuzz(eth):
 ETH_CASES = [
     ("Ethernet objects: EQ, PD, TD, TIS, MKEY, port up", eth_setup),
     ("CREATE_CQ: sizes, EQ, UAR, doorbell record, pages", cq_checks),
+    ("MODIFY_CQ resize: the RESIZE_CQ CQE, the new ring, refusals",
+     cq_resize),
     ("CREATE_SQ/RQ: PD, CQ, TIS, sizes, states; MODIFY, DESTROY", wq_checks),
     ("doorbells: unknown and reset SQs, a record outside memory", doorbells),
     ("transmit: checksums, LSO segments, on the wire", tx),

@@ -19,6 +19,13 @@
  * accepted and stored: the model never delays an event, which is within
  * what moderation allows.
  *
+ * Resizing (MODIFY_CQ op_mod 1): the device writes a RESIZE_CQ CQE
+ * (opcode 5) at its producer index in the old ring, and from the next
+ * index on writes to the new ring, the index counting on; the driver
+ * copies what it had not consumed from the old ring into the new one
+ * until it meets that CQE.  The new ring must hold what is outstanding,
+ * the old one must have room for the CQE, and the CQE size stays.
+ *
  * Copyright (c) 2026 oot-rdma contributors
  */
 
@@ -34,6 +41,11 @@
 #define CQ_LOG_MAX_PAGE     18
 #define CQ_DB_ARM_SOLICITED BIT(24)
 #define EVENT_COMP          0x00
+#define CQE_RESIZE_CQ       0x5
+#define CQ_OPMOD_RESIZE     1
+#define CQ_RESIZE_LOG_SIZE  BIT(0)      /* resize_field_select bits */
+#define CQ_RESIZE_PG_OFFSET BIT(1)
+#define CQ_RESIZE_PG_SIZE   BIT(2)
 
 MLX5CQ *mlx5_cq_get(MLX5State *s, uint32_t cqn)
 {
@@ -91,29 +103,39 @@ static void cq_event(MLX5State *s, MLX5CQ *cq)
     mlx5_eq_post_to(s, cq->eqn, EVENT_COMP, 0, data);
 }
 
-bool mlx5_cq_post(MLX5State *s, uint32_t cqn, uint8_t *cqe)
+/* CQEs written and not yet consumed by the driver. */
+static uint32_t cq_outstanding(MLX5State *s, MLX5CQ *cq)
 {
-    MLX5CQ *cq = mlx5_cq_get(s, cqn);
-    uint32_t nent;
-    dma_addr_t addr;
+    return (cq->pi - cq_ci(s, cq)) & MLX5_CQ_COUNTER_MASK;
+}
 
-    if (!cq) {
-        return false;
-    }
-    nent = 1u << cq->log_size;
-    if (((cq->pi - cq_ci(s, cq)) & MLX5_CQ_COUNTER_MASK) >= nent) {
-        trace_mlx5_cq_overrun(cqn);
-        return false;
-    }
-    addr = cq_entry_addr(cq, cq->pi & (nent - 1));
+/* Write @cqe at the producer index, the owner bit last, and move on. */
+static void cq_write(MLX5State *s, MLX5CQ *cq, uint8_t *cqe)
+{
+    dma_addr_t addr = cq_entry_addr(cq, cq->pi & ((1u << cq->log_size) - 1));
+
     cqe[CQE_OP_OWN] = (cqe[CQE_OP_OWN] & ~1) |
                       ((cq->pi >> cq->log_size) & 1);
     pci_dma_write(PCI_DEVICE(s), addr, cqe, CQE_OP_OWN);
     /* The CQE is whole before the driver can take it. */
     smp_wmb();
     pci_dma_write(PCI_DEVICE(s), addr + CQE_OP_OWN, cqe + CQE_OP_OWN, 1);
-    trace_mlx5_cq_post(cqn, cq->pi, cqe[CQE_OP_OWN] >> 4);
+    trace_mlx5_cq_post(cq - s->cqs + 1, cq->pi, cqe[CQE_OP_OWN] >> 4);
     cq->pi = (cq->pi + 1) & MLX5_CQ_COUNTER_MASK;
+}
+
+bool mlx5_cq_post(MLX5State *s, uint32_t cqn, uint8_t *cqe)
+{
+    MLX5CQ *cq = mlx5_cq_get(s, cqn);
+
+    if (!cq) {
+        return false;
+    }
+    if (cq_outstanding(s, cq) >= 1u << cq->log_size) {
+        trace_mlx5_cq_overrun(cqn);
+        return false;
+    }
+    cq_write(s, cq, cqe);
     if (cq->armed) {
         cq_event(s, cq);
     }
@@ -239,6 +261,54 @@ int mlx5_cmd_destroy_cq(MLX5State *s, MLX5Cmd *cmd)
     return MLX5_CMD_STAT_OK;
 }
 
+static int cq_resize(MLX5State *s, MLX5Cmd *cmd, MLX5CQ *cq)
+{
+    size_t hdr = MLX5_BYTE_OFF(modify_cq_in, pas);
+    const uint8_t *cqc = MLX5_ADDR_OF(modify_cq_in, cmd->in, cq_context);
+    uint32_t select = MLX5_GET(modify_cq_in, cmd->in,
+        modify_field_select_resize_field_select.resize_field_select.
+        resize_field_select);
+    unsigned int log_size = MLX5_GET(cqc, cqc, log_cq_size);
+    unsigned int log_page = MLX5_GET(cqc, cqc, log_page_size);
+    uint8_t cqe[CQE_SIZE] = { 0 };
+    uint32_t npas, outstanding;
+    int st;
+
+    if (!(select & CQ_RESIZE_LOG_SIZE) || log_size > CQ_LOG_MAX_SIZE ||
+        log_page > CQ_LOG_MAX_PAGE || MLX5_GET(cqc, cqc, page_offset) ||
+        MLX5_GET(cqc, cqc, cqe_sz) != cq->cqe_128 ||
+        MLX5_GET(modify_cq_in, cmd->in, cq_umem_valid)) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                             MLX5_SYND_BAD_PARAM);
+    }
+    if (!(select & CQ_RESIZE_PG_SIZE)) {
+        log_page = cq->log_page_size;
+    }
+    /*
+     * The new ring takes what the driver has not consumed, the old one
+     * the RESIZE_CQ CQE.
+     */
+    outstanding = cq_outstanding(s, cq);
+    if (outstanding >= 1u << log_size || outstanding >= 1u << cq->log_size) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                             MLX5_SYND_BAD_PARAM);
+    }
+    npas = DIV_ROUND_UP((uint64_t)(CQE_SIZE << cq->cqe_128) << log_size,
+                        (uint64_t)4096 << log_page);
+    st = mlx5_pas_check(cmd, hdr, npas, log_page);
+    if (st) {
+        return st;
+    }
+    cqe[CQE_OP_OWN] = CQE_RESIZE_CQ << 4;
+    cq_write(s, cq, cqe);
+    g_free(cq->pas);
+    cq->pas = mlx5_pas_copy(cmd, hdr, npas);
+    cq->log_size = log_size;
+    cq->log_page_size = log_page;
+    trace_mlx5_cq_resize(cq - s->cqs + 1, log_size, cq->pi);
+    return MLX5_CMD_STAT_OK;
+}
+
 int mlx5_cmd_modify_cq(MLX5State *s, MLX5Cmd *cmd)
 {
     int st = MLX5_CMD_LEN(cmd, modify_cq);
@@ -253,7 +323,9 @@ int mlx5_cmd_modify_cq(MLX5State *s, MLX5Cmd *cmd)
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR,
                              MLX5_SYND_BAD_PARAM);
     }
-    /* op_mod 0: moderation; resizing (1) is not offered. */
+    if (cmd->op_mod == CQ_OPMOD_RESIZE) {
+        return cq_resize(s, cmd, cq);
+    }
     if (cmd->op_mod != 0) {
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                              MLX5_SYND_BAD_OP_MOD);

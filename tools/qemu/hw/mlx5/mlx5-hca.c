@@ -182,6 +182,7 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, eth_net_offloads, 1);
     MLX5_SET(cmd_hca_cap, c, nic_flow_table, 1);
     MLX5_SET(cmd_hca_cap, c, cq_moderation, 1);
+    MLX5_SET(cmd_hca_cap, c, cq_resize, 1);
     MLX5_SET(cmd_hca_cap, c, log_max_rq, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_sq, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_tir, 8);
