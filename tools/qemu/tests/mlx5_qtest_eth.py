@@ -269,6 +269,19 @@ def cq_resize(eth):
     expect("RESIZE_CQ CQE at index 2", eth.qt.read(old + 128 + 63, 1)[0],
            0x50)
     expect("DESTROY_CQ", eth.destroy(0x401, cqn), 0)
+    # a ring from half into its first page (page_offset 32 64ths), as
+    # mlx5_ib sets it for a user buffer in a larger page
+    eth.qt.write(old, bytes([0xF1]) * 8192)
+    for npas, want in ((1, 0x50), (2, 0)):
+        inp = eth.cq_in(log_size=6, dbr=dbr, pas=old, npas=npas)
+        setf(inp, 0x10, 84, 6, 32)
+        st, cqn = eth.new(inp)
+        expect("page_offset 32 with %d page(s)" % npas, st, want)
+    expect("resize", resize(6, new, 1, n=cqn), 0)
+    expect("the RESIZE_CQ CQE half into the page",
+           (eth.qt.read(old + 63, 1)[0], eth.qt.read(old + 2048 + 63, 1)[0]),
+           (0xF1, 0x50))
+    expect("DESTROY_CQ", eth.destroy(0x401, cqn), 0)
     return None
 
 

@@ -75,11 +75,27 @@ static uint32_t cq_stride(MLX5CQ *cq)
     return CQE_SIZE << cq->cqe_128;
 }
 
+/*
+ * The CQE proper of entry @idx, the last 64 bytes of the entry, from
+ * page_offset 64ths into the first page: a 128-byte entry may cross a
+ * page, its last 64 bytes never do.
+ */
 static dma_addr_t cq_entry_addr(MLX5CQ *cq, uint32_t idx)
 {
+    uint64_t page = 4096ULL << cq->log_page_size;
+
     return mlx5_pas_addr(cq->pas, cq->log_page_size,
-                         (uint64_t)idx * cq_stride(cq)) +
-           cq_stride(cq) - CQE_SIZE;
+                         (uint64_t)idx * cq_stride(cq) + cq_stride(cq) -
+                         CQE_SIZE + cq->page_offset * (page >> 6));
+}
+
+/* The pages a ring of 2^@log_size entries needs from @page_offset on. */
+static uint32_t cq_npas(unsigned int log_size, bool cqe_128,
+                        unsigned int log_page, unsigned int page_offset)
+{
+    return DIV_ROUND_UP(((uint64_t)(CQE_SIZE << cqe_128) << log_size) +
+                        page_offset * ((uint64_t)64 << log_page),
+                        (uint64_t)4096 << log_page);
 }
 
 /* The driver's consumer index, from the doorbell record. */
@@ -173,7 +189,7 @@ static int cq_check(MLX5State *s, MLX5Cmd *cmd, const uint8_t *cqc,
     /* cqe_sz 0: 64 bytes, 1: 128; no compression, no 128-byte padding */
     if (log_size > CQ_LOG_MAX_SIZE || log_page > CQ_LOG_MAX_PAGE ||
         cqe_sz > 1 || MLX5_GET(cqc, cqc, cqe_comp_en) ||
-        MLX5_GET(cqc, cqc, page_offset) || MLX5_GET(cqc, cqc, apu_cq) ||
+        MLX5_GET(cqc, cqc, apu_cq) ||
         MLX5_GET(cqc, cqc, dbr_umem_valid) ||
         (MLX5_GET64(cqc, cqc, dbr_addr) & 7) ||
         !mlx5_eq_valid(s, eqn) ||
@@ -182,8 +198,8 @@ static int cq_check(MLX5State *s, MLX5Cmd *cmd, const uint8_t *cqc,
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                              MLX5_SYND_BAD_PARAM);
     }
-    *npas = DIV_ROUND_UP((uint64_t)(CQE_SIZE << cqe_sz) << log_size,
-                         (uint64_t)4096 << log_page);
+    *npas = cq_npas(log_size, cqe_sz, log_page,
+                    MLX5_GET(cqc, cqc, page_offset));
     return MLX5_CMD_STAT_OK;
 }
 
@@ -223,6 +239,7 @@ int mlx5_cmd_create_cq(MLX5State *s, MLX5Cmd *cmd)
     cq->valid = true;
     cq->log_size = MLX5_GET(cqc, cqc, log_cq_size);
     cq->log_page_size = MLX5_GET(cqc, cqc, log_page_size);
+    cq->page_offset = MLX5_GET(cqc, cqc, page_offset);
     cq->cqe_128 = MLX5_GET(cqc, cqc, cqe_sz);
     cq->uar = MLX5_GET(cqc, cqc, uar_page);
     cq->eqn = MLX5_GET(cqc, cqc, c_eqn_or_apu_element);
@@ -270,12 +287,13 @@ static int cq_resize(MLX5State *s, MLX5Cmd *cmd, MLX5CQ *cq)
         resize_field_select);
     unsigned int log_size = MLX5_GET(cqc, cqc, log_cq_size);
     unsigned int log_page = MLX5_GET(cqc, cqc, log_page_size);
+    unsigned int page_offset = MLX5_GET(cqc, cqc, page_offset);
     uint8_t cqe[CQE_SIZE] = { 0 };
     uint32_t npas, outstanding;
     int st;
 
     if (!(select & CQ_RESIZE_LOG_SIZE) || log_size > CQ_LOG_MAX_SIZE ||
-        log_page > CQ_LOG_MAX_PAGE || MLX5_GET(cqc, cqc, page_offset) ||
+        log_page > CQ_LOG_MAX_PAGE ||
         MLX5_GET(cqc, cqc, cqe_sz) != cq->cqe_128 ||
         MLX5_GET(modify_cq_in, cmd->in, cq_umem_valid)) {
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
@@ -283,6 +301,9 @@ static int cq_resize(MLX5State *s, MLX5Cmd *cmd, MLX5CQ *cq)
     }
     if (!(select & CQ_RESIZE_PG_SIZE)) {
         log_page = cq->log_page_size;
+    }
+    if (!(select & CQ_RESIZE_PG_OFFSET)) {
+        page_offset = cq->page_offset;
     }
     /*
      * The new ring takes what the driver has not consumed, the old one
@@ -293,8 +314,7 @@ static int cq_resize(MLX5State *s, MLX5Cmd *cmd, MLX5CQ *cq)
         return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                              MLX5_SYND_BAD_PARAM);
     }
-    npas = DIV_ROUND_UP((uint64_t)(CQE_SIZE << cq->cqe_128) << log_size,
-                        (uint64_t)4096 << log_page);
+    npas = cq_npas(log_size, cq->cqe_128, log_page, page_offset);
     st = mlx5_pas_check(cmd, hdr, npas, log_page);
     if (st) {
         return st;
@@ -305,6 +325,7 @@ static int cq_resize(MLX5State *s, MLX5Cmd *cmd, MLX5CQ *cq)
     cq->pas = mlx5_pas_copy(cmd, hdr, npas);
     cq->log_size = log_size;
     cq->log_page_size = log_page;
+    cq->page_offset = page_offset;
     trace_mlx5_cq_resize(cq - s->cqs + 1, log_size, cq->pi);
     return MLX5_CMD_STAT_OK;
 }
@@ -351,6 +372,7 @@ int mlx5_cmd_query_cq(MLX5State *s, MLX5Cmd *cmd)
     }
     MLX5_SET(cqc, cqc, log_cq_size, cq->log_size);
     MLX5_SET(cqc, cqc, log_page_size, cq->log_page_size);
+    MLX5_SET(cqc, cqc, page_offset, cq->page_offset);
     MLX5_SET(cqc, cqc, cqe_sz, cq->cqe_128);
     MLX5_SET(cqc, cqc, uar_page, cq->uar);
     MLX5_SET(cqc, cqc, c_eqn_or_apu_element, cq->eqn);

@@ -171,8 +171,7 @@ static bool rx_deliver(MLX5State *s, uint32_t rqn, const uint8_t *f,
     }
     idx = rq->cc;
     wlen = 1u << rq->log_stride;
-    if (pci_dma_read(PCI_DEVICE(s), mlx5_wq_addr(rq, idx, 0), wqe, wlen) !=
-        MEMTX_OK) {
+    if (mlx5_wq_read(s, rq, idx, wqe, wlen) != MEMTX_OK) {
         memset(wqe, 0, wlen);
     }
     /* It must hold the frame: else dropped, as a port drops oversize. */

@@ -94,12 +94,33 @@ void mlx5_wq_reset(MLX5State *s)
     }
 }
 
+/*
+ * The ring starts page_offset 64ths into its first page, so an entry of
+ * more than 64 bytes may cross a page: callers read at most 64 bytes of
+ * one (a 64-byte aligned block) at an address, or use mlx5_wq_read().
+ */
 dma_addr_t mlx5_wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off)
 {
+    uint64_t page = 4096ULL << wq->log_pg_sz;
     uint64_t o = ((uint64_t)(idx & ((1u << wq->log_sz) - 1)) <<
-                  wq->log_stride) + off;
+                  wq->log_stride) + off + wq->page_offset * (page >> 6);
 
     return mlx5_pas_addr(wq->pas, wq->log_pg_sz, o);
+}
+
+/* The first @len bytes of entry @idx, in 64-byte pieces. */
+MemTxResult mlx5_wq_read(MLX5State *s, MLX5WQ *wq, uint32_t idx, void *buf,
+                         uint32_t len)
+{
+    MemTxResult r = MEMTX_OK;
+    uint32_t off, n;
+
+    for (off = 0; off < len && r == MEMTX_OK; off += n) {
+        n = MIN(64, len - off);
+        r = pci_dma_read(PCI_DEVICE(s), mlx5_wq_addr(wq, idx, off),
+                         (uint8_t *)buf + off, n);
+    }
+    return r;
 }
 
 /* Create an SQ (type 0) or RQ (1) from its context. */
@@ -123,8 +144,7 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     /* pd 0: none (the driver's drop RQ, which never receives) */
     if (MLX5_GET(wq, wqc, wq_type) != WQ_TYPE_CYCLIC ||
         log_sz > WQ_LOG_MAX_SIZE || log_stride < 4 || log_stride > 10 ||
-        log_pg > WQ_LOG_MAX_PAGE || MLX5_GET(wq, wqc, page_offset) ||
-        MLX5_GET(wq, wqc, dbr_umem_valid) ||
+        log_pg > WQ_LOG_MAX_PAGE || MLX5_GET(wq, wqc, dbr_umem_valid) ||
         MLX5_GET(wq, wqc, wq_umem_valid) ||
         (MLX5_GET64(wq, wqc, dbr_addr) & 3) ||
         (MLX5_GET(wq, wqc, pd) &&
@@ -150,7 +170,10 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
                MLX5_GET(rqc, qc, mem_rq_type)) {
         return mlx5_cmd_bad_param(cmd);
     }
-    npas = DIV_ROUND_UP((uint64_t)1 << (log_sz + log_stride),
+    /* The ring from page_offset 64ths into its first page. */
+    npas = DIV_ROUND_UP(((uint64_t)1 << (log_sz + log_stride)) +
+                        MLX5_GET(wq, wqc, page_offset) *
+                        ((uint64_t)64 << log_pg),
                         (uint64_t)4096 << log_pg);
     st = mlx5_pas_check(cmd, hdr, npas, log_pg);
     if (st) {
@@ -174,6 +197,7 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     wq->log_sz = log_sz;
     wq->log_stride = log_stride;
     wq->log_pg_sz = log_pg;
+    wq->page_offset = MLX5_GET(wq, wqc, page_offset);
     wq->pas = mlx5_pas_copy(cmd, hdr, npas);
     trace_mlx5_wq_create(wq_names[type], n + 1, log_sz, wq->cqn);
     /* sqn and rqn sit at the same place of their outputs */

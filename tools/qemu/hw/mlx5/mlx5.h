@@ -194,6 +194,7 @@ typedef struct MLX5CQ {
     bool cqe_128;
     uint8_t log_size;
     uint8_t log_page_size;
+    uint8_t page_offset;        /* in 64ths of a page */
     uint16_t period;
     uint16_t max_count;
     uint32_t uar;
@@ -214,6 +215,7 @@ typedef struct MLX5WQ {
     uint8_t log_sz;
     uint8_t log_stride;
     uint8_t log_pg_sz;
+    uint8_t page_offset;        /* in 64ths of a page */
     uint16_t cc;                /* the device's consumer counter */
     uint32_t pd;
     uint32_t cqn;
@@ -605,6 +607,8 @@ void mlx5_cq_reset(MLX5State *s);
 int mlx5_wq_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5WQ *mlx5_wq_get(MLX5State *s, unsigned int type, uint32_t n);
 dma_addr_t mlx5_wq_addr(MLX5WQ *wq, uint32_t idx, uint32_t off);
+MemTxResult mlx5_wq_read(MLX5State *s, MLX5WQ *wq, uint32_t idx, void *buf,
+                         uint32_t len);
 bool mlx5_wq_cq_busy(MLX5State *s, uint32_t cqn);
 void mlx5_sq_doorbell(MLX5State *s, unsigned int uar, uint32_t qpn_ds);
 void mlx5_wq_reset(MLX5State *s);
