@@ -361,6 +361,25 @@ def umr_qp(u):
     u.ok(qp, si)
     q = u.query(key)
     expect("revoked: free, pd2", (q["free"], q["pd"]), (1, u.pd2))
+    # A key of the cache's smallest entry (4 entries, 2 octwords) takes
+    # the 64 bytes update_mr_pas writes: a UMR writes 8 entries a block.
+    small = u.free_key(octs=2, pd=u.pd2, variant=0x71)
+    x.qt.write(XLT, entries([PAGES + 0x6000]))
+    m = mkc(acc=LR | LW | RW, pd=x.pd, variant=0x71, start=0x6000,
+            length=4096, rinval=0)
+    si = u.post(qp, small, CHECK_NOT_FREE, M_KEY | M_FREE | M_LR | M_LW |
+                M_RR | M_RW | M_A | M_PD | M_LEN | M_PAGE | M_START, m,
+                struct.pack(">IIQ", 64, x.lkey, XLT), octs=4)
+    u.ok(qp, si)
+    si = x.post_send(b, OP_WRITE, [(5, x.lkey, MEM + 0xC0000)],
+                     raddr=(0x6000, small))
+    check_req(x.poll(1)[0], b, OP_WRITE, si)
+    expect("WRITE through a 4-entry key", x.qt.read(PAGES + 0x6000, 5),
+           b"page ")
+    si = u.post(qp, small, XLT_OFFSET, 0, m,
+                struct.pack(">IIQ", 64, x.lkey, XLT), octs=4, offset=4)
+    u.err("a second block past the 4-entry key", qp, si, SYND_LEN)
+    u.rst2rts(qp)
     # The registration QP takes UMR and NOP alone.
     si = x.post_send(qp, OP_SEND, [(4, x.lkey, MEM)])
     u.err("a SEND on the registration QP", qp, si, SYND_QP_OP, OP_SEND)

@@ -37,6 +37,8 @@
 
 /* The translation entries: the first one's byte in create_mkey_in. */
 #define MKEY_MTT_OFF            MLX5_BYTE_OFF(create_mkey_in, klm_pas_mtt)
+/* A UMR writes entries 8 at a time (MLX5_UMR_MTT_ALIGNMENT, 64 bytes). */
+#define MKEY_XLT_BLOCK          8
 
 MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index)
 {
@@ -201,9 +203,12 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
         }
         /*
          * What a UMR may write later: the octword size, two entries
-         * each (a free key usually has none yet).
+         * each (a free key usually has none yet), in the 64-byte
+         * blocks a UMR writes (mlx5_ib's cache keys of 4 entries get
+         * 8, the translation padded to 64 bytes as the driver does).
          */
-        cap = MLX5_GET(mkc, mkc, translations_octword_size) * 2ULL;
+        cap = ROUND_UP(MLX5_GET(mkc, mkc, translations_octword_size) *
+                       2ULL, MKEY_XLT_BLOCK);
         if (cap > MLX5_MKEY_MAX_MTT) {
             return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR,
                                  MLX5_SYND_NO_RESOURCE);
@@ -230,6 +235,7 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
     k->umr_en = MLX5_GET(mkc, mkc, umr_en);
     k->free = MLX5_GET(mkc, mkc, free);
     k->cap = cap;
+    k->octs = MLX5_GET(mkc, mkc, translations_octword_size);
     k->variant = MLX5_GET(mkc, mkc, mkey_7_0);
     k->access = (MLX5_GET(mkc, mkc, lr) ? MLX5_MKEY_LR : 0) |
                 (MLX5_GET(mkc, mkc, lw) ? MLX5_MKEY_LW : 0) |
@@ -306,7 +312,7 @@ static int cmd_query_mkey(MLX5State *s, MLX5Cmd *cmd)
     MLX5_SET(mkc, mkc, pd, k->pd);
     MLX5_SET64(mkc, mkc, start_addr, k->start);
     MLX5_SET64(mkc, mkc, len, k->len);
-    MLX5_SET(mkc, mkc, translations_octword_size, k->cap / 2);
+    MLX5_SET(mkc, mkc, translations_octword_size, k->octs);
     MLX5_SET(mkc, mkc, log_page_size, k->log_page_size);
     /* The two 16-byte arrays follow each other: entries 0 to 3. */
     for (i = 0; i < k->nmtt && i < 4; i++) {

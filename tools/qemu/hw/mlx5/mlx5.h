@@ -185,6 +185,7 @@ typedef struct MLX5MKey {
     uint32_t pd;
     uint64_t start;             /* MTT: the virtual address of byte 0 */
     uint64_t len;
+    uint32_t octs;              /* translations_octword_size, created */
     uint32_t cap;               /* MTT: entries a UMR may write */
     uint32_t nmtt;              /* entries held (a UMR grows them) */
     uint64_t *mtt;              /* page i's bus address, from start's */
