@@ -136,7 +136,7 @@ def mkey_create(eth):
                                               log_page=lp))
         expect("CREATE_MKEY %d pages of 2^%d" % (len(pages), lp), st, 0)
         expect("DESTROY_MKEY", destroy(eth, idx), (0, 0))
-    for index in (0, 1, 1023, 1024, 0xFFFFFF):
+    for index in (0, 1, 16383, 16384, 0xFFFFFF):
         expect("DESTROY_MKEY %d" % index, destroy(eth, index)[0], BAD_RES)
     return None
 
@@ -159,7 +159,12 @@ def mkey_refusals(eth):
     bad("KSM", mkey_in(mode=3, **good), BAD_PARAM, "mode")
     bad("access mode 4 (device memory)", mkey_in(mode=4, **good), BAD_PARAM,
         "mode")
-    bad("free: for a UMR to enable", flip((1, 1), 1), BAD_PARAM, "free")
+    inp = flip((1, 1), 1)
+    setf(inp, MKC, 16, 1, 0)
+    bad("free without umr_en: no UMR may enable it", inp, BAD_PARAM, "free")
+    inp = mkey_in(mode=0, octs=0, actual=0, nent=0, **good)
+    setf(inp, MKC, 1, 1, 1)
+    bad("free PA: no translation for a UMR", inp, BAD_PARAM, "free")
     bad("BSF", flip((97, 1), 1), BAD_PARAM, "feature")
     bad("BSF octwords", flip((256, 32), 4), BAD_PARAM, "feature")
     bad("sync_umr", flip((98, 1), 1), BAD_PARAM, "feature")
@@ -201,7 +206,7 @@ def mkey_refusals(eth):
     inp = mkey_in(mode=0, octs=0, actual=0, nent=0,
                   **dict(good, start=(1 << 64) - 0x800))
     bad("PA range that wraps", inp, BAD_PARAM, "range")
-    # the table: 1022 keys from index 2, then none
+    # the table: 16382 keys from index 2, then none
     made = []
     while True:
         (st, s), idx = create(eth, mkey_in(mode=0, octs=0, actual=0, nent=0,
@@ -210,8 +215,8 @@ def mkey_refusals(eth):
             break
         made.append(idx)
     expect("table full", (st, s), (LIM, SYND["no resource"]))
-    expect("keys made, with the Ethernet ones", len(made) + 1, 1022)
-    expect("indexes", (min(made) >= 2, max(made)), (True, 1023))
+    expect("keys made, with the Ethernet ones", len(made) + 1, 16382)
+    expect("indexes", (min(made) >= 2, max(made)), (True, 16383))
     for idx in made:
         expect("DESTROY_MKEY", destroy(eth, idx), (0, 0))
     return None

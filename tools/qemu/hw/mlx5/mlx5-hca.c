@@ -143,7 +143,7 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, 22);
     MLX5_SET(cmd_hca_cap, c, log_max_srq, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 15);
-    MLX5_SET(cmd_hca_cap, c, log_max_mkey, 10);
+    MLX5_SET(cmd_hca_cap, c, log_max_mkey, MLX5_LOG_MAX_MKEYS);
     MLX5_SET(cmd_hca_cap, c, log_max_pd, 16);
     MLX5_SET(cmd_hca_cap, c, log_max_xrcd, 8);
     MLX5_SET(cmd_hca_cap, c, log_max_transport_domain, 8);
@@ -163,8 +163,11 @@ static void mlx5_caps_general(uint8_t *c)
      * RDMA (mlx5_ib): RoCE, XRC (which the driver requires: its device
      * resources are two XRC domains and an XRC SRQ), 8-byte atomics, a
      * Q counter a port (the model's 64 sets), 16 outstanding RDMA READs
-     * and atomics each way.  UMR cannot change a key's translation, so
-     * the driver registers memory with CREATE_MKEY and fills no cache.
+     * and atomics each way.  UMR changes a key's translation, size and
+     * rights (mlx5-umr.c): the driver then offers fast registration
+     * (IB_DEVICE_MEM_MGT_EXTENSIONS, which NFS and NVMe over RDMA need)
+     * of up to 2^12 pages a key, and registers user memory through its
+     * key cache, filled at load by CREATE_MKEY of free keys.
      */
     MLX5_SET(cmd_hca_cap, c, roce, 1);
     MLX5_SET(cmd_hca_cap, c, xrc, 1);
@@ -172,7 +175,8 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, max_qp_cnt, MLX5_MAX_Q_COUNTERS - 1);
     MLX5_SET(cmd_hca_cap, c, log_max_ra_req_qp, 4);
     MLX5_SET(cmd_hca_cap, c, log_max_ra_res_qp, 4);
-    MLX5_SET(cmd_hca_cap, c, umr_modify_entity_size_disabled, 1);
+    MLX5_SET(cmd_hca_cap, c, umr_modify_entity_size_disabled, 0);
+    MLX5_SET(cmd_hca_cap, c, log_max_klm_list_size, 12);
     /*
      * The port's performance counters come from QUERY_VPORT_COUNTER
      * and PPCNT (zeros), not from MAD_IFC, which the model lacks.

@@ -6,10 +6,11 @@
  * bus addresses, usually over all of memory with length64) and MTT (a
  * registered region, ibv_reg_mr: a virtual range from start_addr, its
  * pages translated by the entries that follow the key's context in
- * CREATE_MKEY).  With umr_modify_entity_size_disabled set, mlx5_ib
- * creates every user key that way (reg_create with its pages), never a
- * free key for a UMR to fill later; the model runs no UMR, so free keys,
- * KLM/KSM (indirect) keys, signature and ATS keys are refused.
+ * CREATE_MKEY, or written later by a UMR, mlx5-umr.c).  A free key
+ * (umr_en, MTT) grants nothing until a UMR enables it: mlx5_ib's key
+ * cache, which every user registration comes from, and ib_alloc_mr's
+ * fast registration keys are made so.  KLM/KSM (indirect) keys,
+ * signature and ATS keys are refused.
  *
  * A key is its index << 8 | the driver's variant byte; indexes run from
  * 2, since key 0x100 (index 1, variant 0) is the PRM's invalid key that
@@ -36,6 +37,8 @@
 
 /* The translation entries: the first one's byte in create_mkey_in. */
 #define MKEY_MTT_OFF            MLX5_BYTE_OFF(create_mkey_in, klm_pas_mtt)
+/* A UMR writes entries 8 at a time (MLX5_UMR_MTT_ALIGNMENT, 64 bytes). */
+#define MKEY_XLT_BLOCK          8
 
 MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index)
 {
@@ -143,7 +146,7 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
 {
     const uint8_t *mkc;
     unsigned int mode, i;
-    uint64_t npages = 0, j;
+    uint64_t npages = 0, cap = 0, j;
     MLX5MKey *k;
     int st;
 
@@ -158,8 +161,9 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
         /* KLM and KSM (indirect), device memory, SW ICM */
         return mkey_refuse(cmd, MLX5_SYND_MKEY_MODE);
     }
-    if (MLX5_GET(mkc, mkc, free)) {
-        /* A key a UMR is to enable: the model runs no UMR. */
+    if (MLX5_GET(mkc, mkc, free) &&
+        (mode != MKC_ACCESS_MTT || !MLX5_GET(mkc, mkc, umr_en))) {
+        /* Only a UMR enables a free key: it must take one. */
         return mkey_refuse(cmd, MLX5_SYND_MKEY_FREE);
     }
     /*
@@ -197,6 +201,18 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
         if (st) {
             return st;
         }
+        /*
+         * What a UMR may write later: the octword size, two entries
+         * each (a free key usually has none yet), in the 64-byte
+         * blocks a UMR writes (mlx5_ib's cache keys of 4 entries get
+         * 8, the translation padded to 64 bytes as the driver does).
+         */
+        cap = ROUND_UP(MLX5_GET(mkc, mkc, translations_octword_size) *
+                       2ULL, MKEY_XLT_BLOCK);
+        if (cap > MLX5_MKEY_MAX_MTT) {
+            return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR,
+                                 MLX5_SYND_NO_RESOURCE);
+        }
         /* All keys' entries together: host memory the guest sizes. */
         if (npages > MLX5_MKEY_MTT_BUDGET - s->mkey_mtts) {
             return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR,
@@ -217,6 +233,9 @@ static int cmd_create_mkey(MLX5State *s, MLX5Cmd *cmd)
     k->pa = mode == MKC_ACCESS_PA;
     k->length64 = MLX5_GET(mkc, mkc, length64);
     k->umr_en = MLX5_GET(mkc, mkc, umr_en);
+    k->free = MLX5_GET(mkc, mkc, free);
+    k->cap = cap;
+    k->octs = MLX5_GET(mkc, mkc, translations_octword_size);
     k->variant = MLX5_GET(mkc, mkc, mkey_7_0);
     k->access = (MLX5_GET(mkc, mkc, lr) ? MLX5_MKEY_LR : 0) |
                 (MLX5_GET(mkc, mkc, lw) ? MLX5_MKEY_LW : 0) |
@@ -277,7 +296,9 @@ static int cmd_query_mkey(MLX5State *s, MLX5Cmd *cmd)
     }
     MLX5_SET(mkc, mkc, access_mode_1_0, k->pa ? MKC_ACCESS_PA :
                                                 MKC_ACCESS_MTT);
+    MLX5_SET(mkc, mkc, free, k->free);
     MLX5_SET(mkc, mkc, umr_en, k->umr_en);
+    MLX5_SET(mkc, mkc, en_rinval, k->rinval);
     MLX5_SET(mkc, mkc, a, !!(k->access & MLX5_MKEY_A));
     MLX5_SET(mkc, mkc, rw, !!(k->access & MLX5_MKEY_RW));
     MLX5_SET(mkc, mkc, rr, !!(k->access & MLX5_MKEY_RR));
@@ -291,7 +312,7 @@ static int cmd_query_mkey(MLX5State *s, MLX5Cmd *cmd)
     MLX5_SET(mkc, mkc, pd, k->pd);
     MLX5_SET64(mkc, mkc, start_addr, k->start);
     MLX5_SET64(mkc, mkc, len, k->len);
-    MLX5_SET(mkc, mkc, translations_octword_size, (k->nmtt + 1) / 2);
+    MLX5_SET(mkc, mkc, translations_octword_size, k->octs);
     MLX5_SET(mkc, mkc, log_page_size, k->log_page_size);
     /* The two 16-byte arrays follow each other: entries 0 to 3. */
     for (i = 0; i < k->nmtt && i < 4; i++) {
@@ -314,6 +335,48 @@ int mlx5_mkey_exec(MLX5State *s, MLX5Cmd *cmd)
     }
 }
 
+/*
+ * Room for @n translation entries in @k, within what it was created for
+ * and the budget of all keys; new entries are 0 until a UMR writes them.
+ */
+bool mlx5_mkey_mtt_grow(MLX5State *s, MLX5MKey *k, uint64_t n)
+{
+    if (n <= k->nmtt) {
+        return true;
+    }
+    if (n > k->cap || n - k->nmtt > MLX5_MKEY_MTT_BUDGET - s->mkey_mtts) {
+        return false;
+    }
+    k->mtt = g_renew(uint64_t, k->mtt, n);
+    memset(k->mtt + k->nmtt, 0, (n - k->nmtt) * sizeof(*k->mtt));
+    s->mkey_mtts += n - k->nmtt;
+    k->nmtt = n;
+    return true;
+}
+
+/*
+ * A peer's SEND with invalidate: @key, enabled, of the QP's PD, with
+ * remote invalidation allowed (the UMR that enabled it said so), becomes
+ * free.  Its translation stays for the next UMR.
+ */
+int mlx5_mkey_invalidate(MLX5State *s, uint32_t pdn, uint32_t key)
+{
+    MLX5MKey *k = mlx5_mkey_get(s, key >> 8);
+
+    if (!k || k->variant != (key & 0xff) || k->free) {
+        return MLX5_MKEY_EKEY;
+    }
+    if (k->pd != pdn) {
+        return MLX5_MKEY_EPD;
+    }
+    if (!k->rinval || !k->umr_en || k->pa) {
+        return MLX5_MKEY_EACCESS;
+    }
+    k->free = true;
+    trace_mlx5_mkey_inval(key, pdn);
+    return MLX5_MKEY_OK;
+}
+
 int mlx5_mkey_dma(MLX5State *s, uint32_t pdn, uint32_t key,
                   unsigned int access, uint64_t va, void *buf, uint64_t len,
                   DMADirection dir)
@@ -324,9 +387,9 @@ int mlx5_mkey_dma(MLX5State *s, uint32_t pdn, uint32_t key,
     unsigned int shift;
     int ret = MLX5_MKEY_OK;
 
-    if (!k || k->variant != (key & 0xff)) {
+    if (!k || k->variant != (key & 0xff) || k->free) {
         ret = MLX5_MKEY_EKEY;
-    } else if (k->pd != pdn) {
+    } else if (k->pd != pdn && pdn != MLX5_MKEY_ANY_PD) {
         ret = MLX5_MKEY_EPD;
     } else if (access & ~k->access) {
         ret = MLX5_MKEY_EACCESS;
@@ -357,6 +420,14 @@ int mlx5_mkey_dma(MLX5State *s, uint32_t pdn, uint32_t key,
     mask = (1ULL << shift) - 1;
     base = k->start & ~mask;
     off = va - base;
+    /*
+     * A UMR may leave a key with length64 (mlx5_ib's empty regions) or
+     * fewer entries than its range: the entries bound it too.
+     */
+    if (va < base || off + len < off || (off + len - 1) >> shift >= k->nmtt) {
+        trace_mlx5_mkey_dma_err(key, pdn, access, va, len, MLX5_MKEY_ERANGE);
+        return MLX5_MKEY_ERANGE;
+    }
     while (len) {
         uint64_t idx = off >> shift;
         dma_addr_t pa = k->mtt[idx] + (off & mask);

@@ -16,7 +16,10 @@
  * 31, the bytes, padded to 16).  A WQE may wrap around the ring's end.
  * The engine numbers WQEs one by one, so the doorbell walks the new
  * ones and keeps, per index, the first basic block (the CQE's WQE
- * counter) and the opcode (the requester CQE's).
+ * counter) and the opcode (the requester CQE's).  A UMR WQE (0x25: fast
+ * registration, local invalidation) on an RC or UC QP, or on the memory
+ * registration QP (which takes nothing else but NOP), is local work: the
+ * engine hands it back in its turn and mlx5-umr.c reads it again then.
  *
  * RQ: 2^log_rq_size WQEs of data segments, a key of 0x100 ending a
  * short list; the first dword of the record is the producer, in WQEs.
@@ -44,7 +47,7 @@
 
 #define WQE_BB                  64
 #define WQE_DS                  16
-#define WQE_MAX                 (63 * WQE_DS)   /* ds is 6 bits */
+#define WQE_MAX                 MLX5_ROCE_WQE_MAX
 #define RQ_WQE_MAX              512             /* max_wqe_sz_rq */
 #define DSEG_END_LKEY           0x100
 #define DSEG_INLINE             0x80000000u
@@ -59,6 +62,7 @@
 #define OP_READ                 0x10
 #define OP_ATOMIC_CS            0x11
 #define OP_ATOMIC_FA            0x12
+#define OP_UMR                  0x25
 
 /* fm_ce_se: fence mode, CQ update, solicited event. */
 #define CTRL_FENCE_MASK         0xe0
@@ -245,6 +249,34 @@ static bool wqe_data(const uint8_t *w, size_t off, size_t end,
     return true;
 }
 
+/*
+ * The send WQE of engine index @index into @w (WQE_MAX bytes), its size
+ * in *end; false when it cannot be read or is not the WQE it should be
+ * (size 0, another QP's number, another counter).
+ */
+bool mlx5_roce_sq_wqe(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r,
+                      uint32_t index, uint8_t *w, size_t *end)
+{
+    const MLX5SqSlot *slot = &r->slots[index & (r->nslots - 1)];
+    uint32_t op_idx, qpn_ds, i;
+
+    /* Block by block: a WQE may wrap around the end of the ring. */
+    for (i = 0, *end = WQE_BB; i * WQE_BB < *end; i++) {
+        size_t n = MIN(WQE_BB, WQE_MAX - i * WQE_BB);
+
+        if (!sq_bb_read(s, qp, r, slot->bb + i, w + i * WQE_BB, n)) {
+            return false;
+        }
+        *end = (ldl_be_p(w + 4) & 0x3f) * WQE_DS;
+    }
+    op_idx = ldl_be_p(w);
+    qpn_ds = ldl_be_p(w + 4);
+    trace_mlx5_roce_wqe(r->qpn, index, slot->bb, op_idx & 0xff,
+                        *end / WQE_DS);
+    return *end && (qpn_ds >> 8) == r->qpn &&
+           ((op_idx >> 8) & 0xffff) == slot->bb;
+}
+
 int mlx5_roce_fetch_send(void *opaque, RoceQP *rqp, uint32_t index,
                          RoceSendWR *wr)
 {
@@ -252,35 +284,31 @@ int mlx5_roce_fetch_send(void *opaque, RoceQP *rqp, uint32_t index,
     MLX5RoceQP *r = roce_qp(rqp);
     MLX5QP *qp = mlx5_qp_get(s, r->qpn);
     uint8_t w[WQE_MAX];
-    const MLX5SqSlot *slot;
-    uint32_t op_idx, qpn_ds, i;
+    uint32_t op_idx;
     size_t off = WQE_DS, end;
     bool ud;
 
-    if (!qp || !r->nslots) {
+    if (!qp || !r->nslots || !mlx5_roce_sq_wqe(s, qp, r, index, w, &end)) {
         return ROCE_WC_LOC_QP_OP_ERR;
-    }
-    slot = &r->slots[index & (r->nslots - 1)];
-    /* Block by block: a WQE may wrap around the end of the ring. */
-    for (i = 0, end = WQE_BB; i * WQE_BB < end; i++) {
-        size_t n = MIN(WQE_BB, sizeof(w) - i * WQE_BB);
-
-        if (!sq_bb_read(s, qp, r, slot->bb + i, w + i * WQE_BB, n)) {
-            return ROCE_WC_LOC_QP_OP_ERR;
-        }
-        end = (ldl_be_p(w + 4) & 0x3f) * WQE_DS;
     }
     op_idx = ldl_be_p(w);
-    qpn_ds = ldl_be_p(w + 4);
-    trace_mlx5_roce_wqe(r->qpn, index, slot->bb, op_idx & 0xff, end / WQE_DS);
-    if (!end || (qpn_ds >> 8) != r->qpn ||
-        ((op_idx >> 8) & 0xffff) != slot->bb) {
-        return ROCE_WC_LOC_QP_OP_ERR;
-    }
     wr->wr_id = index;
     wr->flags = (w[11] & CTRL_CQ_UPDATE ? ROCE_WR_SIGNALED : 0) |
                 (w[11] & CTRL_SOLICITED ? ROCE_WR_SOLICITED : 0) |
                 (w[11] & CTRL_FENCE_MASK ? ROCE_WR_FENCE : 0);
+    /*
+     * UMR (fast registration, local invalidation; all the registration
+     * QP takes besides NOP) is the front end's own work, in its turn:
+     * mlx5-umr.c reads the WQE again then.
+     */
+    if ((op_idx & 0xff) == OP_UMR &&
+        (rqp->attr.type == ROCE_QPT_RC || rqp->attr.type == ROCE_QPT_UC)) {
+        wr->opcode = ROCE_WR_LOCAL;
+        return 0;
+    }
+    if (r->umr_qp && (op_idx & 0xff) != OP_NOP) {
+        return ROCE_WC_LOC_QP_OP_ERR;
+    }
     ud = rqp->attr.type == ROCE_QPT_UD || rqp->attr.type == ROCE_QPT_GSI;
     if (ud) {
         if (off + AV_LEN > end || !wqe_av(s, w + off, wr)) {

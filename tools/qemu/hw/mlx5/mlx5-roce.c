@@ -9,8 +9,10 @@
  * (the engine's "come back later").  Every state change of the QP's
  * context is handed to the engine whole (roce_qp_modify()); the send
  * doorbell walks the new WQEs (mlx5-roce-wqe.c) and rings the engine's.
- * XRC and the memory registration QP have no engine QP: their doorbells
- * run nothing.  A QP in ERR rereads its RQ's record every 10 ms of
+ * The memory registration QP (st REG_UMR) is an RC QP to the engine that
+ * never meets the wire: its WQEs are UMRs (mlx5-umr.c), local work the
+ * engine runs and completes in order.  XRC QPs have no engine QP: their
+ * doorbells run nothing.  A QP in ERR rereads its RQ's record every 10 ms of
  * virtual time, so that receives posted to it complete flushed.
  *
  * Frames: the engine's go to the netdev, except those addressed to one
@@ -23,8 +25,7 @@
  * QP's PD and the right the access needs (local read to gather, local
  * write to scatter, remote read, write, atomic for a peer's); atomics
  * are 8 bytes in the guest's (little-endian) byte order.  A peer's
- * SEND with invalidate is refused (no memory windows, no invalidation:
- * the peer gets a remote access error).
+ * SEND with invalidate frees the key it names (mlx5_mkey_invalidate()).
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -43,7 +44,11 @@
 #define QP_ST_UC                0x1
 #define QP_ST_UD                0x2
 #define QP_ST_QP1               0x8
+#define QP_ST_REG_UMR           0xc
 #define QP_ERR                  6
+
+/* The ctrl segment's opcode of a UMR WQE. */
+#define OP_UMR                  0x25
 
 /* Frames waiting in the loopback queue, at most: the rest are lost. */
 #define LOOP_MAX                1024
@@ -233,7 +238,7 @@ static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
         qpn = s->roce->gsi_qpn;
     }
     qp = mlx5_qp_get(s, qpn);
-    return qp && qp->roce ? &qp->roce->rqp : NULL;
+    return qp && qp->roce && !qp->roce->umr_qp ? &qp->roce->rqp : NULL;
 }
 
 static int roce_mem_err(int err)
@@ -312,14 +317,35 @@ static int roce_atomic(void *opaque, RoceQP *rqp, uint32_t rkey, uint64_t va,
 
 static int roce_invalidate(void *opaque, RoceQP *rqp, uint32_t rkey)
 {
-    trace_mlx5_roce_drop(0, "SEND with invalidate: not modelled");
-    return ROCE_MEM_EACCESS;
+    MLX5State *s = opaque;
+    MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
+
+    if (!qp) {
+        return ROCE_MEM_EKEY;
+    }
+    return roce_mem_err(mlx5_mkey_invalidate(s, qp->pd, rkey));
 }
 
-/* ROCE_WR_LOCAL: only NOP comes here (mlx5-roce-wqe.c). */
+/*
+ * ROCE_WR_LOCAL: NOP, or a UMR (mlx5-roce-wqe.c), read again now that
+ * its turn came.  The registration QP may change any PD's keys; a ULP's
+ * QP only its own PD's.
+ */
 static int roce_local_op(void *opaque, RoceQP *rqp, const RoceSendWR *wr)
 {
-    return 0;
+    MLX5State *s = opaque;
+    MLX5RoceQP *r = roce_qp(rqp);
+    MLX5QP *qp = mlx5_qp_get(s, r->qpn);
+    uint8_t w[MLX5_ROCE_WQE_MAX];
+    size_t len;
+
+    if (r->slots[wr->wr_id & (r->nslots - 1)].opcode != OP_UMR) {
+        return 0;
+    }
+    if (!qp || !mlx5_roce_sq_wqe(s, qp, r, wr->wr_id, w, &len)) {
+        return ROCE_WC_LOC_QP_OP_ERR;
+    }
+    return mlx5_umr_run(s, r->qpn, qp->pd, r->umr_qp, w, len);
 }
 
 /*
@@ -360,10 +386,11 @@ void mlx5_roce_qp_create(MLX5State *s, MLX5QP *qp, uint32_t qpn)
     MLX5RoceQP *r;
 
     if (qp->st != QP_ST_RC && qp->st != QP_ST_UC && qp->st != QP_ST_UD &&
-        qp->st != QP_ST_QP1) {
+        qp->st != QP_ST_QP1 && qp->st != QP_ST_REG_UMR) {
         return;
     }
     r = g_new0(MLX5RoceQP, 1);
+    r->umr_qp = qp->st == QP_ST_REG_UMR;
     roce_qp_init(&r->rqp, &s->roce->eng, r);
     r->s = s;
     r->qpn = qpn;
@@ -418,7 +445,7 @@ static void roce_attr(MLX5State *s, const MLX5QP *qp, uint32_t qpn,
 
     memset(a, 0, sizeof(*a));
     a->state = roce_state(qp->state);
-    a->type = qp->st == QP_ST_RC ? ROCE_QPT_RC :
+    a->type = qp->st == QP_ST_RC || qp->st == QP_ST_REG_UMR ? ROCE_QPT_RC :
               qp->st == QP_ST_UC ? ROCE_QPT_UC :
               qp->st == QP_ST_UD ? ROCE_QPT_UD : ROCE_QPT_GSI;
     a->qpn = qpn;

@@ -37,6 +37,8 @@ struct MLX5RoceQP {
     MLX5SqSlot *slots;          /* by index modulo nslots */
     /* The RQ: the device's consumer counter. */
     uint16_t rq_cc;
+    /* The memory registration QP (st REG_UMR): UMR and NOP, no wire. */
+    bool umr_qp;
 };
 
 /* The device's engine and its loopback queue (frames to our own GIDs). */
@@ -52,6 +54,8 @@ struct MLX5Roce {
 #define MLX5_ROCE_RECV_SRQ      (1ULL << 32)
 
 void mlx5_roce_sq_walk(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r);
+bool mlx5_roce_sq_wqe(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r,
+                      uint32_t index, uint8_t *w, size_t *end);
 int mlx5_roce_fetch_send(void *opaque, RoceQP *rqp, uint32_t index,
                          RoceSendWR *wr);
 int mlx5_roce_take_recv(void *opaque, RoceQP *rqp, RoceRecvWR *wr,
@@ -60,6 +64,13 @@ bool mlx5_roce_gid_av(MLX5State *s, uint32_t index, RoceAV *av);
 
 /* mlx5-roce-cqe.c */
 void mlx5_roce_complete(void *opaque, RoceQP *rqp, const RoceCompletion *c);
+
+/* mlx5-umr.c: a UMR WQE of @len bytes run, 0 or the RoceWCStatus */
+int mlx5_umr_run(MLX5State *s, uint32_t qpn, uint32_t qp_pd,
+                 bool privileged, const uint8_t *w, size_t len);
+
+/* mlx5-roce-wqe.c: the largest send WQE (ds is 6 bits of 16 bytes) */
+#define MLX5_ROCE_WQE_MAX       (63 * 16)
 
 /* mlx5-roce.c */
 MLX5QP *mlx5_roce_qp_of(MLX5State *s, RoceQP *rqp);

@@ -16,6 +16,8 @@
  *   mlx5-vport.c the NIC vport context and state, the link, counters
  *   mlx5-obj.c  PDs, transport domains, TIS, TIR, RQT
  *   mlx5-mkey.c memory keys (PA, MTT) and the DMA through them
+ *   mlx5-umr.c  UMR WQEs: fast registration, invalidation, the kernel's
+ *               memory registration QP
  *   mlx5-cq.c   completion queues, their doorbells and events
  *   mlx5-wq.c   SQs and RQs, the send doorbell
  *   mlx5-flow.c flow tables, groups and entries
@@ -154,9 +156,11 @@ typedef struct MLX5Obj {
  * Memory keys (mlx5-mkey.c): index << 8 | variant.  Indexes from 2 (key
  * 0x100 is the PRM's invalid key).  The translation entries are bounded
  * per key (1 GiB in 4 KiB pages) and over all keys (8 MiB of host
- * memory), as the guest sizes them.
+ * memory), as the guest sizes them.  2^14 keys: with UMR on, mlx5_ib
+ * fills its key cache at load (about 6100 free keys) before any user.
  */
-#define MLX5_MAX_MKEYS              1024    /* log_max_mkey 10 */
+#define MLX5_MAX_MKEYS              16384   /* log_max_mkey 14 */
+#define MLX5_LOG_MAX_MKEYS          14
 #define MLX5_MKEY_FIRST             2
 #define MLX5_MKEY_MAX_MTT           (1u << 18)
 #define MLX5_MKEY_MTT_BUDGET        (1u << 20)
@@ -172,7 +176,9 @@ typedef struct MLX5MKey {
     bool valid;
     bool pa;                    /* PA mode: addresses are bus addresses */
     bool length64;              /* no range: all of the address space */
-    bool umr_en;                /* kept for QUERY_MKEY; no UMR runs */
+    bool umr_en;                /* a UMR may change it */
+    bool free;                  /* no access until a UMR enables it */
+    bool rinval;                /* a peer's SEND_INV may free it */
     uint8_t variant;            /* the key's low byte */
     uint8_t access;             /* MLX5_MKEY_* */
     uint8_t relaxed;            /* relaxed ordering: write << 1 | read */
@@ -180,7 +186,9 @@ typedef struct MLX5MKey {
     uint32_t pd;
     uint64_t start;             /* MTT: the virtual address of byte 0 */
     uint64_t len;
-    uint32_t nmtt;
+    uint32_t octs;              /* translations_octword_size, created */
+    uint32_t cap;               /* MTT: entries a UMR may write */
+    uint32_t nmtt;              /* entries held (a UMR grows them) */
     uint64_t *mtt;              /* page i's bus address, from start's */
 } MLX5MKey;
 
@@ -567,6 +575,11 @@ int mlx5_mkey_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5MKey *mlx5_mkey_get(MLX5State *s, uint32_t index);
 bool mlx5_mkey_pd_busy(MLX5State *s, uint32_t pdn);
 void mlx5_mkey_reset(MLX5State *s);
+bool mlx5_mkey_mtt_grow(MLX5State *s, MLX5MKey *k, uint64_t n);
+int mlx5_mkey_invalidate(MLX5State *s, uint32_t pdn, uint32_t key);
+
+/* mlx5_mkey_dma()'s @pdn for the memory registration QP: any PD. */
+#define MLX5_MKEY_ANY_PD            UINT32_MAX
 
 /*
  * mlx5_mkey_dma()'s answers, one per check, in the order they are made.
@@ -575,7 +588,7 @@ void mlx5_mkey_reset(MLX5State *s);
  */
 enum {
     MLX5_MKEY_OK                = 0,
-    MLX5_MKEY_EKEY              = -1,   /* no key of that index, variant */
+    MLX5_MKEY_EKEY              = -1,   /* no such key, variant; free */
     MLX5_MKEY_EPD               = -2,   /* the key is another PD's */
     MLX5_MKEY_EACCESS           = -3,   /* it does not grant that access */
     MLX5_MKEY_ERANGE            = -4,   /* outside its range */

@@ -126,6 +126,42 @@ pci_function() {
 	done
 }
 
+# The modelled ConnectX-4 Lx (scripts/vm --hw mlx5) of the hw_mlx5_*
+# selftests: its PCI address, or nothing on a guest without it.
+mlx5_function() {
+	pci_function 0x15b3 0x1015
+}
+
+# mlx5_ifname: the netdev mlx5_core made for it (after modprobe
+# mlx5_core: probe takes a while under TCG), or nothing.
+mlx5_ifname() {
+	local bdf name
+	bdf=$(mlx5_function)
+	[ -n "$bdf" ] || return 1
+	name=$(ls "/sys/bus/pci/devices/$bdf/net" 2>/dev/null | head -1)
+	[ -n "$name" ] && echo "$name"
+}
+
+# mlx5_link_up IFNAME ADDR: ADDR/24 on the model's netdev, up, carrier.
+mlx5_link_up() {
+	[ -n "$1" ] && ip addr add "$2/24" dev "$1" && ip link set "$1" up &&
+		eventually 60 grep -qx 1 "/sys/class/net/$1/carrier"
+}
+
+# mlx5_ib_up: Debian's mlx5_ib and the user and CM modules, mlx5_0
+# registered (with UMR on, mlx5_ib fills its key cache first).
+mlx5_ib_up() {
+	modprobe -a mlx5_ib ib_uverbs rdma_cm rdma_ucm &&
+		eventually 120 test -d /sys/class/infiniband/mlx5_0
+}
+
+# mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
+# of an error CQE it dumped ("WC error"), a failure or a timeout.
+mlx5_log_clean() {
+	! dmesg | tail -n +$(($1 + 1)) | grep -a mlx5 |
+		grep -aiE "WC error|failed|err\(|timeout"
+}
+
 # The names of the modules this tree builds.
 oot_module_names() {
 	sed -e 's|.*/||' -e 's/\.k\?o$//' "$OOT_REPO/modules.order"

@@ -54,20 +54,7 @@ ktap_test_result "nfsd on rxe2 listens on rdma $NFS_RDMA_PORT, the client on rxe
 # io VERS MIB NAME: MIB MiB written to NAME, remounted, read back,
 # compared, also with the server's file.
 io() {
-	local v=$1 mib=$2 f=$MNT/$3
-	nfs_mount "$SERVER" "$v" "$MNT" "$EXPORT" ||
-		{ echo "NFSv$v mount failed"; return 1; }
-	dd if=/dev/urandom of="$WORK/src" bs=1M count="$mib" status=none &&
-	dd if="$WORK/src" of="$f" bs=1M oflag=direct status=none &&
-	umount "$MNT" || return 1
-	nfs_mount "$SERVER" "$v" "$MNT" "$EXPORT" ||
-		{ echo "NFSv$v mount again failed"; return 1; }
-	dd if="$f" of="$WORK/dst" bs=1M iflag=direct status=none || return 1
-	umount "$MNT" || return 1
-	expect_eq "NFSv$v: sha256 of $mib MiB read back" \
-		"$(sha256sum <"$WORK/dst")" "$(sha256sum <"$WORK/src")" &&
-	expect_eq "NFSv$v: the file on the server" \
-		"$(sha256sum <"$EXPORT/$3")" "$(sha256sum <"$WORK/src")"
+	nfs_roundtrip "$SERVER" "$1" "$2" "$3" "$MNT" "$EXPORT" "$WORK"
 }
 ktap_test_result "NFSv4.2 over RDMA: $MIB MiB written, remounted, read back" \
 	io 4.2 "$MIB" data.4.2

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The kernel ULPs' own setup, as the selftests (nfs_rdma.sh, iser.sh,
-# nvmeof_rdma.sh) and make perf (scripts/lib/perf-guest) both need it:
-# an NFS server listening on RDMA and a client mount of it, the lookups
-# of an NVMe-oF controller and namespace in sysfs, and whether a ULP has
+# nvmeof_rdma.sh, hw_mlx5_ulp.sh) and make perf (scripts/lib/perf-guest)
+# need it: an NFS server listening on RDMA, a client mount of it and a
+# round trip of data through it, an NVMe-oF target and host, the
+# lookups of a controller and namespace in sysfs, and whether a ULP has
 # let its connections go.  The caller defines eventually and expect_eq
 # (lib.sh, or perf-guest's own).
 #
@@ -176,6 +177,133 @@ nfs_mount() {
 		return
 	grep -q " $3 nfs.* .*proto=rdma" /proc/mounts ||
 		{ grep " $3 " /proc/mounts; return 1; }
+}
+
+# nfs_roundtrip SERVER VERS MIB NAME MNT EXPORT WORK: MIB MiB of random
+# data written with O_DIRECT to NAME on SERVER's share (NFS version VERS,
+# mounted on MNT), unmounted, mounted again, read back, compared, and
+# compared with the server's own file in EXPORT; the data in WORK/src.
+nfs_roundtrip() {
+	local srv=$1 v=$2 mib=$3 name=$4 mnt=$5 export=$6 work=$7
+	local f=$mnt/$name
+	nfs_mount "$srv" "$v" "$mnt" "$export" ||
+		{ echo "NFSv$v mount failed"; return 1; }
+	dd if=/dev/urandom of="$work/src" bs=1M count="$mib" status=none &&
+	dd if="$work/src" of="$f" bs=1M oflag=direct status=none &&
+	umount "$mnt" || return 1
+	nfs_mount "$srv" "$v" "$mnt" "$export" ||
+		{ echo "NFSv$v mount again failed"; return 1; }
+	dd if="$f" of="$work/dst" bs=1M iflag=direct status=none || return 1
+	umount "$mnt" || return 1
+	expect_eq "NFSv$v: sha256 of $mib MiB read back" \
+		"$(sha256sum <"$work/dst")" "$(sha256sum <"$work/src")" &&
+	expect_eq "NFSv$v: the file on the server" \
+		"$(sha256sum <"$export/$name")" "$(sha256sum <"$work/src")"
+}
+
+# The NVMe-oF target (nvmet-rdma, configfs) and host (nvme-rdma, nvme-cli)
+# of the selftests: subsystem NQN with namespace 1 a file, BACKING
+# (buffered: not on the guest's overlay root, where nvmet sees the size
+# as 0), and namespace 2 null_blk, behind port 1 on ADDR:PORT.
+NVMET_CFS=/sys/kernel/config/nvmet
+
+# nvmet_up NQN BACKING MIB: the modules, the subsystem, its namespaces
+# (the file MIB * 2 MiB).
+nvmet_up() {
+	local s=$NVMET_CFS/subsystems/$1
+	modprobe configfs
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	modprobe nvmet-rdma && modprobe nvme-rdma &&
+		modprobe null_blk nr_devices=1 gb=1 || return 1
+	truncate -s $(($3 * 2))M "$2" || return 1
+	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" || return 1
+	mkdir "$s/namespaces/1" &&
+	echo "$2" >"$s/namespaces/1/device_path" &&
+	echo 1 >"$s/namespaces/1/buffered_io" &&
+	echo 1 >"$s/namespaces/1/enable" || return 1
+	mkdir "$s/namespaces/2" &&
+	echo /dev/nullb0 >"$s/namespaces/2/device_path" &&
+	echo 1 >"$s/namespaces/2/enable"
+}
+
+# nvmet_port_up NQN ADDR PORT: port 1 on RDMA ADDR:PORT serves NQN.
+nvmet_port_up() {
+	local p=$NVMET_CFS/ports/1
+	mkdir "$p" &&
+	echo rdma >"$p/addr_trtype" &&
+	echo ipv4 >"$p/addr_adrfam" &&
+	echo "$2" >"$p/addr_traddr" &&
+	echo "$3" >"$p/addr_trsvcid" &&
+	ln -s "$NVMET_CFS/subsystems/$1" "$p/subsystems/$1"
+}
+
+# nvmet_port_down NQN: port 1 goes, whatever of it exists.
+nvmet_port_down() {
+	rm -f "$NVMET_CFS/ports/1/subsystems/$1"
+	rmdir "$NVMET_CFS/ports/1" 2>/dev/null
+	true
+}
+
+# nvme_discover ADDR PORT HOSTNQN NQN: discovery lists NQN.
+nvme_discover() {
+	local out
+	out=$(ulp_bounded nvme discover -t rdma -a "$1" -s "$2" \
+		--hostnqn="$3") || { echo "$out"; return 1; }
+	echo "$out" | grep -q "subnqn: *$4" || { echo "$out"; return 1; }
+}
+
+# nvme_connect NQN ADDR PORT HOSTNQN: a live nvme-rdma controller of NQN
+# with both namespaces.
+nvme_connect() {
+	local c
+	ulp_bounded nvme connect -t rdma -n "$1" -a "$2" -s "$3" \
+		--hostnqn="$4" || return 1
+	eventually 30 nvme_ctrl "$1" || { echo "no controller"; return 1; }
+	c=$(nvme_ctrl "$1")
+	expect_eq "$c transport" "$(cat "/sys/class/nvme/$c/transport")" rdma &&
+	eventually 30 nvme_live "$1" &&
+	eventually 30 nvme_ns_dev "$1" 1 &&
+	eventually 30 nvme_ns_dev "$1" 2
+}
+
+# nvme_io NQN MIB WORK: MIB MiB written to the file namespace with
+# O_DIRECT, read back and compared; MIB MiB read from and written to the
+# null_blk one.
+nvme_io() {
+	local f n
+	f=$(nvme_ns_dev "$1" 1) n=$(nvme_ns_dev "$1" 2)
+	if [ -z "$f" ] || [ -z "$n" ]; then
+		echo "no namespaces"
+		return 1
+	fi
+	echo "# $f: $(blockdev --getsize64 "$f") bytes, $n: $(blockdev --getsize64 "$n") bytes"
+	blk_roundtrip "$f" "$2" "$3" &&
+	dd if="$n" of=/dev/null bs=1M count="$2" iflag=direct status=none &&
+	dd if=/dev/zero of="$n" bs=1M count="$2" oflag=direct status=none
+}
+
+# nvme_disconnect NQN: the host lets its controller of NQN go.
+nvme_disconnect() {
+	ulp_bounded nvme disconnect -n "$1" || return 1
+	eventually 30 nvme_ctrl_gone "$1" ||
+		{ echo "$(nvme_ctrl "$1") still there"; return 1; }
+}
+
+# nvmet_down NQN: the host's controller, the port, the namespaces, the
+# subsystem and the NVMe modules go, whatever of them exists.
+nvmet_down() {
+	local s=$NVMET_CFS/subsystems/$1 ns
+	[ -z "$(nvme_ctrl "$1")" ] || nvme disconnect -n "$1" >/dev/null
+	nvmet_port_down "$1"
+	for ns in 1 2; do
+		[ -d "$s/namespaces/$ns" ] || continue
+		echo 0 >"$s/namespaces/$ns/enable"
+		rmdir "$s/namespaces/$ns"
+	done
+	[ ! -d "$s" ] || rmdir "$s" || return 1
+	modprobe -r nvme-rdma nvmet-rdma nvme-fabrics nvmet null_blk ||
+		{ echo "the NVMe modules did not unload"; return 1; }
 }
 
 # nfs_test_teardown MNT: a selftest's end (lib.sh and rxe_topo.sh

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The kernel ULPs on the modelled ConnectX-4 Lx: Debian's unmodified
+# mlx5_ib, rpcrdma/nfsd and nvme-rdma/nvmet-rdma over the model's RoCE
+# front end, its UMR WQEs (tools/qemu/hw/mlx5/mlx5-umr.c) and the RoCEv2
+# engine.  Needs a guest booted with it:
+#	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_ulp.sh
+# and skips on a guest without a 15b3:1015 function.
+#
+# One device, server and client both on mlx5_0, from the RoCE v2 GID of
+# the netdev's address (every packet through the model's loopback
+# queue).  Both ULPs register their I/O with IB_WR_REG_MR (a UMR WQE
+# on their own QP) and invalidate it with IB_WR_LOCAL_INV or the peer's
+# SEND with invalidate; mlx5_ib registers their buffers through its key
+# cache and its own UMR QP.  So:
+#   - mlx5_ib offers fast registration (IB_DEVICE_MEM_MGT_EXTENSIONS);
+#   - NFS over RDMA (ulp_lib.sh, as nfs_rdma.sh on rxe): nfsd on
+#     "rdma 20049", an NFSv4.2 mount with proto=rdma, MIB MiB (64)
+#     written with O_DIRECT, remounted, read back, compared, also with
+#     the server's file; NFSv3 the same as a long case; the server stops,
+#     the NFS modules unload, no RC QP is left;
+#   - NVMe over RDMA (ulp_lib.sh, as nvmeof_rdma.sh on rxe): a target
+#     with a file and a null_blk namespace, discovery, connect, MIB MiB
+#     of O_DIRECT writes read back and compared, disconnect, teardown;
+#   - mlx5_ib logs no WC error (an error CQE it dumps) and no failed
+#     UMR, and unloads.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ulp_lib.sh"
+
+ADDR=192.0.2.1
+MIB=${ULP_MIB:-64}
+NQN=nqn.2026-12.org.oot-rdma:hw-mlx5-ulp
+HOSTNQN=nqn.2026-12.org.oot-rdma:host
+PORT=4420
+MNT=$(mktemp -d)
+WORK=$(mktemp -d)
+EXPORT=$(mktemp -d -p /dev/shm nfsexp-XXXXXX)
+BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
+NFS_CASES=5
+NVME_CASES=6
+PLAN=$((3 + NFS_CASES + NVME_CASES + 1))
+trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
+
+ktap_print_header
+ktap_set_plan $PLAN
+
+if [ -z "$(mlx5_function)" ]; then
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_test_skip "mlx5 ULP case $i" \
+			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
+	done
+	ktap_finished
+fi
+
+rdma_unload_all
+modprobe mlx5_core
+eventually 180 mlx5_ifname >/dev/null
+ifname=$(mlx5_ifname)
+ktap_test_result "mlx5e netdev $ifname up with $ADDR" \
+	mlx5_link_up "$ifname" $ADDR
+before=$(dmesg | wc -l)
+ktap_test_result "mlx5_ib registers mlx5_0" mlx5_ib_up
+
+fast_reg() {
+	ibv_devinfo -d mlx5_0 -v | grep -q MEM_MGT_EXTENSIONS ||
+		{ ibv_devinfo -d mlx5_0 -v | grep -A8 device_cap_flags; return 1; }
+}
+ktap_test_result "mlx5_0 offers fast registration (MEM_MGT_EXTENSIONS)" \
+	fast_reg
+
+# NFS over RDMA ----------------------------------------------------------
+if missing=$(nfs_tools_missing); then
+	for ((i = 1; i <= NFS_CASES; i++)); do
+		ktap_test_skip "NFS over RDMA case $i" \
+			"$missing is not installed (scripts/setup installs it)"
+	done
+else
+	ktap_test_result "nfsd listens on rdma $NFS_RDMA_PORT on mlx5_0" \
+		nfs_server_up $ADDR "$EXPORT"
+	ktap_test_result "NFSv4.2 over mlx5_0: $MIB MiB written, remounted, read back" \
+		nfs_roundtrip $ADDR 4.2 "$MIB" data.4.2 "$MNT" "$EXPORT" "$WORK"
+	long_case "NFSv3 over mlx5_0: $MIB MiB written, remounted, read back" \
+		nfs_roundtrip $ADDR 3 "$MIB" data.3 "$MNT" "$EXPORT" "$WORK"
+	nfs_down() {
+		! mountpoint -q "$MNT" || umount "$MNT"
+		nfs_server_down || return 1
+		eventually 30 no_rc_qps || { rdma res show qp; return 1; }
+		eventually 30 nfs_unload ||
+			{ echo "the NFS modules did not unload"; return 1; }
+	}
+	ktap_test_result "NFS: the server stops, no QP left, the modules unload" \
+		nfs_down
+	ktap_test_result "mlx5_ib logs no WC error after NFS" \
+		mlx5_log_clean "$before"
+fi
+
+# NVMe over RDMA ---------------------------------------------------------
+if ! command -v nvme >/dev/null; then
+	for ((i = 1; i <= NVME_CASES; i++)); do
+		ktap_test_skip "NVMe over RDMA case $i" \
+			"nvme-cli is not installed (scripts/setup installs it)"
+	done
+else
+	nvme_target_up() {
+		nvmet_up "$NQN" "$BACKING" "$MIB" &&
+			nvmet_port_up "$NQN" $ADDR $PORT
+	}
+	ktap_test_result "nvmet-rdma target on mlx5_0: a file and a null_blk namespace" \
+		nvme_target_up
+	ktap_test_result "nvme discover -t rdma on mlx5_0 lists the subsystem" \
+		nvme_discover $ADDR $PORT "$HOSTNQN" "$NQN"
+	ktap_test_result "nvme connect -t rdma on mlx5_0: a live controller" \
+		nvme_connect "$NQN" $ADDR $PORT "$HOSTNQN"
+	ktap_test_result "$MIB MiB of O_DIRECT I/O over mlx5_0, read back and compared" \
+		nvme_io "$NQN" "$MIB" "$WORK"
+	ktap_test_result "nvme disconnect removes the controller" \
+		nvme_disconnect "$NQN"
+	nvme_down() {
+		nvmet_down "$NQN" || return 1
+		eventually 30 no_rc_qps || { rdma res show qp; return 1; }
+	}
+	ktap_test_result "NVMe: the target goes, no QP left, the modules unload" \
+		nvme_down
+fi
+
+# The MR cache's keys go back with mlx5_ib: its unload must return.
+mlx5_down() {
+	mlx5_log_clean "$before" || return 1
+	ulp_bounded modprobe -r mlx5_ib || return 1
+	rdma_unload_all
+}
+ktap_test_result "mlx5_ib logs no WC error nor failed UMR, and unloads" \
+	mlx5_down
+ktap_finished
