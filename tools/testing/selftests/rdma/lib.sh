@@ -142,9 +142,12 @@ mlx5_ifname() {
 	[ -n "$name" ] && echo "$name"
 }
 
-# mlx5_link_up IFNAME ADDR: ADDR/24 on the model's netdev, up, carrier.
+# mlx5_link_up IFNAME ADDR: ADDR/24 on the model's netdev, its only IPv4
+# address (so its only IPv4 GIDs, whatever test ran before in the
+# guest), up, carrier.
 mlx5_link_up() {
-	[ -n "$1" ] && ip addr add "$2/24" dev "$1" && ip link set "$1" up &&
+	[ -n "$1" ] && ip -4 addr flush dev "$1" && ip addr add "$2/24" dev "$1" &&
+		ip link set "$1" up &&
 		eventually 60 grep -qx 1 "/sys/class/net/$1/carrier"
 }
 
@@ -153,6 +156,41 @@ mlx5_link_up() {
 mlx5_ib_up() {
 	modprobe -a mlx5_ib ib_uverbs rdma_cm rdma_ucm &&
 		eventually 120 test -d /sys/class/infiniband/mlx5_0
+}
+
+# roce_v2_gid_index DEV ADDR: the index of DEV's RoCE v2 GID of IPv4
+# ADDR on port 1 (the GID table's order is the driver's business).
+roce_v2_gid_index() {
+	local a b c d want g i p=/sys/class/infiniband/$1/ports/1
+
+	IFS=. read -r a b c d <<<"$2"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		"$a" "$b" "$c" "$d")
+	for g in "$p"/gids/*; do
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		i=${g##*/}
+		[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# mlx5_roce_up ADDR: the whole bring-up, for a caller that needs its
+# results (not through ktap_test_result, whose subshell keeps them):
+# mlx5_core's netdev (MLX5_IF) up with ADDR, mlx5_0 registered and its
+# RoCE v2 GID of ADDR (index MLX5_GIDX).  Says what failed.
+mlx5_roce_up() {
+	MLX5_IF= MLX5_GIDX=
+	[ -n "$(mlx5_function)" ] || { echo "no 15b3:1015 PCI function"; return 1; }
+	modprobe mlx5_core || return 1
+	eventually 180 mlx5_ifname >/dev/null || { echo "mlx5_core made no netdev"; return 1; }
+	MLX5_IF=$(mlx5_ifname)
+	mlx5_link_up "$MLX5_IF" "$1" || { echo "$MLX5_IF: not up with $1"; return 1; }
+	mlx5_ib_up || { echo "mlx5_ib registered no mlx5_0"; return 1; }
+	eventually 60 roce_v2_gid_index mlx5_0 "$1" >/dev/null ||
+		{ echo "mlx5_0: no RoCE v2 GID of $1"; return 1; }
+	MLX5_GIDX=$(roce_v2_gid_index mlx5_0 "$1")
 }
 
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
