@@ -63,7 +63,11 @@ class Wire:
                 return out
 
     def send(self, frame):
-        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
+        # QEMU's socket netdev takes an empty datagram for the end of
+        # the connection and stops reading: every frame after it would
+        # be lost.  A wire has no empty frames anyway.
+        if frame:
+            self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
 
 
 class QTest:
