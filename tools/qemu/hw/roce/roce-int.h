@@ -135,6 +135,7 @@ typedef struct RocePkt {
     uint16_t vlan;
     uint8_t smac[6];
     uint8_t sgid[16];
+    uint8_t dgid[16];           /* IPv4: ::ffff:a.b.c.d */
     const uint8_t *ip;          /* the IP header, for the GRH */
     size_t iplen;               /* 20 or 40 */
 } RocePkt;

@@ -399,6 +399,8 @@ int roce_parse(RoceEngine *e, const uint8_t *f, size_t len, RocePkt *pkt)
         }
         memcpy(pkt->sgid + 10, "\xff\xff", 2);
         memcpy(pkt->sgid + 12, ip + 12, 4);
+        memcpy(pkt->dgid + 10, "\xff\xff", 2);
+        memcpy(pkt->dgid + 12, ip + 16, 4);
     } else if (etype == ETH_P_IPV6) {
         if (avail < IP6_HLEN || (ip[0] >> 4) != 6 ||
             ip[6] != IPPROTO_UDP_NUM) {
@@ -411,6 +413,7 @@ int roce_parse(RoceEngine *e, const uint8_t *f, size_t len, RocePkt *pkt)
         }
         pkt->ipv6 = true;
         memcpy(pkt->sgid, ip + 8, 16);
+        memcpy(pkt->dgid, ip + 24, 16);
     } else {
         return -1;
     }

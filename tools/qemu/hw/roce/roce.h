@@ -41,6 +41,10 @@
 #define ROCE_UDP_PORT           4791
 #define ROCE_GSI_QKEY           0x80010000u
 #define ROCE_GRH_LEN            40
+/* A UD datagram to this destination QPN goes to a multicast group. */
+#define ROCE_MCAST_QPN          0xffffffu
+/* The QPs of one group a datagram is delivered to, at most. */
+#define ROCE_MCAST_MAX          64
 
 /* Limits of what a front end may hand over. */
 #define ROCE_MAX_SGE            32
@@ -262,6 +266,14 @@ typedef struct RoceOps {
     /* The QP with this number on the wire (1: the GSI QP), or NULL. */
     RoceQP *(*lookup_qp)(void *opaque, uint32_t qpn);
     /*
+     * The QPs attached to multicast group @mgid (16 bytes; an IPv4
+     * group as ::ffff:a.b.c.d), for a datagram to ROCE_MCAST_QPN: up to
+     * @max of them into @qps, their number.  NULL: no multicast (such
+     * datagrams are dropped).
+     */
+    unsigned int (*lookup_mcast)(void *opaque, const uint8_t *mgid,
+                                 RoceQP **qps, unsigned int max);
+    /*
      * The send WQE at @index (a counter, modulo 2^32, below the
      * producer of roce_qp_sq_doorbell()), decoded.  The engine may
      * fetch a WQE more than once (retransmission) and only up to
@@ -318,6 +330,7 @@ typedef struct RoceStats {
     uint64_t rnr_naks_rcvd;
     uint64_t dup_requests;
     uint64_t ud_no_recv;
+    uint64_t rx_mcast;          /* multicast datagrams, once per QP */
 } RoceStats;
 
 struct RoceEngine {
