@@ -16,8 +16,12 @@
  * Frames: the engine's go to the netdev, except those addressed to one
  * of our own GIDs (two QPs of this device), which a loopback queue hands
  * back to roce_engine_rx() from a bottom half, never from within the
- * engine's call.  Received UDP 4791 frames whose destination IP is one
- * of our GIDs go to the engine before the NIC's steering (mlx5-rx.c).
+ * engine's call.  A frame to a multicast group goes to the netdev and,
+ * when QPs of this device joined the group (mlx5-mcg.c), into the
+ * loopback queue as well, unless the sending QP has block_lb_mc.
+ * Received UDP 4791 frames whose destination IP is one of our GIDs, or
+ * a group QPs of ours joined, go to the engine before the NIC's
+ * steering (mlx5-rx.c), which sees the other multicast as any frame.
  *
  * Memory: the engine's accesses go through mlx5_mkey_dma() with the
  * QP's PD and the right the access needs (local read to gather, local
@@ -198,20 +202,10 @@ static void roce_loop_bh(void *opaque)
     }
 }
 
-static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
-                    size_t len)
+static void roce_loop_push(MLX5State *s, const uint8_t *frame, size_t len)
 {
-    MLX5State *s = opaque;
     MLX5Roce *ro = s->roce;
-    MLX5Pkt p;
 
-    mlx5_pkt_parse(frame, len, &p);
-    if (!roce_dest_ours(s, frame, &p)) {
-        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, false);
-        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
-        return;
-    }
-    trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, true);
     if (ro->loop_len >= LOOP_MAX) {
         /* A wire drops too; the engine retransmits. */
         trace_mlx5_roce_drop(len, "loopback queue full");
@@ -221,6 +215,68 @@ static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
                                                      frame, len));
     ro->loop_len++;
     qemu_bh_schedule(ro->loop_bh);
+}
+
+/*
+ * The multicast group of a frame's destination IP, as the GID the
+ * driver attaches QPs to (an IPv4 group mapped): false for unicast.
+ */
+static bool roce_dest_group(const uint8_t *f, const MLX5Pkt *p,
+                            uint8_t *mgid)
+{
+    if (p->ip_version == 4 && (f[p->l3 + 16] & 0xf0) == 0xe0) {
+        memset(mgid, 0, 10);
+        mgid[10] = mgid[11] = 0xff;
+        memcpy(mgid + 12, f + p->l3 + 16, 4);
+        return true;
+    }
+    if (p->ip_version == 6 && f[p->l3 + 24] == 0xff) {
+        memcpy(mgid, f + p->l3 + 24, 16);
+        return true;
+    }
+    return false;
+}
+
+/* A group with a QP of this device attached. */
+static bool roce_group_joined(MLX5State *s, const uint8_t *mgid)
+{
+    uint32_t qpn;
+
+    return mlx5_mcg_qps(s, mgid, &qpn, 1) != 0;
+}
+
+/*
+ * A frame to one of our own GIDs goes round the loopback queue; one to
+ * a multicast group goes to the wire for the other hosts, and round
+ * the loopback queue too when QPs of this device joined the group,
+ * unless the sending QP blocks its multicast loopback (block_lb_mc).
+ */
+static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
+                    size_t len)
+{
+    MLX5State *s = opaque;
+    MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
+    uint8_t mgid[16];
+    MLX5Pkt p;
+    bool loop;
+
+    mlx5_pkt_parse(frame, len, &p);
+    if (roce_dest_group(frame, &p, mgid)) {
+        loop = !(qp && qp->block_lb_mc) && roce_group_joined(s, mgid);
+        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, loop);
+        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+        if (loop) {
+            roce_loop_push(s, frame, len);
+        }
+        return;
+    }
+    if (!roce_dest_ours(s, frame, &p)) {
+        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, false);
+        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+        return;
+    }
+    trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, true);
+    roce_loop_push(s, frame, len);
 }
 
 static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
@@ -233,6 +289,25 @@ static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
     }
     qp = mlx5_qp_get(s, qpn);
     return qp && qp->roce ? &qp->roce->rqp : NULL;
+}
+
+/* The QPs of this device attached to a datagram's group. */
+static unsigned int roce_lookup_mcast(void *opaque, const uint8_t *mgid,
+                                      RoceQP **qps, unsigned int max)
+{
+    MLX5State *s = opaque;
+    uint32_t qpns[MLX5_MAX_QP_MCG];
+    unsigned int n, i, k = 0;
+
+    n = mlx5_mcg_qps(s, mgid, qpns, MIN(max, MLX5_MAX_QP_MCG));
+    for (i = 0; i < n; i++) {
+        MLX5QP *qp = mlx5_qp_get(s, qpns[i]);
+
+        if (qp && qp->roce) {
+            qps[k++] = &qp->roce->rqp;
+        }
+    }
+    return k;
 }
 
 static int roce_mem_err(int err)
@@ -344,6 +419,7 @@ static const RoceOps mlx5_roce_ops = {
     .schedule = roce_schedule,
     .tx = roce_tx,
     .lookup_qp = roce_lookup_qp,
+    .lookup_mcast = roce_lookup_mcast,
     .fetch_send = mlx5_roce_fetch_send,
     .take_recv = mlx5_roce_take_recv,
     .dma = roce_dma,
@@ -498,9 +574,14 @@ void mlx5_roce_qp_doorbell(MLX5State *s, MLX5QP *qp)
 bool mlx5_roce_rx(MLX5State *s, const uint8_t *f, size_t len,
                   const MLX5Pkt *p)
 {
+    uint8_t mgid[16];
     bool was;
 
-    if (!roce_frame(f, p) || !roce_dest_ours(s, f, p)) {
+    if (!roce_frame(f, p)) {
+        return false;
+    }
+    if (roce_dest_group(f, p, mgid) ? !roce_group_joined(s, mgid) :
+                                      !roce_dest_ours(s, f, p)) {
         return false;
     }
     was = roce_guard(s);
