@@ -15,14 +15,16 @@
 # ib_read_bw, ib_send_bw and ib_atomic_bw, a few hundred iterations
 # each, then rping over rdma_cm (its connection through ib_cm's MADs on
 # mlx5_ib's GSI QP, a QP1 of the model's); every run must report its
-# results on both sides, and mlx5_ib must log no WC error (an error CQE
-# it dumps).
+# results on both sides; then mckey over rdma_cm, receiver and sender
+# on mlx5_0 (the group's datagrams reach the receiver through the
+# model's multicast loopback: ATTACH_TO_MCG, mlx5-mcg.c), and mlx5_ib
+# must log no WC error (an error CQE it dumps).
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 PINGPONGS=(rc ud srq)
 PERFTESTS=(write read send atomic)
-PLAN=$((3 + ${#PINGPONGS[@]} + ${#PERFTESTS[@]} + 2))
+PLAN=$((3 + ${#PINGPONGS[@]} + ${#PERFTESTS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -137,6 +139,28 @@ rping_ok() {
 	return $rc
 }
 ktap_test_result "rping over rdma_cm on mlx5_0" rping_ok
+
+# mckey: a receiver joins 239.1.1.1 (librdmacm attaches its UD QP), then
+# a sender joins and sends 10 datagrams to the group; the receiver must
+# take all 10 ("data transfers complete") and both exit 0.  The
+# receiver's output line-buffered: the sender starts once it has joined.
+MCAST=239.1.1.1
+mckey_ok() {
+	local rc=0 srv
+
+	timeout 120 stdbuf -oL mckey -m $MCAST -b $ADDR -C 10 >"$OUT/server" 2>&1 &
+	srv=$!
+	eventually 60 grep -q 'joined dgid' "$OUT/server" || rc=1
+	timeout 120 mckey -m $MCAST -b $ADDR -s -C 10 >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	grep -q 'data transfers complete' "$OUT/server" || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/receiver: /' "$OUT/server"
+		sed 's/^/sender: /' "$OUT/client"
+	fi
+	return $rc
+}
+ktap_test_result "mckey over rdma_cm on mlx5_0 (multicast)" mckey_ok
 
 no_wc_errors() {
 	! dmesg | tail -n +$((before + 1)) | grep -a mlx5 |
