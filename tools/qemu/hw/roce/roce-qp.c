@@ -300,10 +300,17 @@ void roce_engine_rx(RoceEngine *e, const uint8_t *frame, size_t len)
     }
     switch (pkt.opcode & 0xe0) {
     case ROCE_OP_RC:
-        ok = qp->attr.type == ROCE_QPT_RC && roce_from_peer(qp, &pkt);
+        ok = qp->attr.type == ROCE_QPT_RC && !qp->attr.xrc &&
+             roce_from_peer(qp, &pkt);
         break;
     case ROCE_OP_UC:
         ok = qp->attr.type == ROCE_QPT_UC && roce_from_peer(qp, &pkt);
+        break;
+    case ROCE_OP_XRC:
+        /* Requests to a target, responses to an initiator. */
+        ok = qp->attr.type == ROCE_QPT_RC && roce_from_peer(qp, &pkt) &&
+             qp->attr.xrc == (pkt.flags & ROCE_F_RESPONSE ? ROCE_XRC_INI :
+                                                           ROCE_XRC_TGT);
         break;
     default:
         ok = roce_qp_is_ud(qp);

@@ -131,7 +131,19 @@ typedef struct RoceQPAttr {
     uint8_t max_rd_atomic;      /* READ/ATOMIC outstanding as requester */
     uint8_t max_dest_rd_atomic; /* ... as responder (resources kept) */
     RoceAV av;                  /* RC, UC: the path */
+    /*
+     * RC only: an XRC initiator (requests carry the XRCETH of each
+     * WR's xrc_srqn, it takes responses alone) or target (it takes
+     * requests alone, each received into the XRC SRQ its XRCETH
+     * names: ops->take_recv reads RoceQP.xrc_srqn).  Both use the XRC
+     * opcodes (transport 101b) on the wire.
+     */
+    uint8_t xrc;                /* ROCE_XRC_* */
 } RoceQPAttr;
+
+#define ROCE_XRC_NONE       0
+#define ROCE_XRC_INI        1
+#define ROCE_XRC_TGT        2
 
 typedef struct RoceSGE {
     uint64_t addr;
@@ -175,6 +187,7 @@ typedef struct RoceSendWR {
     RoceAV av;
     uint32_t remote_qpn;
     uint32_t remote_qkey;       /* bit 31 set: the QP's qkey */
+    uint32_t xrc_srqn;          /* XRC initiator: the target's SRQ */
     uint32_t num_sge;
     RoceSGE sge[ROCE_MAX_SGE];
     uint32_t inline_len;
@@ -423,6 +436,8 @@ struct RoceQP {
     uint32_t rd_resid;
     uint32_t rd_psn;
     bool rd_first;
+    /* XRC target: the XRC SRQ the request in hand names (its XRCETH). */
+    uint32_t xrc_srqn;
 };
 
 void roce_engine_init(RoceEngine *e, const RoceOps *ops, void *opaque);
