@@ -4,13 +4,17 @@
  * RoCEv2 engine (hw/roce/roce.h).
  *
  * One engine per device.  Each QP of a type the engine carries (RC, UC,
- * UD and the GSI QP, st QP1) gets an MLX5RoceQP at CREATE_QP: the
+ * UD, XRC and the GSI QP, st QP1) gets an MLX5RoceQP at CREATE_QP: the
  * engine's RoceQP, a timer (retransmission, RNR waits) and a bottom half
  * (the engine's "come back later").  Every state change of the QP's
  * context is handed to the engine whole (roce_qp_modify()); the send
  * doorbell walks the new WQEs (mlx5-roce-wqe.c) and rings the engine's.
- * XRC and the memory registration QP have no engine QP: their doorbells
- * run nothing.  A QP in ERR rereads its RQ's record every 10 ms of
+ * An XRC QP with an SQ is an initiator (its WQEs name the target's XRC
+ * SRQ), one without is a target (mlx5_ib gives it no SQ): it receives
+ * into the XRC SRQ each request's XRCETH names, which must be of the
+ * QP's XRC domain, and its memory accesses are under that SRQ's PD.
+ * The memory registration QP has no engine QP: its doorbell runs
+ * nothing.  A QP in ERR rereads its RQ's record every 10 ms of
  * virtual time, so that receives posted to it complete flushed.
  *
  * Frames: the engine's go to the netdev, except those addressed to one
@@ -46,6 +50,7 @@
 #define QP_ST_RC                0x0
 #define QP_ST_UC                0x1
 #define QP_ST_UD                0x2
+#define QP_ST_XRC               0x3
 #define QP_ST_QP1               0x8
 #define QP_ERR                  6
 
@@ -310,6 +315,28 @@ static unsigned int roce_lookup_mcast(void *opaque, const uint8_t *mgid,
     return k;
 }
 
+/*
+ * The PD a QP's memory accesses are checked against: its own, or for
+ * an XRC target the PD of the XRC SRQ the request in hand names (its
+ * own is the driver's p0).  False: no such SRQ of the QP's domain.
+ */
+bool mlx5_roce_qp_pd(MLX5State *s, const MLX5QP *qp, const RoceQP *rqp,
+                     uint32_t *pd)
+{
+    MLX5SRQ *srq;
+
+    if (rqp->attr.xrc != ROCE_XRC_TGT) {
+        *pd = qp->pd;
+        return true;
+    }
+    srq = mlx5_srq_get(s, rqp->xrc_srqn);
+    if (!srq || srq->kind != MLX5_SRQ_XRC || srq->xrcd != qp->xrcd) {
+        return false;
+    }
+    *pd = srq->pd;
+    return true;
+}
+
 static int roce_mem_err(int err)
 {
     switch (err) {
@@ -339,11 +366,12 @@ static int roce_dma(void *opaque, RoceQP *rqp, RoceMemOp op, uint32_t key,
     MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
     DMADirection dir = op == ROCE_MEM_GATHER || op == ROCE_MEM_REMOTE_READ ?
                        DMA_DIRECTION_TO_DEVICE : DMA_DIRECTION_FROM_DEVICE;
+    uint32_t pd;
 
-    if (!qp || op >= ARRAY_SIZE(access)) {
+    if (!qp || op >= ARRAY_SIZE(access) || !mlx5_roce_qp_pd(s, qp, rqp, &pd)) {
         return ROCE_MEM_EKEY;
     }
-    return roce_mem_err(mlx5_mkey_dma(s, qp->pd, key, access[op], addr, buf,
+    return roce_mem_err(mlx5_mkey_dma(s, pd, key, access[op], addr, buf,
                                       len, dir));
 }
 
@@ -355,16 +383,17 @@ static int roce_atomic(void *opaque, RoceQP *rqp, uint32_t rkey, uint64_t va,
     MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
     uint8_t b[8];
     uint64_t v;
+    uint32_t pd;
     int err;
 
-    if (!qp) {
+    if (!qp || !mlx5_roce_qp_pd(s, qp, rqp, &pd)) {
         return ROCE_MEM_EKEY;
     }
     if (va & 7) {
         return ROCE_MEM_EACCESS;
     }
     /* Under the BQL, nothing else of the device runs in between. */
-    err = mlx5_mkey_dma(s, qp->pd, rkey, MLX5_MKEY_A, va, b, 8,
+    err = mlx5_mkey_dma(s, pd, rkey, MLX5_MKEY_A, va, b, 8,
                         DMA_DIRECTION_TO_DEVICE);
     if (err) {
         return roce_mem_err(err);
@@ -380,7 +409,7 @@ static int roce_atomic(void *opaque, RoceQP *rqp, uint32_t rkey, uint64_t va,
         v += swap_add;
     }
     stq_le_p(b, v);
-    return roce_mem_err(mlx5_mkey_dma(s, qp->pd, rkey, MLX5_MKEY_A, va, b, 8,
+    return roce_mem_err(mlx5_mkey_dma(s, pd, rkey, MLX5_MKEY_A, va, b, 8,
                                       DMA_DIRECTION_FROM_DEVICE));
 }
 
@@ -435,7 +464,7 @@ void mlx5_roce_qp_create(MLX5State *s, MLX5QP *qp, uint32_t qpn)
     MLX5RoceQP *r;
 
     if (qp->st != QP_ST_RC && qp->st != QP_ST_UC && qp->st != QP_ST_UD &&
-        qp->st != QP_ST_QP1) {
+        qp->st != QP_ST_QP1 && qp->st != QP_ST_XRC) {
         return;
     }
     r = g_new0(MLX5RoceQP, 1);
@@ -493,9 +522,12 @@ static void roce_attr(MLX5State *s, const MLX5QP *qp, uint32_t qpn,
 
     memset(a, 0, sizeof(*a));
     a->state = roce_state(qp->state);
-    a->type = qp->st == QP_ST_RC ? ROCE_QPT_RC :
+    a->type = qp->st == QP_ST_RC || qp->st == QP_ST_XRC ? ROCE_QPT_RC :
               qp->st == QP_ST_UC ? ROCE_QPT_UC :
               qp->st == QP_ST_UD ? ROCE_QPT_UD : ROCE_QPT_GSI;
+    if (qp->st == QP_ST_XRC) {
+        a->xrc = qp->no_sq ? ROCE_XRC_TGT : ROCE_XRC_INI;
+    }
     a->qpn = qpn;
     a->dest_qpn = qp->remote_qpn;
     a->sq_psn = qp->next_send_psn;
