@@ -11,7 +11,8 @@
 # One device, server and client both on mlx5_0 from the RoCE v2 GID of
 # the netdev's IPv4 address: their packets go through the model's
 # loopback queue.  ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong
-# with their buffers checked (-c), then perftest's ib_write_bw,
+# with their buffers checked (-c), ibv_xsrq_pingpong (XRC: initiator
+# and target QPs, XRC SRQs), then perftest's ib_write_bw,
 # ib_read_bw, ib_send_bw and ib_atomic_bw, a few hundred iterations
 # each, then rping over rdma_cm (its connection through ib_cm's MADs on
 # mlx5_ib's GSI QP, a QP1 of the model's); every run must report its
@@ -24,7 +25,7 @@
 
 PINGPONGS=(rc ud srq)
 PERFTESTS=(write read send atomic)
-PLAN=$((3 + ${#PINGPONGS[@]} + ${#PERFTESTS[@]} + 3))
+PLAN=$((3 + ${#PINGPONGS[@]} + 1 + ${#PERFTESTS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -107,6 +108,14 @@ pingpong() {
 for t in "${PINGPONGS[@]}"; do
 	ktap_test_result "ibv_${t}_pingpong -c on mlx5_0" pingpong "$t"
 done
+
+# ibv_xsrq_pingpong: on each side an XRC domain, an XRC SRQ, an
+# initiator QP (its WQEs name the peer's SRQ) and a target QP; 10
+# exchanges of 4 KiB, at the port's MTU (its default, 2048, is over
+# it).  It prints nothing on success and checks no data: both ends must
+# exit 0.
+ktap_test_result "ibv_xsrq_pingpong on mlx5_0 (XRC)" \
+	pair ibv_xsrq_pingpong -d mlx5_0 -g "$gidx" -m 1024 -n 10 -s 4096
 
 # perftest: its result line (size, iterations, ...) on both sides.
 perftest() {
