@@ -11,15 +11,16 @@
 # One device, server and client both on mlx5_0 from the RoCE v2 GID of
 # the netdev's IPv4 address: their packets go through the model's
 # loopback queue.  ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong
-# with their buffers checked (-c), ibv_xsrq_pingpong (XRC: initiator
-# and target QPs, XRC SRQs), then perftest's ib_write_bw,
-# ib_read_bw, ib_send_bw and ib_atomic_bw, a few hundred iterations
-# each, then rping over rdma_cm (its connection through ib_cm's MADs on
-# mlx5_ib's GSI QP, a QP1 of the model's); every run must report its
-# results on both sides; then mckey over rdma_cm, receiver and sender
-# on mlx5_0 (the group's datagrams reach the receiver through the
-# model's multicast loopback: ATTACH_TO_MCG, mlx5-mcg.c), and mlx5_ib
-# must log no WC error (an error CQE it dumps).
+# with their buffers checked (-c); ibv_xsrq_pingpong (XRC: initiator and
+# target QPs, XRC SRQs; it prints nothing, so both ends must exit 0);
+# perftest's ib_write_bw, ib_read_bw, ib_send_bw and ib_atomic_bw, a few
+# hundred iterations each; rping over rdma_cm (its connection through
+# ib_cm's MADs on mlx5_ib's GSI QP, a QP1 of the model's); every other
+# run must report its results on both sides.  Then mckey over rdma_cm,
+# receiver and sender on mlx5_0 (the group's datagrams reach the
+# receiver through the model's multicast loopback: ATTACH_TO_MCG,
+# mlx5-mcg.c), and mlx5_ib must log no WC error (an error CQE it
+# dumps).  perftest's latency tools and -R: hw_mlx5_perftest.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
