@@ -9,7 +9,9 @@
 # queue.  SENDs from the initiator, each naming an XRC SRQ in the WQE's
 # XRC segment as libmlx5 writes it: 3000 bytes (three packets) into the
 # first domain's SRQ, its CQE on that SRQ's CQ with the SRQ's user index
-# and WQE index, the initiator's requester CQE; then a SEND naming the
+# and WQE index, the initiator's requester CQE; a WRITE checked under
+# that SRQ's PD (the target's own is another, as mlx5_ib's p0 is); then
+# a SEND naming the
 # other domain's SRQ, and one naming the RMP: the target refuses both
 # (a NAK: the initiator's CQE is a remote operation error, 0x14) and
 # nothing lands in them.
@@ -18,7 +20,8 @@ import struct
 from mlx5_qtest import hdr, expect, setf
 from mlx5_qtest_qp import QPC, ADS, ST_XRC, RTS, RTR
 from mlx5_qtest_roce import (QP, MEM, GID_INDEX, GID, RQ_BYTES, OP_SEND,
-                             CQE_SEND, CQE_REQ_ERR, check_req, check_resp)
+                             OP_WRITE, CQE_SEND, CQE_REQ_ERR, check_req,
+                             check_resp)
 
 XRC_BUF = 0x3600000      # the initiator's SQ
 XRC_DBR = 0x3700000      # records: QPs, SRQs
@@ -56,7 +59,7 @@ class Xrc:
         self.qt.write(q["dbr"], struct.pack(">I", q["pc"]))
         return i
 
-    def qps(self, xrcd):
+    def qps(self, xrcd, tgt_pd):
         ini = QP(0, 0)
         # The initiator has no RQ: its SQ starts the buffer (sq_write
         # adds the RQ's bytes of the RoCE cases' QPs).
@@ -71,7 +74,7 @@ class Xrc:
             extra=lambda b: setf(b, QPC, 136, 24, ini.uidx)))
         expect("CREATE_QP XRC initiator", st, 0)
         st, tgt.qpn = self.r.new(self.r.qp_in(
-            st=ST_XRC, pd=self.x.pd, snd=self.x.cqn, rcv=self.x.cqn,
+            st=ST_XRC, pd=tgt_pd, snd=self.x.cqn, rcv=self.x.cqn,
             no_sq=1, rq_type=1, srqn=self.s0, uar=0, dbr=tgt.dbr,
             xrcd=xrcd, extra=lambda b: setf(b, QPC, 136, 24, tgt.uidx)))
         expect("CREATE_QP XRC target", st, 0)
@@ -113,10 +116,13 @@ class Xrc:
         for name, f in steps:
             expect("%s 0x%x" % (name, a.qpn), m(name, a.qpn, extra=f), 0)
 
-    def send(self, ini, srqn, n, off):
-        body = struct.pack(">I", srqn) + bytes(12) + \
-            struct.pack(">IIQ", n, self.x.lkey, MEM + off)
-        return self.x.post_send(ini, OP_SEND, body=body)
+    def send(self, ini, srqn, n, off, raddr=None):
+        body = struct.pack(">I", srqn) + bytes(12)
+        if raddr:
+            body += struct.pack(">QII", raddr, self.x.lkey, 0)
+        body += struct.pack(">IIQ", n, self.x.lkey, MEM + off)
+        return self.x.post_send(ini, OP_WRITE if raddr else OP_SEND,
+                                body=body)
 
 
 def xrc(x):
@@ -129,7 +135,11 @@ def xrc(x):
     x.r.qt.write(rmp_dbr, bytes(8))
     st, rmp = x.r.new(x.r.rmp_in(pd=x.pd, dbr=rmp_dbr, pas=SRQ_RING + 0x4000))
     expect("CREATE_RMP", st, 0)
-    ini, tgt = g.qps(d1)
+    # The target's own PD is another (mlx5_ib gives it its p0): its
+    # accesses go by the PD of the SRQ each request names.
+    st, p0 = x.r.new(hdr(0x800))
+    expect("ALLOC_PD", st, 0)
+    ini, tgt = g.qps(d1, p0)
     g.connect(ini, tgt)
     g.connect(tgt, ini, rts=False)
     expect("initiator in RTS, target in RTR",
@@ -146,6 +156,11 @@ def xrc(x):
     tgt.uidx = a["uidx"]                 # the SRQ's index, not the QP's
     check_resp(x.by_qp(c, tgt)[0], tgt, CQE_SEND, ri, 3000)
     expect("3000 bytes in the first domain's SRQ", x.rd(0x70000, 3000), data)
+    # A WRITE through the SRQ's PD (the key is of that PD, not p0's).
+    si = g.send(ini, a["n"], 200, 0x60000, raddr=MEM + 0x7A000)
+    c = x.poll(1)
+    check_req(c[0], ini, OP_WRITE, si)
+    expect("WRITE under the SRQ's PD", x.rd(0x7A000, 200), data[:200])
     # Another domain's XRC SRQ, then an RMP: refused by the target.
     for name, srqn in (("another domain's XRC SRQ", b["n"]), ("an RMP", rmp)):
         g.connect(ini, tgt)
@@ -166,6 +181,7 @@ def xrc(x):
         x.r.destroy(0x706, n)
     for d in (d1, d2):
         x.r.destroy(0x80F, d)
+    x.r.destroy(0x801, p0)
     return None
 
 
