@@ -63,7 +63,11 @@ class Wire:
                 return out
 
     def send(self, frame):
-        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
+        # QEMU's socket netdev takes an empty datagram for the end of
+        # the connection and stops reading: every frame after it would
+        # be lost.  A wire has no empty frames anyway.
+        if frame:
+            self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
 
 
 class QTest:
@@ -283,12 +287,15 @@ def main():
     from mlx5_qtest_mkey import MKEY_CASES
     from mlx5_qtest_roce import ROCE_CASES
     from mlx5_qtest_umr import UMR_CASES
+    from mlx5_qtest_mcg import MCG_CASES
+    from mlx5_qtest_xrc import XRC_CASES
     wire = Wire()
     qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
     print("1..%d" % (11 + len(ETH_CASES) + len(MKEY_CASES) + len(QP_CASES) +
-                     len(ROCE_CASES) + len(UMR_CASES)))
+                     len(ROCE_CASES) + len(UMR_CASES) + len(MCG_CASES) +
+                     len(XRC_CASES)))
 
     def iseg():
         expect("fw_rev", dev.reg(0x0), 99 << 16 | 14)
@@ -596,7 +603,8 @@ def main():
     rdma = Rdma(eth)
     # The RoCE cases make their own objects, before the QP cases' random
     # rounds (the last case).
-    for name, fn in QP_CASES[:-1] + ROCE_CASES + UMR_CASES + QP_CASES[-1:]:
+    for name, fn in (QP_CASES[:-1] + ROCE_CASES + UMR_CASES + MCG_CASES +
+                     XRC_CASES + QP_CASES[-1:]):
         case(name, lambda: fn(rdma))
 
     case("fuzz: random slots and mailboxes, every slot answered", fuzz)

@@ -10,7 +10,7 @@
 # a transition does not allow and address paths naming empty GIDs;
 # destroys of unknown objects and of objects in use; a send doorbell on
 # a QP (a bad WQE: its QP to ERR), on another UAR, for no QP; and random
-# rounds over all of it.  Every bad input must get the PRM's status.
+# rounds over all of it (multicast attaches and detaches among them).  Every bad input must get the PRM's status.
 import os
 import random
 import struct
@@ -444,10 +444,16 @@ def fuzz(r):
     ops = [0x500, 0x501, 0x502, 0x503, 0x504, 0x505, 0x506, 0x507, 0x50A,
            0x50B, 0x50C, 0x50E, 0x700, 0x701, 0x702, 0x703, 0x705, 0x706,
            0x707, 0x708, 0x80E, 0x80F, 0x90C, 0x90D, 0x90E, 0x90F, 0x760,
-           0x761, 0x765]
+           0x761, 0x765, 0x806, 0x807]
+
+    def mcg_in():
+        inp = hdr(rnd.choice([0x806, 0x807]), size=0x20)
+        setf(inp, 0, 72, 24, 0x400 + rnd.randrange(8))
+        inp[0x10:0x20] = GID_V4[:12] + bytes([239, 1, 1, rnd.randrange(4)])
+        return inp
     builders = [lambda: r.qp_in(st=rnd.choice([0, 1, 2, 3, 8, 12, 5])),
                 lambda: r.rmp_in(), lambda: r.xsrq_in(),
-                lambda: r.gid_in(rnd.randrange(300))]
+                lambda: r.gid_in(rnd.randrange(300)), mcg_in]
     for _ in range(rounds):
         x = rnd.random()
         if x < 0.3:

@@ -60,6 +60,8 @@ read_not_finished_first~roce-resp.c~    if (qp->rd_active) {\n        roce_resp_
 no_rd_atomic_limit~roce-req.c~roce_req_rd_atomic_out(qp) >= max_rd) {~roce_req_rd_atomic_out(qp) >= 100) {
 no_header_and_payload_bounds~roce-wire.c~    if ((size_t)(end - b) < hl + pkt->pad) {\n        return -1;\n    }\n    pkt->payload = b + hl;\n    pkt->paylen = (uint32_t)((size_t)(end - b) - hl - pkt->pad);\n    if (!(flags & ROCE_F_PAYLOAD) && (pkt->paylen || pkt->pad)) {\n        return -1;\n    }\n    if (pkt->paylen > ROCE_MAX_MTU) {\n        return -1;\n    }~    pkt->payload = b + hl;\n    pkt->paylen = (uint32_t)((size_t)(end - b) - hl - pkt->pad);
 no_udp_length_checks~roce-wire.c~    if (udplen < UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN ||~    if (
+no_multicast~roce-qp.c~        roce_rx_mcast(e, &pkt);\n        return;~        return;
+xrceth_zero~roce-wire.c~        roce_put_be32(b, pkt->xrc_srqn & 0xffffff);~        roce_put_be32(b, 0);
 '
 
 cases=$(grep -o '{ "[a-z0-9_]*", t_' "$here/roce_engine_test.c" | cut -d'"' -f2)

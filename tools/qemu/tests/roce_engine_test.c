@@ -78,7 +78,14 @@ struct FakeDev {
     FakeQP *qp[MAX_QP];
     RoceRecvWR srq[RQ_SIZE];
     uint32_t srq_pi, srq_ci;
+    /* One multicast group: its GID and the QPs attached. */
+    uint8_t mgid[16];
+    FakeQP *mc[MAX_QP];
+    unsigned int n_mc;
 };
+
+/* The one XRC SRQ of the fake devices (an XRC target's use_srq). */
+#define XRC_SRQN 0x77
 
 /* ---- the wire ---- */
 
@@ -308,6 +315,21 @@ static RoceQP *fe_lookup(void *opaque, uint32_t qpn)
     return NULL;
 }
 
+static unsigned int fe_lookup_mcast(void *opaque, const uint8_t *mgid,
+                                    RoceQP **qps, unsigned int max)
+{
+    FakeDev *d = dev_of(opaque);
+    unsigned int i, n = 0;
+
+    if (memcmp(mgid, d->mgid, 16)) {
+        return 0;
+    }
+    for (i = 0; i < d->n_mc && n < max; i++) {
+        qps[n++] = &d->mc[i]->rq;
+    }
+    return n;
+}
+
 static int fe_fetch_send(void *opaque, RoceQP *qp, uint32_t index,
                          RoceSendWR *wr)
 {
@@ -328,6 +350,10 @@ static int fe_take_recv(void *opaque, RoceQP *qp, RoceRecvWR *wr, bool flush)
     FakeQP *q = fq_of(qp);
 
     if (q->use_srq) {
+        if (q->attr.xrc == ROCE_XRC_TGT && !flush &&
+            qp->xrc_srqn != XRC_SRQN) {
+            return -1;
+        }
         if (flush || d->srq_ci == d->srq_pi) {
             return 0;
         }
@@ -470,6 +496,7 @@ static const RoceOps fake_ops = {
     .schedule = fe_schedule,
     .tx = fe_tx,
     .lookup_qp = fe_lookup,
+    .lookup_mcast = fe_lookup_mcast,
     .fetch_send = fe_fetch_send,
     .take_recv = fe_take_recv,
     .dma = fe_dma,
@@ -1261,6 +1288,122 @@ static void t_ud_ipv4(void)
 static void t_ud_ipv6_vlan(void)
 {
     ud_case(true, true);
+}
+
+/*
+ * UD multicast: a SEND to QPN 0xffffff and a group's GID reaches each
+ * QP the receiving device attached to that group, and no other.
+ */
+static void t_ud_multicast(void)
+{
+    static const uint8_t group[16] = { [10] = 0xff, [11] = 0xff,
+                                       239, 1, 1, 1 };
+    PairOpts o = defaults(ROCE_QPT_UD);
+    FakeQP *qc, *qd;
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+    int i;
+
+    setup_pair(&o);
+    qc = new_qp(&devs[1], ROCE_QPT_UD, 0x33);
+    qd = new_qp(&devs[1], ROCE_QPT_UD, 0x44);
+    connect_qp(qc, &devs[1], &devs[0], 0, &o, 0, 0);
+    connect_qp(qd, &devs[1], &devs[0], 0, &o, 0, 0);
+    memcpy(devs[1].mgid, group, 16);
+    devs[1].mc[0] = qb;
+    devs[1].mc[1] = qc;
+    devs[1].n_mc = 2;
+    src = reg_mr(qa->dev, 2048, MR_ALL);
+    dst = reg_mr(qb->dev, 4 * 2048, MR_ALL);
+    post_recv_buf(qb, dst, 0, 2048, 1);
+    post_recv_buf(qc, dst, 2048, 2048, 2);
+    post_recv_buf(qd, dst, 4096, 2048, 3);
+    for (i = 0; i < 2; i++) {
+        wr = wr_new(qa, ROCE_WR_SEND, 10 + i);
+        wr_sge(wr, src, 0, 500);
+        fill_av(&wr->av, &devs[0], &devs[1], false);
+        memcpy(wr->av.dgid, group, 16);
+        memcpy(wr->av.dmac, "\x01\x00\x5e\x01\x01\x01", 6);
+        wr->remote_qpn = ROCE_MCAST_QPN;
+        wr->remote_qkey = 0x11111111;
+        post(qa);
+        run();
+        SCQ_IS(qa, i, 10 + i, ROCE_WC_SUCCESS);
+        /* The second time, the group has no QP left. */
+        devs[1].n_mc = 0;
+    }
+    RCQ_IS(qb, 0, 1, ROCE_WC_SUCCESS);
+    RCQ_IS(qc, 0, 2, ROCE_WC_SUCCESS);
+    CHECK(qb->n_rcq == 1 && qc->n_rcq == 1 && qd->n_rcq == 0,
+          "one copy to each attached QP, none to the other, none after");
+    CHECK(!memcmp(dst->buf + 40, src->buf, 500) &&
+          !memcmp(dst->buf + 2048 + 40, src->buf, 500), "multicast data");
+    CHECK(devs[1].eng.stats.rx_mcast == 2 && devs[1].eng.stats.rx_no_qp == 1,
+          "rx_mcast %llu, rx_no_qp %llu",
+          (unsigned long long)devs[1].eng.stats.rx_mcast,
+          (unsigned long long)devs[1].eng.stats.rx_no_qp);
+}
+
+/*
+ * XRC: an initiator's SEND, WRITE and READ to a target, on XRC opcodes
+ * with the XRCETH; the target receives into the SRQ the XRCETH names,
+ * and a request naming another is a remote operation error.
+ */
+static void t_xrc(void)
+{
+    PairOpts o = defaults(ROCE_QPT_RC);
+    FakeMR *src, *dst;
+    RoceSendWR *wr;
+    RoceRecvWR *r;
+
+    reset_world();
+    qa = new_qp(&devs[0], ROCE_QPT_RC, 0x11);
+    qb = new_qp(&devs[1], ROCE_QPT_RC, 0x22);
+    qa->attr.xrc = ROCE_XRC_INI;
+    qb->attr.xrc = ROCE_XRC_TGT;
+    qb->use_srq = true;
+    connect_qp(qa, &devs[0], &devs[1], 0x22, &o, o.psn_a, o.psn_b);
+    connect_qp(qb, &devs[1], &devs[0], 0x11, &o, o.psn_b, o.psn_a);
+    src = reg_mr(qa->dev, 8192, MR_ALL);
+    dst = reg_mr(qb->dev, 8192, MR_ALL);
+    r = &devs[1].srq[devs[1].srq_pi++ % RQ_SIZE];
+    memset(r, 0, sizeof(*r));
+    r->wr_id = 55;
+    recv_sge(r, dst, 0, 4096);
+    wr = wr_new(qa, ROCE_WR_SEND, 1);
+    wr_sge(wr, src, 0, 3000);
+    wr->xrc_srqn = XRC_SRQN;
+    post(qa);
+    wr = wr_new(qa, ROCE_WR_WRITE, 2);
+    wr_sge(wr, src, 0, 100);
+    wr->remote_addr = mr_addr(dst, 5000);
+    wr->rkey = dst->key;
+    wr->xrc_srqn = XRC_SRQN;
+    post(qa);
+    wr = wr_new(qa, ROCE_WR_READ, 3);
+    wr_sge(wr, src, 4096, 100);
+    wr->remote_addr = mr_addr(dst, 5000);
+    wr->rkey = dst->key;
+    wr->xrc_srqn = XRC_SRQN;
+    post(qa);
+    run();
+    SCQ_IS(qa, 0, 1, ROCE_WC_SUCCESS);
+    SCQ_IS(qa, 1, 2, ROCE_WC_SUCCESS);
+    SCQ_IS(qa, 2, 3, ROCE_WC_SUCCESS);
+    RCQ_IS(qb, 0, 55, ROCE_WC_SUCCESS);
+    CHECK(!memcmp(src->buf, dst->buf, 3000), "XRC SEND data");
+    CHECK(!memcmp(src->buf + 4096, src->buf, 100), "XRC WRITE, READ data");
+    CHECK(tx_by_op[0xa0] == 1 && tx_by_op[0xa1] == 1 && tx_by_op[0xa2] == 1 &&
+          tx_by_op[0xaa] == 1 && tx_by_op[0xac] == 1 && tx_by_op[0xb0] == 1 &&
+          tx_by_op[0xb1] >= 1 && tx_by_op[0x00] == 0 && tx_by_op[0x11] == 0,
+          "XRC opcodes only");
+    /* An SRQ the target does not know: a remote operation error. */
+    wr = wr_new(qa, ROCE_WR_SEND, 4);
+    wr_sge(wr, src, 0, 10);
+    wr->xrc_srqn = XRC_SRQN + 1;
+    post(qa);
+    run();
+    SCQ_IS(qa, 3, 4, ROCE_WC_REM_OP_ERR);
 }
 
 static void t_gsi_qkey(void)
@@ -2329,6 +2472,8 @@ static const Case cases[] = {
     { "uc_send_write_loss", t_uc },
     { "ud_ipv4_grh", t_ud_ipv4 },
     { "ud_ipv6_vlan_grh", t_ud_ipv6_vlan },
+    { "ud_multicast", t_ud_multicast },
+    { "xrc", t_xrc },
     { "gsi_qkey", t_gsi_qkey },
     { "loss_send_middle", t_loss_send_middle },
     { "loss_write_last", t_loss_write_last },

@@ -116,6 +116,8 @@ static const struct {
     { MLX5_CMD_OP_INIT2INIT_QP, "INIT2INIT_QP" },
     { MLX5_CMD_OP_SET_ROCE_ADDRESS, "SET_ROCE_ADDRESS" },
     { MLX5_CMD_OP_QUERY_ROCE_ADDRESS, "QUERY_ROCE_ADDRESS" },
+    { MLX5_CMD_OP_ATTACH_TO_MCG, "ATTACH_TO_MCG" },
+    { MLX5_CMD_OP_DETACH_FROM_MCG, "DETACH_FROM_MCG" },
 };
 
 const char *mlx5_cmd_name(uint16_t opcode)
@@ -177,6 +179,14 @@ static void mlx5_caps_general(uint8_t *c)
     MLX5_SET(cmd_hca_cap, c, log_max_ra_res_qp, 4);
     MLX5_SET(cmd_hca_cap, c, umr_modify_entity_size_disabled, 0);
     MLX5_SET(cmd_hca_cap, c, log_max_klm_list_size, 12);
+    /*
+     * Multicast groups of UD QPs (mlx5-mcg.c), and a QP may keep its
+     * own multicast from looping back (IB_QP_CREATE_BLOCK_MULTICAST_
+     * LOOPBACK, which the driver refuses without block_lb_mc).
+     */
+    MLX5_SET(cmd_hca_cap, c, log_max_mcg, MLX5_LOG_MAX_MCG);
+    MLX5_SET(cmd_hca_cap, c, max_qp_mcg, MLX5_MAX_QP_MCG);
+    MLX5_SET(cmd_hca_cap, c, block_lb_mc, 1);
     /*
      * The port's performance counters come from QUERY_VPORT_COUNTER
      * and PPCNT (zeros), not from MAD_IFC, which the model lacks.
@@ -262,6 +272,7 @@ static void mlx5_caps_flow_table(uint8_t *c)
 
 static void mlx5_objects_reset(MLX5State *s)
 {
+    mlx5_mcg_reset(s);
     mlx5_qp_reset(s);
     mlx5_srq_reset(s);
     mlx5_gid_reset(s);
@@ -694,6 +705,9 @@ int mlx5_hca_exec(MLX5State *s, MLX5Cmd *cmd)
             }
             if (st < 0) {
                 st = mlx5_gid_exec(s, cmd);
+            }
+            if (st < 0) {
+                st = mlx5_mcg_exec(s, cmd);
             }
             if (st >= 0) {
                 return st;

@@ -192,6 +192,9 @@ bool mlx5_qp_xrcd_busy(MLX5State *s, uint32_t xrcd)
 
 static void qp_free(MLX5State *s, MLX5QP *qp)
 {
+    if (qp->valid) {
+        mlx5_mcg_qp_gone(s, qp_num(s, qp));
+    }
     mlx5_roce_qp_destroy(s, qp);
     g_free(qp->pas);
     memset(qp, 0, sizeof(*qp));
@@ -267,6 +270,7 @@ static int qp_check_create(MLX5State *s, MLX5Cmd *cmd, const uint8_t *qpc,
     n->user_index = MLX5_GET(qpc, qpc, user_index);
     n->counter_set_id = MLX5_GET(qpc, qpc, counter_set_id);
     n->rlky = MLX5_GET(qpc, qpc, rlky);
+    n->block_lb_mc = MLX5_GET(qpc, qpc, block_lb_mc);
     n->fre = MLX5_GET(qpc, qpc, fre);
     n->log_ack_req_freq = MLX5_GET(qpc, qpc, log_ack_req_freq);
     n->state = QP_RST;

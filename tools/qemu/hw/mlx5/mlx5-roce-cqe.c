@@ -145,7 +145,7 @@ void mlx5_roce_complete(void *opaque, RoceQP *rqp, const RoceCompletion *c)
         cqn = qp->cqn_rcv;
         counter = c->wr_id;
         if (c->wr_id & MLX5_ROCE_RECV_SRQ) {
-            MLX5SRQ *srq = mlx5_srq_get(s, qp->srqn);
+            MLX5SRQ *srq = mlx5_srq_get(s, MLX5_ROCE_RECV_SRQN(c->wr_id));
 
             /* An XRC SRQ completes to its own CQ, with its own index. */
             if (srq && srq->kind == MLX5_SRQ_XRC) {

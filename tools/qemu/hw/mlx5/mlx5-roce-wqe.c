@@ -7,7 +7,9 @@
  * the second dword of the doorbell record is the driver's producer, in
  * basic blocks.  A WQE is a control segment (opcode, its first basic
  * block's counter, QPN, size in 16-byte units, fence, completion and
- * solicited flags, immediate or the key to invalidate), for UD and the
+ * solicited flags, immediate or the key to invalidate), for an XRC
+ * initiator an XRC segment (the target's XRC SRQ number, as libmlx5
+ * writes it for every opcode but BIND_MW and LOCAL_INV), for UD and the
  * GSI QP a datagram segment (mlx5_av: Q_Key, destination QPN, MAC, GID,
  * traffic class, hop limit, flow label, UDP source port and the GID
  * index to send from), for WRITE, READ and atomics a remote address
@@ -310,6 +312,15 @@ int mlx5_roce_fetch_send(void *opaque, RoceQP *rqp, uint32_t index,
         return ROCE_WC_LOC_QP_OP_ERR;
     }
     ud = rqp->attr.type == ROCE_QPT_UD || rqp->attr.type == ROCE_QPT_GSI;
+    if (rqp->attr.xrc == ROCE_XRC_INI && (op_idx & 0xff) != OP_NOP &&
+        (op_idx & 0xff) != OP_UMR) {
+        /* The XRC segment: the target's XRC SRQ, 12 bytes reserved. */
+        if (off + WQE_DS > end) {
+            return ROCE_WC_LOC_QP_OP_ERR;
+        }
+        wr->xrc_srqn = ldl_be_p(w + off) & 0xffffff;
+        off += WQE_DS;
+    }
     if (ud) {
         if (off + AV_LEN > end || !wqe_av(s, w + off, wr)) {
             return ROCE_WC_LOC_QP_OP_ERR;
@@ -417,7 +428,7 @@ static int srq_take(MLX5State *s, MLX5SRQ *srq, uint32_t srqn,
     /* The next segment: 2 reserved bytes, the next WQE's index. */
     srq->head = lduw_be_p(w + 2);
     srq->cc++;
-    wr->wr_id = MLX5_ROCE_RECV_SRQ | idx;
+    wr->wr_id = MLX5_ROCE_RECV_SRQ | (uint64_t)srqn << 40 | idx;
     rwqe_data(w, WQE_DS, len, wr);
     trace_mlx5_roce_recv(srqn, idx, true);
     return 1;
@@ -435,6 +446,19 @@ int mlx5_roce_take_recv(void *opaque, RoceQP *rqp, RoceRecvWR *wr,
 
     if (!qp) {
         return -1;
+    }
+    if (rqp->attr.xrc == ROCE_XRC_TGT) {
+        /* The request's XRC SRQ, which must be of the QP's domain. */
+        MLX5SRQ *srq = mlx5_srq_get(s, rqp->xrc_srqn);
+
+        if (flush) {
+            return 0;
+        }
+        if (!srq || srq->kind != MLX5_SRQ_XRC || srq->xrcd != qp->xrcd) {
+            trace_mlx5_roce_drop(0, "XRCETH: no XRC SRQ of the domain");
+            return -1;
+        }
+        return srq_take(s, srq, rqp->xrc_srqn, wr);
     }
     if (qp->rq_type == QP_RQ_SRQ) {
         MLX5SRQ *srq = mlx5_srq_get(s, qp->srqn);

@@ -4,22 +4,30 @@
  * RoCEv2 engine (hw/roce/roce.h).
  *
  * One engine per device.  Each QP of a type the engine carries (RC, UC,
- * UD and the GSI QP, st QP1) gets an MLX5RoceQP at CREATE_QP: the
+ * UD, XRC and the GSI QP, st QP1) gets an MLX5RoceQP at CREATE_QP: the
  * engine's RoceQP, a timer (retransmission, RNR waits) and a bottom half
  * (the engine's "come back later").  Every state change of the QP's
  * context is handed to the engine whole (roce_qp_modify()); the send
  * doorbell walks the new WQEs (mlx5-roce-wqe.c) and rings the engine's.
  * The memory registration QP (st REG_UMR) is an RC QP to the engine that
  * never meets the wire: its WQEs are UMRs (mlx5-umr.c), local work the
- * engine runs and completes in order.  XRC QPs have no engine QP: their
- * doorbells run nothing.  A QP in ERR rereads its RQ's record every 10 ms of
+ * engine runs and completes in order.  An XRC QP with an SQ is an
+ * initiator (its WQEs name the target's XRC SRQ), one without is a
+ * target (mlx5_ib gives it no SQ): it receives into the XRC SRQ each
+ * request's XRCETH names, which must be of the QP's XRC domain, and its
+ * memory accesses are under that SRQ's PD.  A QP in ERR rereads its RQ's
+ * record every 10 ms of
  * virtual time, so that receives posted to it complete flushed.
  *
  * Frames: the engine's go to the netdev, except those addressed to one
  * of our own GIDs (two QPs of this device), which a loopback queue hands
  * back to roce_engine_rx() from a bottom half, never from within the
- * engine's call.  Received UDP 4791 frames whose destination IP is one
- * of our GIDs go to the engine before the NIC's steering (mlx5-rx.c).
+ * engine's call.  A frame to a multicast group goes to the netdev and,
+ * when QPs of this device joined the group (mlx5-mcg.c), into the
+ * loopback queue as well, unless the sending QP has block_lb_mc.
+ * Received UDP 4791 frames whose destination IP is one of our GIDs, or
+ * a group QPs of ours joined, go to the engine before the NIC's
+ * steering (mlx5-rx.c), which sees the other multicast as any frame.
  *
  * Memory: the engine's accesses go through mlx5_mkey_dma() with the
  * QP's PD and the right the access needs (local read to gather, local
@@ -43,6 +51,7 @@
 #define QP_ST_RC                0x0
 #define QP_ST_UC                0x1
 #define QP_ST_UD                0x2
+#define QP_ST_XRC               0x3
 #define QP_ST_QP1               0x8
 #define QP_ST_REG_UMR           0xc
 #define QP_ERR                  6
@@ -203,21 +212,17 @@ static void roce_loop_bh(void *opaque)
     }
 }
 
-static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
-                    size_t len)
+/* A frame onto the wire, counted as the port's (mlx5-stats.c). */
+static void roce_wire(MLX5State *s, const uint8_t *frame, size_t len)
 {
-    MLX5State *s = opaque;
-    MLX5Roce *ro = s->roce;
-    MLX5Pkt p;
+    mlx5_stats_count(s, MLX5_TX, frame, len);
+    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+}
 
-    mlx5_pkt_parse(frame, len, &p);
-    if (!roce_dest_ours(s, frame, &p)) {
-        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, false);
-        mlx5_stats_count(s, MLX5_TX, frame, len);
-        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
-        return;
-    }
-    trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, true);
+static void roce_loop_push(MLX5State *s, const uint8_t *frame, size_t len)
+{
+    MLX5Roce *ro = s->roce;
+
     if (ro->loop_len >= LOOP_MAX) {
         /* A wire drops too; the engine retransmits. */
         trace_mlx5_roce_drop(len, "loopback queue full");
@@ -227,6 +232,68 @@ static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
                                                      frame, len));
     ro->loop_len++;
     qemu_bh_schedule(ro->loop_bh);
+}
+
+/*
+ * The multicast group of a frame's destination IP, as the GID the
+ * driver attaches QPs to (an IPv4 group mapped): false for unicast.
+ */
+static bool roce_dest_group(const uint8_t *f, const MLX5Pkt *p,
+                            uint8_t *mgid)
+{
+    if (p->ip_version == 4 && (f[p->l3 + 16] & 0xf0) == 0xe0) {
+        memset(mgid, 0, 10);
+        mgid[10] = mgid[11] = 0xff;
+        memcpy(mgid + 12, f + p->l3 + 16, 4);
+        return true;
+    }
+    if (p->ip_version == 6 && f[p->l3 + 24] == 0xff) {
+        memcpy(mgid, f + p->l3 + 24, 16);
+        return true;
+    }
+    return false;
+}
+
+/* A group with a QP of this device attached. */
+static bool roce_group_joined(MLX5State *s, const uint8_t *mgid)
+{
+    uint32_t qpn;
+
+    return mlx5_mcg_qps(s, mgid, &qpn, 1) != 0;
+}
+
+/*
+ * A frame to one of our own GIDs goes round the loopback queue; one to
+ * a multicast group goes to the wire for the other hosts, and round
+ * the loopback queue too when QPs of this device joined the group,
+ * unless the sending QP blocks its multicast loopback (block_lb_mc).
+ */
+static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
+                    size_t len)
+{
+    MLX5State *s = opaque;
+    MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
+    uint8_t mgid[16];
+    MLX5Pkt p;
+    bool loop;
+
+    mlx5_pkt_parse(frame, len, &p);
+    if (roce_dest_group(frame, &p, mgid)) {
+        loop = !(qp && qp->block_lb_mc) && roce_group_joined(s, mgid);
+        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, loop);
+        roce_wire(s, frame, len);
+        if (loop) {
+            roce_loop_push(s, frame, len);
+        }
+        return;
+    }
+    if (!roce_dest_ours(s, frame, &p)) {
+        trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, false);
+        roce_wire(s, frame, len);
+        return;
+    }
+    trace_mlx5_roce_tx(roce_qp(rqp)->qpn, len, true);
+    roce_loop_push(s, frame, len);
 }
 
 static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
@@ -239,6 +306,47 @@ static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
     }
     qp = mlx5_qp_get(s, qpn);
     return qp && qp->roce && !qp->roce->umr_qp ? &qp->roce->rqp : NULL;
+}
+
+/* The QPs of this device attached to a datagram's group. */
+static unsigned int roce_lookup_mcast(void *opaque, const uint8_t *mgid,
+                                      RoceQP **qps, unsigned int max)
+{
+    MLX5State *s = opaque;
+    uint32_t qpns[MLX5_MAX_QP_MCG];
+    unsigned int n, i, k = 0;
+
+    n = mlx5_mcg_qps(s, mgid, qpns, MIN(max, MLX5_MAX_QP_MCG));
+    for (i = 0; i < n; i++) {
+        MLX5QP *qp = mlx5_qp_get(s, qpns[i]);
+
+        if (qp && qp->roce) {
+            qps[k++] = &qp->roce->rqp;
+        }
+    }
+    return k;
+}
+
+/*
+ * The PD a QP's memory accesses are checked against: its own, or for
+ * an XRC target the PD of the XRC SRQ the request in hand names (its
+ * own is the driver's p0).  False: no such SRQ of the QP's domain.
+ */
+bool mlx5_roce_qp_pd(MLX5State *s, const MLX5QP *qp, const RoceQP *rqp,
+                     uint32_t *pd)
+{
+    MLX5SRQ *srq;
+
+    if (rqp->attr.xrc != ROCE_XRC_TGT) {
+        *pd = qp->pd;
+        return true;
+    }
+    srq = mlx5_srq_get(s, rqp->xrc_srqn);
+    if (!srq || srq->kind != MLX5_SRQ_XRC || srq->xrcd != qp->xrcd) {
+        return false;
+    }
+    *pd = srq->pd;
+    return true;
 }
 
 static int roce_mem_err(int err)
@@ -270,11 +378,12 @@ static int roce_dma(void *opaque, RoceQP *rqp, RoceMemOp op, uint32_t key,
     MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
     DMADirection dir = op == ROCE_MEM_GATHER || op == ROCE_MEM_REMOTE_READ ?
                        DMA_DIRECTION_TO_DEVICE : DMA_DIRECTION_FROM_DEVICE;
+    uint32_t pd;
 
-    if (!qp || op >= ARRAY_SIZE(access)) {
+    if (!qp || op >= ARRAY_SIZE(access) || !mlx5_roce_qp_pd(s, qp, rqp, &pd)) {
         return ROCE_MEM_EKEY;
     }
-    return roce_mem_err(mlx5_mkey_dma(s, qp->pd, key, access[op], addr, buf,
+    return roce_mem_err(mlx5_mkey_dma(s, pd, key, access[op], addr, buf,
                                       len, dir));
 }
 
@@ -286,16 +395,17 @@ static int roce_atomic(void *opaque, RoceQP *rqp, uint32_t rkey, uint64_t va,
     MLX5QP *qp = mlx5_roce_qp_of(s, rqp);
     uint8_t b[8];
     uint64_t v;
+    uint32_t pd;
     int err;
 
-    if (!qp) {
+    if (!qp || !mlx5_roce_qp_pd(s, qp, rqp, &pd)) {
         return ROCE_MEM_EKEY;
     }
     if (va & 7) {
         return ROCE_MEM_EACCESS;
     }
     /* Under the BQL, nothing else of the device runs in between. */
-    err = mlx5_mkey_dma(s, qp->pd, rkey, MLX5_MKEY_A, va, b, 8,
+    err = mlx5_mkey_dma(s, pd, rkey, MLX5_MKEY_A, va, b, 8,
                         DMA_DIRECTION_TO_DEVICE);
     if (err) {
         return roce_mem_err(err);
@@ -311,7 +421,7 @@ static int roce_atomic(void *opaque, RoceQP *rqp, uint32_t rkey, uint64_t va,
         v += swap_add;
     }
     stq_le_p(b, v);
-    return roce_mem_err(mlx5_mkey_dma(s, qp->pd, rkey, MLX5_MKEY_A, va, b, 8,
+    return roce_mem_err(mlx5_mkey_dma(s, pd, rkey, MLX5_MKEY_A, va, b, 8,
                                       DMA_DIRECTION_FROM_DEVICE));
 }
 
@@ -371,6 +481,7 @@ static const RoceOps mlx5_roce_ops = {
     .schedule = roce_schedule,
     .tx = roce_tx,
     .lookup_qp = roce_lookup_qp,
+    .lookup_mcast = roce_lookup_mcast,
     .fetch_send = mlx5_roce_fetch_send,
     .take_recv = mlx5_roce_take_recv,
     .dma = roce_dma,
@@ -386,7 +497,8 @@ void mlx5_roce_qp_create(MLX5State *s, MLX5QP *qp, uint32_t qpn)
     MLX5RoceQP *r;
 
     if (qp->st != QP_ST_RC && qp->st != QP_ST_UC && qp->st != QP_ST_UD &&
-        qp->st != QP_ST_QP1 && qp->st != QP_ST_REG_UMR) {
+        qp->st != QP_ST_QP1 && qp->st != QP_ST_REG_UMR &&
+        qp->st != QP_ST_XRC) {
         return;
     }
     r = g_new0(MLX5RoceQP, 1);
@@ -445,9 +557,13 @@ static void roce_attr(MLX5State *s, const MLX5QP *qp, uint32_t qpn,
 
     memset(a, 0, sizeof(*a));
     a->state = roce_state(qp->state);
-    a->type = qp->st == QP_ST_RC || qp->st == QP_ST_REG_UMR ? ROCE_QPT_RC :
+    a->type = qp->st == QP_ST_RC || qp->st == QP_ST_REG_UMR ||
+              qp->st == QP_ST_XRC ? ROCE_QPT_RC :
               qp->st == QP_ST_UC ? ROCE_QPT_UC :
               qp->st == QP_ST_UD ? ROCE_QPT_UD : ROCE_QPT_GSI;
+    if (qp->st == QP_ST_XRC) {
+        a->xrc = qp->no_sq ? ROCE_XRC_TGT : ROCE_XRC_INI;
+    }
     a->qpn = qpn;
     a->dest_qpn = qp->remote_qpn;
     a->sq_psn = qp->next_send_psn;
@@ -526,9 +642,14 @@ void mlx5_roce_qp_doorbell(MLX5State *s, MLX5QP *qp)
 bool mlx5_roce_rx(MLX5State *s, const uint8_t *f, size_t len,
                   const MLX5Pkt *p)
 {
+    uint8_t mgid[16];
     bool was;
 
-    if (!roce_frame(f, p) || !roce_dest_ours(s, f, p)) {
+    if (!roce_frame(f, p)) {
+        return false;
+    }
+    if (roce_dest_group(f, p, mgid) ? !roce_group_joined(s, mgid) :
+                                      !roce_dest_ours(s, f, p)) {
         return false;
     }
     was = roce_guard(s);

@@ -50,8 +50,13 @@ struct MLX5Roce {
     uint32_t gsi_qpn;           /* QPN 1 on the wire: the QP1's, or 0 */
 };
 
-/* mlx5-roce-wqe.c; a receive WQE's wr_id is its index, this for an SRQ's */
+/*
+ * mlx5-roce-wqe.c; a receive WQE's wr_id is its index, with this for an
+ * SRQ's, and the SRQ's number from bit 40 (an XRC target's SRQ is the
+ * request's, not the QP's).
+ */
 #define MLX5_ROCE_RECV_SRQ      (1ULL << 32)
+#define MLX5_ROCE_RECV_SRQN(id) (((id) >> 40) & 0xffffff)
 
 void mlx5_roce_sq_walk(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r);
 bool mlx5_roce_sq_wqe(MLX5State *s, MLX5QP *qp, MLX5RoceQP *r,
@@ -74,5 +79,7 @@ int mlx5_umr_run(MLX5State *s, uint32_t qpn, uint32_t qp_pd,
 
 /* mlx5-roce.c */
 MLX5QP *mlx5_roce_qp_of(MLX5State *s, RoceQP *rqp);
+bool mlx5_roce_qp_pd(MLX5State *s, const MLX5QP *qp, const RoceQP *rqp,
+                     uint32_t *pd);
 
 #endif

@@ -25,6 +25,7 @@
  *               queues)
  *   mlx5-qp.c   QPs: their contexts and state machine
  *   mlx5-gid.c  the RoCE address (GID) table
+ *   mlx5-mcg.c  multicast groups: the UD QPs attached to a GID
  *   mlx5-roce.c the RoCE front end: the RoCEv2 engine (hw/roce/), its
  *               timers, bottom halves, loopback and memory accesses
  *   mlx5-roce-wqe.c  send, receive and SRQ WQEs decoded for the engine
@@ -340,6 +341,7 @@ typedef struct MLX5QP {
     uint8_t rq_type;            /* its own RQ, an SRQ, none */
     bool no_sq;
     bool rlky;                  /* reserved lkey allowed (kernel QPs) */
+    bool block_lb_mc;           /* its multicast never loops back */
     bool fre;                   /* fast registration */
     bool rre, rwe, rae;         /* remote read, write, atomic enabled */
     uint8_t atomic_mode;
@@ -387,6 +389,20 @@ typedef struct MLX5PortCounters {
     uint64_t frames[MLX5_FRAME_CLASSES];
     uint64_t octets[MLX5_FRAME_CLASSES];
 } MLX5PortCounters;
+
+/*
+ * Multicast groups (mlx5-mcg.c): log_max_mcg and max_qp_mcg of the
+ * capabilities.  A group with no QP is a free entry.
+ */
+#define MLX5_LOG_MAX_MCG            8
+#define MLX5_MAX_MCGS               (1 << MLX5_LOG_MAX_MCG)
+#define MLX5_MAX_QP_MCG             32
+
+typedef struct MLX5Mcg {
+    uint8_t gid[16];
+    uint32_t nqps;
+    uint32_t qpn[MLX5_MAX_QP_MCG];
+} MLX5Mcg;
 
 struct MLX5State {
     PCIDevice parent_obj;
@@ -445,6 +461,7 @@ struct MLX5State {
     MLX5SRQ srqs[MLX5_MAX_SRQS];
     MLX5QP qps[MLX5_MAX_QPS];
     MLX5Gid gids[MLX5_GID_TABLE_SIZE];
+    MLX5Mcg mcgs[MLX5_MAX_MCGS];
     MLX5Roce *roce;
 };
 
@@ -680,6 +697,14 @@ void mlx5_qp_reset(MLX5State *s);
 int mlx5_gid_exec(MLX5State *s, MLX5Cmd *cmd);
 const MLX5Gid *mlx5_gid_get(MLX5State *s, uint32_t index);
 void mlx5_gid_reset(MLX5State *s);
+
+/* mlx5-mcg.c: -1 for an opcode not its own */
+int mlx5_mcg_exec(MLX5State *s, MLX5Cmd *cmd);
+/* The QPs attached to group @gid, up to @max: how many. */
+unsigned int mlx5_mcg_qps(MLX5State *s, const uint8_t *gid, uint32_t *qpns,
+                          unsigned int max);
+void mlx5_mcg_qp_gone(MLX5State *s, uint32_t qpn);
+void mlx5_mcg_reset(MLX5State *s);
 
 /* mlx5-roce.c: the RoCE front end */
 void mlx5_roce_realize(MLX5State *s);

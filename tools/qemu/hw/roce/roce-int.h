@@ -27,12 +27,14 @@
 #define ROCE_IMM_LEN        4
 #define ROCE_IETH_LEN       4
 #define ROCE_DETH_LEN       8
+#define ROCE_XRCETH_LEN     4
 #define ROCE_ICRC_LEN       4
 
 /* BTH opcodes (IBTA vol. 1 9.2): transport in the top three bits. */
 #define ROCE_OP_RC          0x00
 #define ROCE_OP_UC          0x20
 #define ROCE_OP_UD          0x60
+#define ROCE_OP_XRC         0xa0
 #define ROCE_OP_SEND_FIRST          0x00
 #define ROCE_OP_SEND_MIDDLE         0x01
 #define ROCE_OP_SEND_LAST           0x02
@@ -77,6 +79,7 @@ enum {
     ROCE_F_IMM      = 1u << 15,
     ROCE_F_IETH     = 1u << 16,
     ROCE_F_DETH     = 1u << 17,
+    ROCE_F_XRCETH   = 1u << 18,     /* XRC requests */
 };
 #define ROCE_F_ONLY     (ROCE_F_FIRST | ROCE_F_LAST)
 #define ROCE_F_RESPONSE (ROCE_F_RRESP | ROCE_F_ACK | ROCE_F_ATMACK)
@@ -126,6 +129,8 @@ typedef struct RocePkt {
     /* DETH */
     uint32_t qkey;
     uint32_t sqpn;
+    /* XRCETH */
+    uint32_t xrc_srqn;
     /* Payload, between the headers and the pad. */
     const uint8_t *payload;
     uint32_t paylen;
@@ -135,6 +140,7 @@ typedef struct RocePkt {
     uint16_t vlan;
     uint8_t smac[6];
     uint8_t sgid[16];
+    uint8_t dgid[16];           /* IPv4: ::ffff:a.b.c.d */
     const uint8_t *ip;          /* the IP header, for the GRH */
     size_t iplen;               /* 20 or 40 */
 } RocePkt;
@@ -189,6 +195,12 @@ static inline uint32_t roce_psn_dist(uint32_t a, uint32_t b)
 static inline uint32_t roce_psn_add(uint32_t a, uint32_t n)
 {
     return (a + n) & ROCE_PSN_MASK;
+}
+
+/* The transport bits of an RC QP's opcodes: RC, or XRC. */
+static inline uint8_t roce_rc_transport(const RoceQP *qp)
+{
+    return qp->attr.xrc ? ROCE_OP_XRC : ROCE_OP_RC;
 }
 
 static inline bool roce_qp_is_ud(const RoceQP *qp)

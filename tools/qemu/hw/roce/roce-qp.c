@@ -2,7 +2,8 @@
 /*
  * RoCEv2 engine: a QP's life (state changes, the flush of a QP in
  * error, its one timer) and the demultiplexing of received frames to
- * the requester (responses) or the responder (requests).
+ * the requester (responses) or the responder (requests), a multicast
+ * datagram to each QP attached to its group.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -236,6 +237,40 @@ static bool roce_from_peer(const RoceQP *qp, const RocePkt *pkt)
     return !memcmp(pkt->sgid + 12, av->dgid + 12, 4);
 }
 
+/*
+ * A datagram to a multicast group: one copy to each UD QP attached to
+ * the group of its destination GID (a GSI QP takes no multicast), each
+ * checked as if it were addressed to that QP alone.
+ */
+static void roce_rx_mcast(RoceEngine *e, const RocePkt *pkt)
+{
+    RoceQP *qps[ROCE_MCAST_MAX];
+    unsigned int n, i;
+
+    if ((pkt->opcode & 0xe0) != ROCE_OP_UD || !e->ops->lookup_mcast) {
+        e->stats.rx_dropped++;
+        return;
+    }
+    n = e->ops->lookup_mcast(e->opaque, pkt->dgid, qps, ROCE_MCAST_MAX);
+    n = ROCE_MIN(n, ROCE_MCAST_MAX);
+    if (!n) {
+        e->stats.rx_no_qp++;
+        e->stats.rx_dropped++;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        RoceQP *qp = qps[i];
+
+        if (!qp || qp->eng != e || qp->attr.type != ROCE_QPT_UD ||
+            qp->attr.state < ROCE_QPS_RTR || qp->attr.state == ROCE_QPS_ERR) {
+            e->stats.rx_dropped++;
+            continue;
+        }
+        e->stats.rx_mcast++;
+        roce_resp_rx(qp, pkt);
+    }
+}
+
 void roce_engine_rx(RoceEngine *e, const uint8_t *frame, size_t len)
 {
     RocePkt pkt;
@@ -253,6 +288,10 @@ void roce_engine_rx(RoceEngine *e, const uint8_t *frame, size_t len)
         e->stats.rx_dropped++;
         return;
     }
+    if (pkt.dqpn == ROCE_MCAST_QPN) {
+        roce_rx_mcast(e, &pkt);
+        return;
+    }
     qp = e->ops->lookup_qp(e->opaque, pkt.dqpn);
     if (!qp || qp->eng != e) {
         e->stats.rx_no_qp++;
@@ -261,10 +300,17 @@ void roce_engine_rx(RoceEngine *e, const uint8_t *frame, size_t len)
     }
     switch (pkt.opcode & 0xe0) {
     case ROCE_OP_RC:
-        ok = qp->attr.type == ROCE_QPT_RC && roce_from_peer(qp, &pkt);
+        ok = qp->attr.type == ROCE_QPT_RC && !qp->attr.xrc &&
+             roce_from_peer(qp, &pkt);
         break;
     case ROCE_OP_UC:
         ok = qp->attr.type == ROCE_QPT_UC && roce_from_peer(qp, &pkt);
+        break;
+    case ROCE_OP_XRC:
+        /* Requests to a target, responses to an initiator. */
+        ok = qp->attr.type == ROCE_QPT_RC && roce_from_peer(qp, &pkt) &&
+             qp->attr.xrc == (pkt.flags & ROCE_F_RESPONSE ? ROCE_XRC_INI :
+                                                           ROCE_XRC_TGT);
         break;
     default:
         ok = roce_qp_is_ud(qp);

@@ -326,7 +326,7 @@ op_err:
 static uint8_t roce_req_opcode(const RoceQP *qp, uint8_t op, bool first,
                                bool last)
 {
-    uint8_t base = qp->attr.type == ROCE_QPT_RC ? ROCE_OP_RC :
+    uint8_t base = qp->attr.type == ROCE_QPT_RC ? roce_rc_transport(qp) :
                    qp->attr.type == ROCE_QPT_UC ? ROCE_OP_UC : ROCE_OP_UD;
     uint8_t o;
 
@@ -414,6 +414,7 @@ static bool roce_req_send(RoceQP *qp)
     }
     p.imm = wr->imm;
     p.ieth_rkey = wr->invalidate_rkey;
+    p.xrc_srqn = wr->xrc_srqn;
     p.se = last && (wr->flags & ROCE_WR_SOLICITED) &&
            (p.flags & (ROCE_F_SEND | ROCE_F_IMM));
     if (roce_qp_is_ud(qp)) {

@@ -65,7 +65,7 @@ static void roce_resp_send_ack(RoceQP *qp, uint8_t opcode, uint8_t syn,
 
 static void roce_resp_ack(RoceQP *qp, uint8_t syn, uint32_t psn)
 {
-    roce_resp_send_ack(qp, ROCE_OP_RC | ROCE_OP_ACK, syn, psn, 0);
+    roce_resp_send_ack(qp, roce_rc_transport(qp) | ROCE_OP_ACK, syn, psn, 0);
 }
 
 static void roce_resp_complete(RoceQP *qp, RoceWCStatus status,
@@ -290,7 +290,7 @@ bool roce_resp_run(RoceQP *qp, unsigned int budget)
         chunk = ROCE_MIN(mtu, qp->rd_resid);
         last = chunk == qp->rd_resid;
         memset(&p, 0, sizeof(p));
-        p.opcode = ROCE_OP_RC | (qp->rd_first ?
+        p.opcode = roce_rc_transport(qp) | (qp->rd_first ?
                    (last ? ROCE_OP_READ_RESP_ONLY : ROCE_OP_READ_RESP_FIRST) :
                    (last ? ROCE_OP_READ_RESP_LAST : ROCE_OP_READ_RESP_MIDDLE));
         p.pkey = qp->attr.pkey;
@@ -386,7 +386,7 @@ static int roce_resp_atomic(RoceQP *qp, const RocePkt *pkt)
     res->orig = orig;
     qp->epsn = roce_psn_add(pkt->psn, 1);
     qp->msn = (qp->msn + 1) & ROCE_MSN_MASK;
-    roce_resp_send_ack(qp, ROCE_OP_RC | ROCE_OP_ATOMIC_ACK,
+    roce_resp_send_ack(qp, roce_rc_transport(qp) | ROCE_OP_ATOMIC_ACK,
                        ROCE_AETH_ACK_UNLIMITED, pkt->psn, orig);
     return ROCE_RESP_OK;
 }
@@ -413,7 +413,8 @@ static void roce_resp_duplicate(RoceQP *qp, const RocePkt *pkt)
         }
         if (res->atomic) {
             if ((pkt->flags & ROCE_F_ATOMIC) && pkt->psn == res->first_psn) {
-                roce_resp_send_ack(qp, ROCE_OP_RC | ROCE_OP_ATOMIC_ACK,
+                roce_resp_send_ack(qp, roce_rc_transport(qp) |
+                                   ROCE_OP_ATOMIC_ACK,
                                    ROCE_AETH_ACK_UNLIMITED, pkt->psn,
                                    res->orig);
             }
@@ -598,6 +599,8 @@ void roce_resp_rx(RoceQP *qp, const RocePkt *pkt)
     }
     switch (qp->attr.type) {
     case ROCE_QPT_RC:
+        /* An XRC target receives into the SRQ each request names. */
+        qp->xrc_srqn = pkt->xrc_srqn;
         roce_resp_rc(qp, pkt);
         break;
     case ROCE_QPT_UC:

@@ -100,6 +100,13 @@ uint32_t roce_opcode_flags(uint8_t opcode)
         f = op == ROCE_OP_SEND_ONLY || op == ROCE_OP_SEND_ONLY_IMM ?
             roce_op5_flags(op) | ROCE_F_DETH : 0;
         break;
+    case ROCE_OP_XRC:
+        /* RC's operations; requests name their SRQ (XRCETH). */
+        f = roce_op5_flags(op);
+        if (f && !(f & ROCE_F_RESPONSE)) {
+            f |= ROCE_F_XRCETH;
+        }
+        break;
     default:
         return 0;
     }
@@ -113,6 +120,9 @@ uint32_t roce_hdr_len(uint32_t flags)
 
     if (flags & ROCE_F_DETH) {
         len += ROCE_DETH_LEN;
+    }
+    if (flags & ROCE_F_XRCETH) {
+        len += ROCE_XRCETH_LEN;
     }
     if (flags & ROCE_F_RETH) {
         len += ROCE_RETH_LEN;
@@ -296,6 +306,10 @@ uint8_t *roce_frame_begin(RoceQP *qp, const RoceAV *av, RocePkt *pkt,
         roce_put_be32(b + 4, pkt->sqpn & 0xffffff);
         b += ROCE_DETH_LEN;
     }
+    if (flags & ROCE_F_XRCETH) {
+        roce_put_be32(b, pkt->xrc_srqn & 0xffffff);
+        b += ROCE_XRCETH_LEN;
+    }
     if (flags & ROCE_F_RETH) {
         roce_put_be64(b, pkt->va);
         roce_put_be32(b + 8, pkt->rkey);
@@ -399,6 +413,8 @@ int roce_parse(RoceEngine *e, const uint8_t *f, size_t len, RocePkt *pkt)
         }
         memcpy(pkt->sgid + 10, "\xff\xff", 2);
         memcpy(pkt->sgid + 12, ip + 12, 4);
+        memcpy(pkt->dgid + 10, "\xff\xff", 2);
+        memcpy(pkt->dgid + 12, ip + 16, 4);
     } else if (etype == ETH_P_IPV6) {
         if (avail < IP6_HLEN || (ip[0] >> 4) != 6 ||
             ip[6] != IPPROTO_UDP_NUM) {
@@ -411,6 +427,7 @@ int roce_parse(RoceEngine *e, const uint8_t *f, size_t len, RocePkt *pkt)
         }
         pkt->ipv6 = true;
         memcpy(pkt->sgid, ip + 8, 16);
+        memcpy(pkt->dgid, ip + 24, 16);
     } else {
         return -1;
     }
@@ -466,6 +483,10 @@ int roce_parse(RoceEngine *e, const uint8_t *f, size_t len, RocePkt *pkt)
         pkt->qkey = roce_get_be32(b);
         pkt->sqpn = roce_get_be32(b + 4) & 0xffffff;
         b += ROCE_DETH_LEN;
+    }
+    if (flags & ROCE_F_XRCETH) {
+        pkt->xrc_srqn = roce_get_be32(b) & 0xffffff;
+        b += ROCE_XRCETH_LEN;
     }
     if (flags & ROCE_F_RETH) {
         pkt->va = roce_get_be64(b);

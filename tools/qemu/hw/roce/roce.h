@@ -41,6 +41,10 @@
 #define ROCE_UDP_PORT           4791
 #define ROCE_GSI_QKEY           0x80010000u
 #define ROCE_GRH_LEN            40
+/* A UD datagram to this destination QPN goes to a multicast group. */
+#define ROCE_MCAST_QPN          0xffffffu
+/* The QPs of one group a datagram is delivered to, at most. */
+#define ROCE_MCAST_MAX          64
 
 /* Limits of what a front end may hand over. */
 #define ROCE_MAX_SGE            32
@@ -127,7 +131,19 @@ typedef struct RoceQPAttr {
     uint8_t max_rd_atomic;      /* READ/ATOMIC outstanding as requester */
     uint8_t max_dest_rd_atomic; /* ... as responder (resources kept) */
     RoceAV av;                  /* RC, UC: the path */
+    /*
+     * RC only: an XRC initiator (requests carry the XRCETH of each
+     * WR's xrc_srqn, it takes responses alone) or target (it takes
+     * requests alone, each received into the XRC SRQ its XRCETH
+     * names: ops->take_recv reads RoceQP.xrc_srqn).  Both use the XRC
+     * opcodes (transport 101b) on the wire.
+     */
+    uint8_t xrc;                /* ROCE_XRC_* */
 } RoceQPAttr;
+
+#define ROCE_XRC_NONE       0
+#define ROCE_XRC_INI        1
+#define ROCE_XRC_TGT        2
 
 typedef struct RoceSGE {
     uint64_t addr;
@@ -171,6 +187,7 @@ typedef struct RoceSendWR {
     RoceAV av;
     uint32_t remote_qpn;
     uint32_t remote_qkey;       /* bit 31 set: the QP's qkey */
+    uint32_t xrc_srqn;          /* XRC initiator: the target's SRQ */
     uint32_t num_sge;
     RoceSGE sge[ROCE_MAX_SGE];
     uint32_t inline_len;
@@ -262,6 +279,14 @@ typedef struct RoceOps {
     /* The QP with this number on the wire (1: the GSI QP), or NULL. */
     RoceQP *(*lookup_qp)(void *opaque, uint32_t qpn);
     /*
+     * The QPs attached to multicast group @mgid (16 bytes; an IPv4
+     * group as ::ffff:a.b.c.d), for a datagram to ROCE_MCAST_QPN: up to
+     * @max of them into @qps, their number.  NULL: no multicast (such
+     * datagrams are dropped).
+     */
+    unsigned int (*lookup_mcast)(void *opaque, const uint8_t *mgid,
+                                 RoceQP **qps, unsigned int max);
+    /*
      * The send WQE at @index (a counter, modulo 2^32, below the
      * producer of roce_qp_sq_doorbell()), decoded.  The engine may
      * fetch a WQE more than once (retransmission) and only up to
@@ -318,6 +343,7 @@ typedef struct RoceStats {
     uint64_t rnr_naks_rcvd;
     uint64_t dup_requests;
     uint64_t ud_no_recv;
+    uint64_t rx_mcast;          /* multicast datagrams, once per QP */
 } RoceStats;
 
 struct RoceEngine {
@@ -410,6 +436,8 @@ struct RoceQP {
     uint32_t rd_resid;
     uint32_t rd_psn;
     bool rd_first;
+    /* XRC target: the XRC SRQ the request in hand names (its XRCETH). */
+    uint32_t xrc_srqn;
 };
 
 void roce_engine_init(RoceEngine *e, const RoceOps *ops, void *opaque);

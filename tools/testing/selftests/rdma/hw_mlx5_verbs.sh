@@ -11,18 +11,22 @@
 # One device, server and client both on mlx5_0 from the RoCE v2 GID of
 # the netdev's IPv4 address: their packets go through the model's
 # loopback queue.  ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong
-# with their buffers checked (-c), then perftest's ib_write_bw,
-# ib_read_bw, ib_send_bw and ib_atomic_bw, a few hundred iterations
-# each, then rping over rdma_cm (its connection through ib_cm's MADs on
-# mlx5_ib's GSI QP, a QP1 of the model's); every run must report its
-# results on both sides, and mlx5_ib must log no WC error (an error CQE
-# it dumps).
+# with their buffers checked (-c); ibv_xsrq_pingpong (XRC: initiator and
+# target QPs, XRC SRQs; it prints nothing, so both ends must exit 0);
+# perftest's ib_write_bw, ib_read_bw, ib_send_bw and ib_atomic_bw, a few
+# hundred iterations each; rping over rdma_cm (its connection through
+# ib_cm's MADs on mlx5_ib's GSI QP, a QP1 of the model's); every other
+# run must report its results on both sides.  Then mckey over rdma_cm,
+# receiver and sender on mlx5_0 (the group's datagrams reach the
+# receiver through the model's multicast loopback: ATTACH_TO_MCG,
+# mlx5-mcg.c), and mlx5_ib must log no WC error (an error CQE it
+# dumps).  perftest's latency tools and -R: hw_mlx5_perftest.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 PINGPONGS=(rc ud srq)
 PERFTESTS=(write read send atomic)
-PLAN=$((3 + ${#PINGPONGS[@]} + ${#PERFTESTS[@]} + 2))
+PLAN=$((3 + ${#PINGPONGS[@]} + 1 + ${#PERFTESTS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -33,34 +37,12 @@ if [ -z "$(mlx5_function)" ]; then
 	done
 	ktap_finished
 fi
-ibdev=/sys/class/infiniband/mlx5_0
 ADDR=192.0.2.1
-GID=0000:0000:0000:0000:0000:ffff:c000:0201
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
-modprobe mlx5_core
-eventually 180 mlx5_ifname >/dev/null
-ifname=$(mlx5_ifname)
-ktap_test_result "mlx5e netdev $ifname up with $ADDR" \
-	mlx5_link_up "$ifname" $ADDR
-ktap_test_result "mlx5_ib registers mlx5_0" mlx5_ib_up
-
-# The index of the RoCE v2 GID of $ADDR.
-gid_index() {
-	local g i
-	for g in "$ibdev"/ports/1/gids/*; do
-		[ "$(cat "$g" 2>/dev/null)" = $GID ] || continue
-		i=${g##*/}
-		if [ "$(cat "$ibdev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
-ktap_test_result "a RoCE v2 GID of $ADDR" eventually 60 gid_index
-gidx=$(gid_index)
+mlx5_roce_cases $ADDR
+gidx=$MLX5_GIDX
 before=$(dmesg | wc -l)
 
 # pair TOOL ARGS...: TOOL's server and its client (to localhost) on
@@ -94,6 +76,14 @@ for t in "${PINGPONGS[@]}"; do
 	ktap_test_result "ibv_${t}_pingpong -c on mlx5_0" pingpong "$t"
 done
 
+# ibv_xsrq_pingpong: on each side an XRC domain, an XRC SRQ, an
+# initiator QP (its WQEs name the peer's SRQ) and a target QP; 10
+# exchanges of 4 KiB, at the port's MTU (its default, 2048, is over
+# it).  It prints nothing on success and checks no data: both ends must
+# exit 0.
+ktap_test_result "ibv_xsrq_pingpong on mlx5_0 (XRC)" \
+	pair ibv_xsrq_pingpong -d mlx5_0 -g "$gidx" -m 1024 -n 10 -s 4096
+
 # perftest: its result line (size, iterations, ...) on both sides.
 perftest() {
 	local tool=ib_$1_bw args=(-s 4096)
@@ -125,6 +115,28 @@ rping_ok() {
 	return $rc
 }
 ktap_test_result "rping over rdma_cm on mlx5_0" rping_ok
+
+# mckey: a receiver joins 239.1.1.1 (librdmacm attaches its UD QP), then
+# a sender joins and sends 10 datagrams to the group; the receiver must
+# take all 10 ("data transfers complete") and both exit 0.  The
+# receiver's output line-buffered: the sender starts once it has joined.
+MCAST=239.1.1.1
+mckey_ok() {
+	local rc=0 srv
+
+	timeout 120 stdbuf -oL mckey -m $MCAST -b $ADDR -C 10 >"$OUT/server" 2>&1 &
+	srv=$!
+	eventually 60 grep -q 'joined dgid' "$OUT/server" || rc=1
+	timeout 120 mckey -m $MCAST -b $ADDR -s -C 10 >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	grep -q 'data transfers complete' "$OUT/server" || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/receiver: /' "$OUT/server"
+		sed 's/^/sender: /' "$OUT/client"
+	fi
+	return $rc
+}
+ktap_test_result "mckey over rdma_cm on mlx5_0 (multicast)" mckey_ok
 
 ktap_test_result "mlx5_ib logs no WC error" mlx5_log_clean "$before"
 modprobe -r mlx5_ib 2>/dev/null

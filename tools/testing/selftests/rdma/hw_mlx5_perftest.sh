@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# perftest through the modelled ConnectX-4 Lx, beyond hw_mlx5_verbs'
+# bandwidth tools: the latency tools (ib_write_lat, ib_read_lat,
+# ib_send_lat, ib_atomic_lat) and the bandwidth tools through rdma_cm
+# (-R: the connection by ib_cm's MADs on mlx5_ib's GSI QP, the model's
+# QP1), on Debian's unmodified mlx5_ib and libmlx5.  Needs a guest
+# booted with the model:
+#	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_perftest.sh
+# and skips on a guest without a 15b3:1015 function.
+#
+# Server and client on mlx5_0 in one guest, from the RoCE v2 GID of the
+# netdev's IPv4 address (the model's loopback queue); few iterations,
+# since this runs in make check under TCG.  Both sides of every run
+# must exit 0 and the client print its result line (size, iterations,
+# ...), and mlx5_ib must log no WC error.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+LATS=(write read send atomic)
+BWS=(write read send atomic)
+PLAN=$((3 + ${#LATS[@]} + ${#BWS[@]} + 1))
+ktap_print_header
+ktap_set_plan $PLAN
+
+bdf=$(pci_function 0x15b3 0x1015)
+if [ -z "$bdf" ]; then
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_test_skip "mlx5 perftest case $i" \
+			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
+	done
+	ktap_finished
+fi
+dev=/sys/bus/pci/devices/$bdf
+ibdev=/sys/class/infiniband/mlx5_0
+ADDR=192.0.2.1
+GID=0000:0000:0000:0000:0000:ffff:c000:0201
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+modprobe mlx5_core
+netdev_there() { ls "$dev"/net 2>/dev/null | grep -q .; }
+eventually 180 netdev_there >/dev/null
+ifname=$(ls "$dev"/net 2>/dev/null | head -1)
+carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
+link_up() {
+	[ -n "$ifname" ] && ip addr add $ADDR/24 dev "$ifname" &&
+		ip link set "$ifname" up && eventually 60 carrier
+}
+ktap_test_result "mlx5e netdev $ifname up with $ADDR" link_up
+
+rdma_dev() {
+	modprobe -a mlx5_ib ib_uverbs rdma_cm rdma_ucm &&
+		eventually 60 test -d "$ibdev"
+}
+ktap_test_result "mlx5_ib registers mlx5_0" rdma_dev
+
+# The index of the RoCE v2 GID of $ADDR.
+gid_index() {
+	local g i
+	for g in "$ibdev"/ports/1/gids/*; do
+		[ "$(cat "$g" 2>/dev/null)" = $GID ] || continue
+		i=${g##*/}
+		if [ "$(cat "$ibdev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+ktap_test_result "a RoCE v2 GID of $ADDR" eventually 60 gid_index
+gidx=$(gid_index)
+before=$(dmesg | wc -l)
+
+# run HOST TOOL ARGS...: TOOL's server, then its client to HOST, on
+# mlx5_0, both within 300 s; both must exit 0 and the client print the
+# result row of N iterations (N: the value after -n; the latency tools
+# of READ and atomics report on the client alone).
+run() {
+	local host=$1 rc=0 srv n
+	shift
+	n=$(echo "$@" | sed -n 's/.*-n \([0-9]*\).*/\1/p')
+	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
+	timeout 300 "$@" >"$OUT/server" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 300 "$@" "$host" >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	grep -qE "^ +[0-9]+ +$n " "$OUT/client" || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+
+# Latency: 200 round trips of 64 bytes (atomics: 8), by GID.
+for t in "${LATS[@]}"; do
+	args=(-s 64)
+	[ "$t" = atomic ] && args=()
+	ktap_test_result "ib_${t}_lat on mlx5_0" \
+		run localhost ib_${t}_lat -d mlx5_0 -x "$gidx" -n 200 -F "${args[@]}"
+done
+
+# Bandwidth through rdma_cm: the client names the server's address
+# (rdma_cm resolves it to mlx5_0), 200 iterations of 4 KiB.
+for t in "${BWS[@]}"; do
+	args=(-s 4096)
+	[ "$t" = atomic ] && args=()
+	ktap_test_result "ib_${t}_bw -R on mlx5_0" \
+		run $ADDR ib_${t}_bw -d mlx5_0 -R -n 200 -F "${args[@]}"
+done
+
+no_wc_errors() {
+	! dmesg | tail -n +$((before + 1)) | grep -a mlx5 |
+		grep -aiE "WC error|failed|err\(|timeout"
+}
+ktap_test_result "mlx5_ib logs no WC error" no_wc_errors
+modprobe -r mlx5_ib 2>/dev/null
+ktap_finished
