@@ -24,53 +24,19 @@ PLAN=$((3 + ${#LATS[@]} + ${#BWS[@]} + 1))
 ktap_print_header
 ktap_set_plan $PLAN
 
-bdf=$(pci_function 0x15b3 0x1015)
-if [ -z "$bdf" ]; then
+if [ -z "$(mlx5_function)" ]; then
 	for ((i = 1; i <= PLAN; i++)); do
 		ktap_test_skip "mlx5 perftest case $i" \
 			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
 	done
 	ktap_finished
 fi
-dev=/sys/bus/pci/devices/$bdf
-ibdev=/sys/class/infiniband/mlx5_0
 ADDR=192.0.2.1
-GID=0000:0000:0000:0000:0000:ffff:c000:0201
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
-modprobe mlx5_core
-netdev_there() { ls "$dev"/net 2>/dev/null | grep -q .; }
-eventually 180 netdev_there >/dev/null
-ifname=$(ls "$dev"/net 2>/dev/null | head -1)
-carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
-link_up() {
-	[ -n "$ifname" ] && ip addr add $ADDR/24 dev "$ifname" &&
-		ip link set "$ifname" up && eventually 60 carrier
-}
-ktap_test_result "mlx5e netdev $ifname up with $ADDR" link_up
-
-rdma_dev() {
-	modprobe -a mlx5_ib ib_uverbs rdma_cm rdma_ucm &&
-		eventually 60 test -d "$ibdev"
-}
-ktap_test_result "mlx5_ib registers mlx5_0" rdma_dev
-
-# The index of the RoCE v2 GID of $ADDR.
-gid_index() {
-	local g i
-	for g in "$ibdev"/ports/1/gids/*; do
-		[ "$(cat "$g" 2>/dev/null)" = $GID ] || continue
-		i=${g##*/}
-		if [ "$(cat "$ibdev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
-ktap_test_result "a RoCE v2 GID of $ADDR" eventually 60 gid_index
-gidx=$(gid_index)
+mlx5_roce_cases $ADDR
+gidx=$MLX5_GIDX
 before=$(dmesg | wc -l)
 
 # run HOST TOOL ARGS...: TOOL's server, then its client to HOST, on

@@ -19,21 +19,16 @@ GOLDEN=$TESTDIR/golden/hw-mlx5-sysfs.txt
 SECTIONS=(sysfs-device sysfs-port sysfs-gids sysfs-counters
 	rdma-dev rdma-link rdma-res rdma-statistic)
 ktap_print_header
-ktap_set_plan $((${#SECTIONS[@]} + 1))
+ktap_set_plan $((${#SECTIONS[@]} + 3))
 
 if [ -z "$(mlx5_function)" ]; then
-	for s in "${SECTIONS[@]}" up; do
+	for s in "${SECTIONS[@]}" netdev ib gid; do
 		ktap_test_skip "mlx5_0 $s" "no 15b3:1015 PCI function (scripts/vm --hw mlx5)"
 	done
 	ktap_finished
 fi
 
-# Not through ktap_test_result: its subshell would keep MLX5_IF.
-up_rc=0
-up_out=$(mktemp)
-mlx5_roce_up 192.0.2.1 >"$up_out" 2>&1 || up_rc=$?
-ktap_test_result "mlx5_0 up with a RoCE v2 GID of 192.0.2.1" \
-	eval "cat $up_out; rm -f $up_out; [ $up_rc = 0 ]"
+mlx5_roce_cases 192.0.2.1
 IB=/sys/class/infiniband/mlx5_0
 
 # files DIR FIND-ARGS...: "MODE NAME VALUE" for the files under DIR, the

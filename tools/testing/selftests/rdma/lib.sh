@@ -193,6 +193,21 @@ mlx5_roce_up() {
 	MLX5_GIDX=$(roce_v2_gid_index mlx5_0 "$1")
 }
 
+# mlx5_roce_cases ADDR: the same steps as three KTAP cases (netdev up
+# with ADDR, mlx5_0 registered, its RoCE v2 GID of ADDR), MLX5_IF and
+# MLX5_GIDX set as mlx5_roce_up sets them.
+mlx5_roce_cases() {
+	modprobe mlx5_core
+	eventually 180 mlx5_ifname >/dev/null
+	MLX5_IF=$(mlx5_ifname)
+	ktap_test_result "mlx5e netdev $MLX5_IF up with $1" \
+		mlx5_link_up "$MLX5_IF" "$1"
+	ktap_test_result "mlx5_ib registers mlx5_0" mlx5_ib_up
+	ktap_test_result "a RoCE v2 GID of $1" \
+		eventually 60 roce_v2_gid_index mlx5_0 "$1"
+	MLX5_GIDX=$(roce_v2_gid_index mlx5_0 "$1")
+}
+
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
 # of an error CQE it dumped ("WC error"), a failure or a timeout.
 mlx5_log_clean() {
