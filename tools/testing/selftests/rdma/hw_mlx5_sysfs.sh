@@ -6,7 +6,8 @@
 # read errno), and the rdma tool's dev, link, res and statistic views,
 # equal to golden/hw-mlx5-sysfs.txt, recorded on the stock stack with
 # Debian's mlx5_core and mlx5_ib on the same model.  Counter values and
-# the power/ directory are left out (they move); counter names stay.
+# the power/ directory are left out (they move); counter names stay; the
+# netdev's name and index and the device's index are masked.
 # Needs a guest with the model:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_sysfs.sh
 # and skips without one.  HW_MLX5_SYSFS_RECORD=FILE writes the view to
@@ -46,6 +47,16 @@ files() {
 	done
 }
 
+# What depends on the tests before this one in the guest: the netdev's
+# name and index (hw_mlx5_eth loads virtio_net, whose NIC may come
+# first) and the device's index (a test that unloads mlx5_ib).
+ifname() {
+	sed -e "s/\b$MLX5_IF\b/IF/g" -e 's/netdev_index [0-9]*/netdev_index N/'
+}
+devindex() {
+	sed 's/^[0-9]*: mlx5_0:/N: mlx5_0:/'
+}
+
 # view SECTION: what the section shows today.  The rdma tool's numbers
 # that move (counter values, resource counts of kernel users that come
 # and go) are masked the same way.
@@ -64,7 +75,7 @@ view() {
 		files "$IB/ports/1" \( -path './gids/*' -o -path './gid_attrs/*' \) |
 			awk '$2 ~ /^gids\// && $3 ~ /^0000:0000:0000:0000:0000:0000:0000:0000/ { next }
 			     $3 == "error" && $4 == "Invalid" { next } { print }' |
-			sed -n '1,64p'
+			sed -n '1,64p' | ifname
 		ls "$IB/ports/1/gids" | wc -l
 		;;
 	sysfs-counters)
@@ -72,13 +83,13 @@ view() {
 		files "$IB/ports/1" -path './counters/*'
 		;;
 	rdma-dev)
-		rdma dev show mlx5_0 -d
+		rdma dev show mlx5_0 -d | devindex
 		;;
 	rdma-link)
-		rdma link show mlx5_0/1 -d | sed "s/netdev $MLX5_IF /netdev IF /"
+		rdma link show mlx5_0/1 -d | ifname
 		;;
 	rdma-res)
-		rdma res show mlx5_0
+		rdma res show mlx5_0 | devindex
 		;;
 	rdma-statistic)
 		rdma statistic show link mlx5_0/1 | tr ' ' '\n' |
