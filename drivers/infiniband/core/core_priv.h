@@ -20,6 +20,7 @@
  *	nldev.c		RDMA_NL_NLDEV client, rdma_link_ops registry, the
  *			attributes drivers add to its messages
  *	sysfs.c		class "infiniband" attributes, ports/, hw_counters/
+ *	sysfs_pma.c	ports/<N>/counters/: PMA Gets through process_mad
  *	verbs.c		verbs on objects: QP modify/query/destroy and
  *			usecnts, AHs, multicast, CQ resize/moderation,
  *			*_user() destruction
@@ -466,6 +467,14 @@ void ib_device_release_hw_stats(struct ib_device *device);
  */
 int ib_setup_port_attrs(struct ib_core_device *coredev);
 void ib_free_port_attrs(struct ib_core_device *coredev);
+
+/*
+ * sysfs_pma.c: ports/<N>/counters/ of a device with ops.process_mad, the
+ * group its PMA's ClassPortInfo asks for (static, shared by all ports;
+ * each read of a file is a PMA Get through ops.process_mad).  Sleeps.
+ */
+const struct attribute_group *ib_pma_counters_group(struct ib_device *ibdev,
+						    u32 port_num);
 
 /*
  * Hardware counters of a port (@port_num >= 1) or of the device

@@ -8,6 +8,7 @@
  *	<dev>/ports/<N>/gids/<i>, pkeys/<i>
  *	<dev>/ports/<N>/gid_attrs/types/<i>, gid_attrs/ndevs/<i>
  *	<dev>/ports/<N>/hw_counters/	port counters (ops.alloc_hw_port_stats)
+ *	<dev>/ports/<N>/counters/	PMA counters (ops.process_mad): sysfs_pma.c
  *
  * Lifetimes.  Every file lives in a kobject directory (the device's own,
  * a port's, a port's gid_attrs/).  Removing a directory (device_del(),
@@ -101,7 +102,8 @@ struct ib_port {
 	struct port_table *gids;
 	struct port_table *pkeys;
 	struct hw_stats_device_data *hw_stats;	/* NULL without counters */
-	const struct attribute_group *groups[4];	/* gids, pkeys, hw_counters */
+	/* gids, pkeys, hw_counters, counters (static: sysfs_pma.c's) */
+	const struct attribute_group *groups[5];
 };
 
 /* ------------------------------------------------------------------ */
@@ -998,7 +1000,7 @@ static void del_gid_attrs(struct ib_port *port)
 
 /*
  * The tables behind gids/, pkeys/ and (for the device's own ports)
- * hw_counters/, listed in port->groups.
+ * hw_counters/ and counters/, listed in port->groups.
  */
 static int alloc_port_tables(struct ib_port *port, bool own_port)
 {
@@ -1033,6 +1035,11 @@ static int alloc_port_tables(struct ib_port *port, bool own_port)
 		port->hw_stats = hw_stats;
 		port->groups[n++] = &hw_stats->group;
 	}
+
+	/* Asks the driver's PMA which counters it has. */
+	if (own_port && ibdev->ops.process_mad)
+		port->groups[n++] = ib_pma_counters_group(ibdev,
+							  port->port_num);
 
 	return 0;
 }

@@ -18,7 +18,7 @@
 
 GOLDEN=$TESTDIR/golden/hw-mlx5-sysfs.txt
 SECTIONS=(sysfs-device sysfs-port sysfs-gids sysfs-counters
-	rdma-dev rdma-link rdma-res rdma-statistic)
+	rdma-dev rdma-link rdma-res rdma-statistic pma-traffic)
 ktap_print_header
 ktap_set_plan $((${#SECTIONS[@]} + 3))
 
@@ -55,6 +55,55 @@ ifname() {
 }
 devindex() {
 	sed 's/^[0-9]*: mlx5_0:/N: mlx5_0:/'
+}
+
+# pma-traffic: PMA counters (counters/) and the port's own (ethtool -S)
+# before and after 200 UDP datagrams each way between mlx5_0's netdev
+# and the virtio NIC on its wire, moved into a namespace: whether each
+# grew.  The model counts Ethernet frames only (its QUERY_VPORT_COUNTER
+# and PPCNT leave the IB traffic counters mlx5_ib's PMA reads at zero),
+# so counters/ stays as it is on stock; ethtool's show the traffic was
+# there.
+PMA_NS=mlx5pma
+PMA_FILES="port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets unicast_xmit_packets unicast_rcv_packets"
+pma_snapshot() {
+	local f
+	for f in $PMA_FILES; do
+		echo "$f $(cat "$IB/ports/1/counters/$f" 2>&1)"
+	done
+	ethtool -S "$MLX5_IF" | awk '$1 == "tx_packets_phy:" || $1 == "rx_packets_phy:" { print $1, $2 }'
+}
+udp_burst() {	# ADDR: 200 datagrams to the discard port
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(200):
+    s.sendto(b"x" * 512, (sys.argv[1], 9))' "$1"
+}
+pma_traffic() {
+	local peer before after
+	modprobe virtio_net 2>/dev/null
+	peer=$(grep -l 52:54:00:34:00:02 /sys/class/net/*/address 2>/dev/null | head -1)
+	[ -n "$peer" ] || { echo "no virtio peer on the wire"; return; }
+	peer=$(basename "$(dirname "$peer")")
+	ip netns del $PMA_NS 2>/dev/null
+	ip netns add $PMA_NS
+	ip link set "$peer" netns $PMA_NS
+	ip -n $PMA_NS addr add 10.35.0.2/24 dev "$peer"
+	ip -n $PMA_NS link set "$peer" up
+	ip addr add 10.35.0.1/24 dev "$MLX5_IF"
+	before=$(pma_snapshot)
+	udp_burst 10.35.0.2
+	ip netns exec $PMA_NS bash -c "$(declare -f udp_burst); udp_burst 10.35.0.1"
+	sleep 1
+	after=$(pma_snapshot)
+	ip addr del 10.35.0.1/24 dev "$MLX5_IF"
+	ip netns del $PMA_NS
+	# The figures, for the kernel log (the view keeps only the verdicts).
+	echo "hw_mlx5_sysfs: pma-traffic before:" $before >/dev/kmsg
+	echo "hw_mlx5_sysfs: pma-traffic after:" $after >/dev/kmsg
+	join <(echo "$before" | sort) <(echo "$after" | sort) |
+		awk '{ print $1, ($3 == $2 ? "unchanged" : ($3 > $2 ? "grew" : "other")) }'
 }
 
 # view SECTION: what the section shows today.  The rdma tool's numbers
@@ -95,6 +144,9 @@ view() {
 		rdma statistic show link mlx5_0/1 | tr ' ' '\n' |
 			sed '/^[0-9]\+$/d' | paste -sd ' '
 		;;
+	pma-traffic)
+		pma_traffic
+		;;
 	esac
 }
 
@@ -111,7 +163,7 @@ golden() {
 }
 same() {
 	local d
-	d=$(diff -u --label stock --label "${OOT_STOCK:+stock-}now" \
+	d=$(diff -u --label stock --label "$(ours && echo ours || echo stock)-now" \
 		<(golden "$1") <(view "$1" 2>&1)) && return 0
 	printf '%s\n' "$d" | head -n 60
 	return 1
