@@ -21,13 +21,7 @@ SECTIONS=(sysfs-device sysfs-port sysfs-gids sysfs-counters
 	rdma-dev rdma-link rdma-res rdma-statistic pma-traffic)
 ktap_print_header
 ktap_set_plan $((${#SECTIONS[@]} + 3))
-
-if [ -z "$(mlx5_function)" ]; then
-	for s in "${SECTIONS[@]}" netdev ib gid; do
-		ktap_test_skip "mlx5_0 $s" "no 15b3:1015 PCI function (scripts/vm --hw mlx5)"
-	done
-	ktap_finished
-fi
+mlx5_or_skip $((${#SECTIONS[@]} + 3)) "mlx5 sysfs"
 
 mlx5_roce_cases 192.0.2.1
 IB=/sys/class/infiniband/mlx5_0

@@ -46,13 +46,7 @@ trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
 ktap_print_header
 ktap_set_plan $PLAN
 
-if [ -z "$(mlx5_function)" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "mlx5 ULP case $i" \
-			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
-	done
-	ktap_finished
-fi
+mlx5_or_skip $PLAN "mlx5 ULP"
 
 rdma_unload_all
 modprobe mlx5_core

@@ -30,13 +30,7 @@ PLAN=$((3 + ${#PINGPONGS[@]} + 1 + ${#PERFTESTS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
-if [ -z "$(mlx5_function)" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "mlx5 verbs case $i" \
-			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
-	done
-	ktap_finished
-fi
+mlx5_or_skip $PLAN "mlx5 verbs"
 ADDR=192.0.2.1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

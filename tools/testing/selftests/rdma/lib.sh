@@ -142,6 +142,20 @@ mlx5_ifname() {
 	[ -n "$name" ] && echo "$name"
 }
 
+# mlx5_or_skip PLAN WHAT: on a guest without the modelled ConnectX
+# (scripts/vm --hw mlx5), the test's PLAN cases skipped ("WHAT case N")
+# and the test ended.
+mlx5_or_skip() {
+	local i
+
+	[ -z "$(mlx5_function)" ] || return 0
+	for ((i = 1; i <= $1; i++)); do
+		ktap_test_skip "$2 case $i" \
+			"no 15b3:1015 PCI function (boot with scripts/vm --hw mlx5)"
+	done
+	ktap_finished
+}
+
 # mlx5_link_up IFNAME ADDR: ADDR/24 on the model's netdev, its only IPv4
 # address (so its only IPv4 GIDs, whatever test ran before in the
 # guest), up, carrier.
