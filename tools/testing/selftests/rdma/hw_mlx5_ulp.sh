@@ -77,15 +77,8 @@ else
 		nfs_roundtrip $ADDR 4.2 "$MIB" data.4.2 "$MNT" "$EXPORT" "$WORK"
 	long_case "NFSv3 over mlx5_0: $MIB MiB written, remounted, read back" \
 		nfs_roundtrip $ADDR 3 "$MIB" data.3 "$MNT" "$EXPORT" "$WORK"
-	nfs_down() {
-		! mountpoint -q "$MNT" || umount "$MNT"
-		nfs_server_down || return 1
-		eventually 30 no_rc_qps || { rdma res show qp; return 1; }
-		eventually 30 nfs_unload ||
-			{ echo "the NFS modules did not unload"; return 1; }
-	}
 	ktap_test_result "NFS: the server stops, no QP left, the modules unload" \
-		nfs_down
+		nfs_test_stop "$MNT"
 	ktap_test_result "mlx5_ib logs no WC error after NFS" \
 		mlx5_log_clean "$before"
 fi

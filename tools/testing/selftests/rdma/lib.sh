@@ -172,18 +172,49 @@ mlx5_ib_up() {
 		eventually 120 test -d /sys/class/infiniband/mlx5_0
 }
 
-# roce_v2_gid_index DEV ADDR: the index of DEV's RoCE v2 GID of IPv4
-# ADDR on port 1 (the GID table's order is the driver's business).
-roce_v2_gid_index() {
-	local a b c d want g i p=/sys/class/infiniband/$1/ports/1
+# in_ns NS CMD...: CMD in netns NS; in this one when NS is empty.
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
 
-	IFS=. read -r a b c d <<<"$2"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		"$a" "$b" "$c" "$d")
-	for g in "$p"/gids/*; do
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		i=${g##*/}
-		[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+# The IPv4-mapped GID of ADDR, as sysfs prints it.
+topo_mapped_gid() {
+	local a b c d
+	IFS=. read -r a b c d <<<"$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+}
+
+# topo_gid DEV ADDR [NS]: index of DEV's RoCE v2 GID for ADDR, the first
+# in sysfs's order.  sysfs is per device, not per namespace, but a
+# device in another namespace is visible only there (rdma sys netns
+# exclusive) or everywhere (shared).  In this namespace the shell's own
+# reads do it: a cat per entry cost 0.7 s a lookup under TCG, and a tool
+# run looks up two.
+topo_gid() {
+	local p=/sys/class/infiniband/$1/ports/1 want f i g t
+
+	want=$(topo_mapped_gid "$2")
+	if [ -n "${3:-}" ]; then
+		for i in $(in_ns "$3" ls "$p/gids/"); do
+			[ "$(in_ns "$3" cat "$p/gids/$i" 2>/dev/null)" = "$want" ] &&
+			[ "$(in_ns "$3" cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
+				continue
+			echo "$i"
+			return 0
+		done
+		return 1
+	fi
+	for f in "$p"/gids/*; do
+		read -r g <"$f" 2>/dev/null && [ "$g" = "$want" ] || continue
+		i=${f##*/}
+		read -r t <"$p/gid_attrs/types/$i" 2>/dev/null &&
+			[ "$t" = "RoCE v2" ] || continue
 		echo "$i"
 		return 0
 	done
@@ -202,9 +233,9 @@ mlx5_roce_up() {
 	MLX5_IF=$(mlx5_ifname)
 	mlx5_link_up "$MLX5_IF" "$1" || { echo "$MLX5_IF: not up with $1"; return 1; }
 	mlx5_ib_up || { echo "mlx5_ib registered no mlx5_0"; return 1; }
-	eventually 60 roce_v2_gid_index mlx5_0 "$1" >/dev/null ||
+	eventually 60 topo_gid mlx5_0 "$1" >/dev/null ||
 		{ echo "mlx5_0: no RoCE v2 GID of $1"; return 1; }
-	MLX5_GIDX=$(roce_v2_gid_index mlx5_0 "$1")
+	MLX5_GIDX=$(topo_gid mlx5_0 "$1")
 }
 
 # mlx5_roce_cases ADDR: the same steps as three KTAP cases (netdev up
@@ -218,8 +249,8 @@ mlx5_roce_cases() {
 		mlx5_link_up "$MLX5_IF" "$1"
 	ktap_test_result "mlx5_ib registers mlx5_0" mlx5_ib_up
 	ktap_test_result "a RoCE v2 GID of $1" \
-		eventually 60 roce_v2_gid_index mlx5_0 "$1"
-	MLX5_GIDX=$(roce_v2_gid_index mlx5_0 "$1")
+		eventually 60 topo_gid mlx5_0 "$1"
+	MLX5_GIDX=$(topo_gid mlx5_0 "$1")
 }
 
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells

@@ -17,8 +17,8 @@
 #   topo_down      removes whatever of the above exists.
 #
 # Each *_up waits until the device has the RoCE v2 GID of its IPv4
-# address (rxe fills the GID table asynchronously); topo_gid DEV ADDR
-# [NS] prints that GID's index, for the tools' -g/-x options.
+# address (rxe fills the GID table asynchronously); lib.sh's topo_gid
+# DEV ADDR [NS] prints that GID's index, for the tools' -g/-x options.
 
 ONE_DEV=rxe0
 ONE_IP=10.200.0.1
@@ -42,55 +42,6 @@ NS_IP_B=10.204.0.2
 # the local table moves to so that our rules come first.
 TOPO_TABLE=100
 TOPO_LOCAL_PREF=1000
-
-# in_ns NS CMD...: CMD in netns NS; in this one when NS is empty.
-in_ns() {
-	local ns=$1
-	shift
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" "$@"
-	else
-		"$@"
-	fi
-}
-
-# The IPv4-mapped GID of ADDR, as sysfs prints it.
-topo_mapped_gid() {
-	local a b c d
-	IFS=. read -r a b c d <<<"$1"
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
-}
-
-# topo_gid DEV ADDR [NS]: index of DEV's RoCE v2 GID for ADDR, the first
-# in sysfs's order.  sysfs is per device, not per namespace, but a
-# device in another namespace is visible only there (rdma sys netns
-# exclusive) or everywhere (shared).  In this namespace the shell's own
-# reads do it: a cat per entry cost 0.7 s a lookup under TCG, and a tool
-# run looks up two.
-topo_gid() {
-	local p=/sys/class/infiniband/$1/ports/1 want f i g t
-
-	want=$(topo_mapped_gid "$2")
-	if [ -n "${3:-}" ]; then
-		for i in $(in_ns "$3" ls "$p/gids/"); do
-			[ "$(in_ns "$3" cat "$p/gids/$i" 2>/dev/null)" = "$want" ] &&
-			[ "$(in_ns "$3" cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
-				continue
-			echo "$i"
-			return 0
-		done
-		return 1
-	fi
-	for f in "$p"/gids/*; do
-		read -r g <"$f" 2>/dev/null && [ "$g" = "$want" ] || continue
-		i=${f##*/}
-		read -r t <"$p/gid_attrs/types/$i" 2>/dev/null &&
-			[ "$t" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
 
 # topo_rxe_up NS DEV NETDEV ADDR: rxe DEV on NETDEV (in netns NS), once
 # its GID for ADDR is there.

@@ -306,15 +306,20 @@ nvmet_down() {
 		{ echo "the NVMe modules did not unload"; return 1; }
 }
 
-# nfs_test_teardown MNT: a selftest's end (lib.sh and rxe_topo.sh
-# sourced): MNT unmounted, the server stopped, no QP left, the NFS
-# modules and then the RDMA stack unloaded.
-nfs_test_teardown() {
+# nfs_test_stop MNT (lib.sh sourced): MNT unmounted, the server
+# stopped, no QP left, the NFS modules unloaded.
+nfs_test_stop() {
 	! mountpoint -q "$1" || umount "$1"
 	nfs_server_down || return 1
 	eventually 30 no_rc_qps || { rdma res show qp; return 1; }
 	eventually 30 nfs_unload ||
 		{ echo "the NFS modules did not unload"; return 1; }
+}
+
+# nfs_test_teardown MNT: a selftest's end (lib.sh and rxe_topo.sh
+# sourced): nfs_test_stop, then the topology and the RDMA stack gone.
+nfs_test_teardown() {
+	nfs_test_stop "$1" || return 1
 	topo_down
 	rdma_unload_all || { echo "the RDMA stack did not unload"; return 1; }
 }
