@@ -11,6 +11,10 @@ OOT_REPO=${OOT_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)}
 # Every module of the RDMA stack, users before what they use: the order
 # in which they can be unloaded.
 RDMA_MODULES="rdma_rxe rdma_ucm ib_umad ib_uverbs rdma_cm iw_cm ib_cm ib_core"
+# Debian's hardware drivers on the core that the hw_mlx5_* tests load
+# (the model's): rdma_unload_all takes them out first, or whatever test
+# follows one in the guest cannot unload the core.
+RDMA_HW_DRIVERS="mlx5_ib"
 
 # soak N: the rounds of a cycle or race test, N in make check and N
 # times OOT_SOAK in make soak, where the count matters and the time does
@@ -317,7 +321,7 @@ test_module_relay() {
 # Unload the whole RDMA stack, whatever is loaded of it.
 rdma_unload_all() {
 	local m
-	for m in $RDMA_MODULES; do
+	for m in $RDMA_HW_DRIVERS $RDMA_MODULES; do
 		if module_loaded "$m"; then
 			modprobe -r "$m" || return 1
 		fi
