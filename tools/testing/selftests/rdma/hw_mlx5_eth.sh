@@ -111,6 +111,9 @@ ktap_test_result "8 MiB over TCP to the peer, checked" tcp_ok
 # ethtool -S: the port's counters (PPCNT) and the vport's count the
 # frames of that transfer, the 8 MiB and more, both ways; reading them
 # (PFCC too, for the per-priority pause counters) fails no register.
+# Sent: at least the 8 MiB in MTU-sized frames.  Received: the peer's
+# ACKs, as few as one per 128 KiB when its GRO merges what we segmented
+# (97 in a CI run, 102 with the UDP cases): at least 32.
 ethstat() { ethtool -S "$ifname" | awk -v k="$1:" '$1 == k { print $2 }'; }
 counted() {
 	local k v ok=0
@@ -120,7 +123,8 @@ counted() {
 		echo "# $k ${v:-missing}"
 		case $k in
 		*_bytes*) [ "${v:-0}" -ge $((8 << 20)) ] || ok=1 ;;
-		*) [ "${v:-0}" -ge 100 ] || ok=1 ;;
+		tx_*) [ "${v:-0}" -ge $(((8 << 20) / 1500)) ] || ok=1 ;;
+		*) [ "${v:-0}" -ge 32 ] || ok=1 ;;
 		esac
 	done
 	return $ok
