@@ -14,7 +14,11 @@
 #		symbols only (scripts/vm --stock --ko .../stock/$(MODULE).ko)
 # scripts/check, scripts/debug-kernel and vmtest take a module whose
 # Makefile has a "stock:" line for one of these.
-KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+# Empty counts as unset: the top Makefile exports the KDIR it found when
+# it was read, before make check's setup had installed any headers.
+ifeq ($(KDIR),)
+KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+endif
 REPO := $(abspath $(CURDIR)/../../../../../..)
 STOCK := $(CURDIR)/stock
 SOURCES ?= $(MODULE).c
