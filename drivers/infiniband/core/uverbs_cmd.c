@@ -80,6 +80,43 @@ int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
 }
 
 /*
+ * A command whose core request ends in an array (CREATE_FLOW's specs,
+ * CREATE_RWQ_IND_TBL's WQ handles) reads it in parts: the fixed head,
+ * which must be all there (-ENOSPC); then the array at its offset, also
+ * all there (-ENOSPC); then whatever follows must be zero (-EOPNOTSUPP,
+ * as for uverbs_request()).
+ */
+int uverbs_request_head(struct uverbs_attr_bundle *attrs, void *req,
+			size_t req_len)
+{
+	if (attrs->ucore.inlen < req_len)
+		return -ENOSPC;
+	if (copy_from_user(req, attrs->ucore.inbuf, req_len))
+		return -EFAULT;
+	return 0;
+}
+
+int uverbs_request_part(struct uverbs_attr_bundle *attrs, size_t offset,
+			void *buf, size_t len)
+{
+	if (offset > attrs->ucore.inlen || len > attrs->ucore.inlen - offset)
+		return -ENOSPC;
+	if (copy_from_user(buf, attrs->ucore.inbuf + offset, len))
+		return -EFAULT;
+	return 0;
+}
+
+int uverbs_request_rest(struct uverbs_attr_bundle *attrs, size_t offset)
+{
+	if (offset >= attrs->ucore.inlen)
+		return 0;
+	if (!ib_is_buffer_cleared(attrs->ucore.inbuf + offset,
+				  attrs->ucore.inlen - offset))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
  * Copy the core response: as much of @resp as the caller has room for;
  * room beyond @resp_len is zeroed, so an older kernel's answer reads as
  * "not supported" fields.
@@ -675,6 +712,50 @@ uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(modify_qp),
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_FLOW] = {
+		.handler = ib_uverbs_ex_create_flow,
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_flow),
+	},
+	[IB_USER_VERBS_EX_CMD_DESTROY_FLOW] = {
+		.handler = ib_uverbs_ex_destroy_flow,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_flow),
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_WQ] = {
+		.handler = ib_uverbs_ex_create_wq,
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_wq),
+	},
+	[IB_USER_VERBS_EX_CMD_MODIFY_WQ] = {
+		.handler = ib_uverbs_ex_modify_wq,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(modify_wq),
+	},
+	[IB_USER_VERBS_EX_CMD_DESTROY_WQ] = {
+		.handler = ib_uverbs_ex_destroy_wq,
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_wq),
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL] = {
+		.handler = ib_uverbs_ex_create_rwq_ind_table,
+		.has_resp = 1,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(create_rwq_ind_table),
+	},
+	[IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL] = {
+		.handler = ib_uverbs_ex_destroy_rwq_ind_table,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(destroy_rwq_ind_table),
+	},
+	[IB_USER_VERBS_EX_CMD_MODIFY_CQ] = {
+		.handler = ib_uverbs_ex_modify_cq,
+		.has_udata = 1,
+		.needs_fn = UVERBS_NEEDS_FN(modify_cq),
 	},
 };
 

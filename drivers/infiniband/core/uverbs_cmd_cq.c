@@ -276,6 +276,31 @@ int ib_uverbs_req_notify_cq(struct uverbs_attr_bundle *attrs,
 	return ret < 0 ? ret : 0;
 }
 
+/* Completion moderation (ibv_modify_cq()): the only attribute there is. */
+int ib_uverbs_ex_modify_cq(struct uverbs_attr_bundle *attrs,
+			   struct ib_device *ib_dev)
+{
+	struct ib_uverbs_ex_modify_cq cmd;
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!cmd.attr_mask || cmd.reserved)
+		return -EINVAL;
+	if (cmd.attr_mask & ~IB_CQ_MODERATE)
+		return -EOPNOTSUPP;
+
+	ret = uverbs_get_read(&uverbs_cq_object, cmd.cq_handle, attrs, &uobj);
+	if (ret)
+		return ret;
+	ret = rdma_set_cq_moderation(uobj->object, cmd.attr.cq_count,
+				     cmd.attr.cq_period);
+	uverbs_put_read(uobj);
+	return ret;
+}
+
 static void copy_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 {
 	uwc->wr_id = wc->wr_id;

@@ -42,10 +42,13 @@ struct qp_create_refs {
 	struct ib_uobject *send_cq;
 	struct ib_uobject *recv_cq;
 	struct ib_uobject *srq;
+	struct ib_uobject *rwq_ind_tbl;
 };
 
 static void qp_put_refs(struct qp_create_refs *refs)
 {
+	if (refs->rwq_ind_tbl)
+		uverbs_put_read(refs->rwq_ind_tbl);
 	if (refs->srq)
 		uverbs_put_read(refs->srq);
 	if (refs->recv_cq)
@@ -71,9 +74,30 @@ static int qp_get_refs(struct uverbs_attr_bundle *attrs,
 {
 	int ret;
 
+	/* An RSS QP receives through its table's WQs: nothing else. */
+	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {
+		ret = uverbs_get_read(&uverbs_rwq_ind_tbl_object,
+				      cmd->rwq_ind_tbl_handle, attrs,
+				      &refs->rwq_ind_tbl);
+		if (ret)
+			return ret;
+		if (cmd->max_recv_wr || cmd->max_recv_sge || cmd->is_srq)
+			return -EINVAL;
+	}
 	if (cmd->qp_type == IB_QPT_XRC_TGT)
 		return uverbs_get_read(&uverbs_xrcd_object, cmd->pd_handle,
 				       attrs, &refs->xrcd) ? -EINVAL : 0;
+	if (refs->rwq_ind_tbl) {
+		if (cmd->max_send_wr) {
+			ret = uverbs_get_read(&uverbs_cq_object,
+					      cmd->send_cq_handle, attrs,
+					      &refs->send_cq);
+			if (ret)
+				return ret;
+		}
+		return uverbs_get_read(&uverbs_pd_object, cmd->pd_handle,
+				       attrs, &refs->pd);
+	}
 
 	ret = uverbs_get_read(&uverbs_pd_object, cmd->pd_handle, attrs,
 			      &refs->pd);
@@ -135,7 +159,8 @@ static int qp_check_users(const struct uverbs_qp_create_params *params)
 	const struct ib_srq *srq = params->srq ? params->srq->object : NULL;
 
 	if (params->qp_type == IB_QPT_XRC_TGT) {
-		if (params->pd || params->send_cq || params->recv_cq)
+		if (params->pd || params->send_cq || params->recv_cq ||
+		    params->rwq_ind_tbl)
 			return -EINVAL;
 		if (!params->xrcd)
 			return -ENOENT;
@@ -143,6 +168,14 @@ static int qp_check_users(const struct uverbs_qp_create_params *params)
 	}
 	if (params->xrcd || (srq && params->qp_type == IB_QPT_XRC_INI))
 		return -EINVAL;
+	if (params->rwq_ind_tbl) {
+		if (params->cap.max_recv_wr || params->cap.max_recv_sge ||
+		    params->recv_cq || srq)
+			return -EINVAL;
+		if (!params->pd)
+			return -ENOENT;
+		return params->cap.max_send_wr && !params->send_cq ? -ENOENT : 0;
+	}
 	if (!params->pd || !params->send_cq)
 		return -ENOENT;
 	if (params->qp_type != IB_QPT_XRC_INI && !params->recv_cq)
@@ -156,8 +189,12 @@ static void qp_init_attr_from_params(struct ib_qp_init_attr *init,
 	init->event_handler = ib_uverbs_qp_event_handler;
 	if (params->qp_type == IB_QPT_XRC_TGT)
 		init->xrcd = params->xrcd->object;
-	else
+	/* An RSS QP without a send side ignores the CQ named for it. */
+	else if (params->send_cq &&
+		 (!params->rwq_ind_tbl || params->cap.max_send_wr))
 		init->send_cq = params->send_cq->object;
+	if (params->rwq_ind_tbl)
+		init->rwq_ind_tbl = params->rwq_ind_tbl->object;
 	if (params->recv_cq && params->qp_type != IB_QPT_XRC_INI)
 		init->recv_cq = params->recv_cq->object;
 	init->srq = params->srq ? params->srq->object : NULL;
@@ -254,9 +291,6 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 
 	if (cmd->comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
 		return -EINVAL;
-	/* No receive WQ indirection table exists for the handle to name. */
-	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
-		return -EINVAL;
 	/* Before any lookup, as stock checks them. */
 	ret = qp_check_request(params.qp_type, params.create_flags);
 	if (ret)
@@ -273,8 +307,10 @@ static int create_qp(struct uverbs_attr_bundle *attrs,
 	params.xrcd = refs.xrcd;
 	params.pd = refs.pd;
 	params.send_cq = refs.send_cq;
-	params.recv_cq = refs.recv_cq ?: refs.send_cq;
+	if (!refs.rwq_ind_tbl)
+		params.recv_cq = refs.recv_cq ?: refs.send_cq;
 	params.srq = refs.srq;
+	params.rwq_ind_tbl = refs.rwq_ind_tbl;
 	ret = uverbs_create_qp(attrs, ib_dev, uqp, &params);
 	qp_put_refs(&refs);
 	if (ret)

@@ -146,6 +146,8 @@ static int qp_create_params(struct uverbs_attr_bundle *attrs,
 	params->recv_cq = qp_attr_uobj(attrs,
 				       UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
 	params->srq = qp_attr_uobj(attrs, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE);
+	params->rwq_ind_tbl =
+		qp_attr_uobj(attrs, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE);
 	return 0;
 }
 
@@ -221,6 +223,10 @@ DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_QP_CREATE,
 					    UA_OPTIONAL),
 			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE,
 					    UVERBS_OBJECT_CQ,
+					    UVERBS_ACCESS_READ,
+					    UA_OPTIONAL),
+			    UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE,
+					    UVERBS_OBJECT_RWQ_IND_TBL,
 					    UVERBS_ACCESS_READ,
 					    UA_OPTIONAL),
 			    UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CREATE_QP_USER_HANDLE,

@@ -21,6 +21,7 @@
 #include <rdma/uverbs_std_types.h>
 
 #include "uverbs.h"
+#include "uverbs_write.h"
 
 #define UVERBS_MODULE_NAME ib_uverbs
 #include <rdma/uverbs_named_ioctl.h>
@@ -109,8 +110,6 @@ static int wq_create_params(struct uverbs_attr_bundle *attrs,
 	init->cq = uverbs_attr_get_obj(attrs, UVERBS_ATTR_CREATE_WQ_CQ_HANDLE);
 	if (IS_ERR(init->cq))
 		return -EINVAL;
-	init->event_handler = ib_uverbs_wq_event_handler;
-	init->wq_context = attrs->ufile;
 	return 0;
 }
 
@@ -142,7 +141,6 @@ static int UVERBS_HANDLER(UVERBS_METHOD_WQ_CREATE)(struct uverbs_attr_bundle *at
 					       UVERBS_ATTR_CREATE_WQ_PD_HANDLE);
 	struct ib_uverbs_async_event_file *ev_file;
 	struct ib_wq_init_attr init = {};
-	struct ib_wq *wq;
 	u64 user_handle;
 	int ret;
 
@@ -155,30 +153,13 @@ static int UVERBS_HANDLER(UVERBS_METHOD_WQ_CREATE)(struct uverbs_attr_bundle *at
 					&ev_file);
 	if (ret)
 		return ret;
-	/* Set up before the driver can report an event on it. */
-	ib_uverbs_uevent_init(&uwq->uevent, ev_file);
+	ret = uverbs_create_wq(attrs, uwq, pd, &init, user_handle, ev_file);
 	ib_uverbs_async_file_put(ev_file);
-	uobj->user_handle = user_handle;
-
-	wq = pd->device->ops.create_wq(pd, &init, &attrs->driver_udata);
-	if (IS_ERR(wq)) {
-		ib_uverbs_uevent_release(&uwq->uevent);
-		return PTR_ERR(wq);
-	}
-	wq->device = pd->device;
-	wq->pd = pd;
-	wq->cq = init.cq;
-	wq->uobject = uwq;
-	wq->wq_type = init.wq_type;
-	wq->event_handler = init.event_handler;
-	wq->wq_context = init.wq_context;
-	atomic_set(&wq->usecnt, 0);
-	atomic_inc(&pd->usecnt);
-	atomic_inc(&init.cq->usecnt);
-	uobj->object = wq;
+	if (ret)
+		return ret;
 	uverbs_finalize_uobj_create(attrs, UVERBS_ATTR_CREATE_WQ_HANDLE);
 
-	return wq_create_answer(attrs, &init, wq);
+	return wq_create_answer(attrs, &init, uobj->object);
 }
 
 static int UVERBS_HANDLER(UVERBS_METHOD_WQ_DESTROY)(struct uverbs_attr_bundle *attrs)

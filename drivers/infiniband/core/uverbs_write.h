@@ -21,6 +21,12 @@ int uverbs_request(struct uverbs_attr_bundle *attrs, void *req,
 		   size_t req_len);
 int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
 		    size_t resp_len);
+/* A core request in parts: the fixed head, an array at @offset, the rest. */
+int uverbs_request_head(struct uverbs_attr_bundle *attrs, void *req,
+			size_t req_len);
+int uverbs_request_part(struct uverbs_attr_bundle *attrs, size_t offset,
+			void *buf, size_t len);
+int uverbs_request_rest(struct uverbs_attr_bundle *attrs, size_t offset);
 /* How much of an extended answer of @resp_len bytes userspace has room for. */
 u32 uverbs_response_length(struct uverbs_attr_bundle *attrs,
 			   size_t resp_len);
@@ -88,6 +94,7 @@ UVERBS_WRITE_HANDLER(ib_uverbs_resize_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_destroy_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_req_notify_cq);
 UVERBS_WRITE_HANDLER(ib_uverbs_poll_cq);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_modify_cq);
 
 /*
  * What CREATE_QP asks, from either transport.  The objects are claimed
@@ -108,6 +115,11 @@ struct uverbs_qp_create_params {
 	struct ib_uobject *send_cq;
 	struct ib_uobject *recv_cq;
 	struct ib_uobject *srq;
+	/*
+	 * An RSS QP's receive WQ indirection table: it then has no receive
+	 * side of its own, and a send side only if max_send_wr asks one.
+	 */
+	struct ib_uobject *rwq_ind_tbl;
 	/* Where its async events go (referenced by the QP). */
 	struct ib_uverbs_async_event_file *event_file;
 };
@@ -168,6 +180,28 @@ UVERBS_WRITE_HANDLER(ib_uverbs_create_xsrq);
 UVERBS_WRITE_HANDLER(ib_uverbs_modify_srq);
 UVERBS_WRITE_HANDLER(ib_uverbs_query_srq);
 UVERBS_WRITE_HANDLER(ib_uverbs_destroy_srq);
+
+/* uverbs_cmd_flow.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_create_flow);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_destroy_flow);
+
+/*
+ * What CREATE_WQ asks, from either transport: @init with its type,
+ * sizes, flags and CQ (claimed for reading by the caller until
+ * uverbs_create_wq() returns, as @pd); on success the sizes the driver
+ * made.
+ */
+int uverbs_create_wq(struct uverbs_attr_bundle *attrs,
+		     struct ib_uwq_object *uwq, struct ib_pd *pd,
+		     struct ib_wq_init_attr *init, u64 user_handle,
+		     struct ib_uverbs_async_event_file *event_file);
+
+/* uverbs_cmd_wq.c */
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_create_wq);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_modify_wq);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_destroy_wq);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_create_rwq_ind_table);
+UVERBS_WRITE_HANDLER(ib_uverbs_ex_destroy_rwq_ind_table);
 
 /* uverbs_cmd_ah.c */
 UVERBS_WRITE_HANDLER(ib_uverbs_create_ah);
