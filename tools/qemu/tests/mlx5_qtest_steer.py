@@ -9,6 +9,8 @@
 # through; an RQ table behind a Toeplitz TIR, each frame on the RQ the
 # hash (computed here) picks; the queues' contexts read back; and bad
 # input: unknown queues, short commands, a TIR destroyed under an entry.
+import os
+import random
 import struct
 
 from mlx5_qtest import BAR0, hdr, expect, setf, u24
@@ -278,6 +280,18 @@ def query(eth):
     expect("QUERY_RQ of no RQ", q(0x90B, 0)[0], 0x5)
     expect("QUERY_SQ, output short", q(0x907, eth.sqn, 0x40)[0], 0x51)
     expect("QUERY_RQ, output short", q(0x90B, st.rq2, 0x20)[0], 0x51)
+    # random queries: numbers live and not, inputs and outputs of any size
+    rnd = random.Random(int(os.environ.get("FUZZ_SEED", "34")))
+    seen = {}
+    for _ in range(int(os.environ.get("FUZZ_ROUNDS", "2000")) // 10):
+        inp = bytearray(rnd.randbytes(rnd.choice([8, 16, 0x40])))
+        struct.pack_into(">HHHH", inp, 0, rnd.choice([0x907, 0x90B]), 0, 0,
+                         rnd.randrange(3))
+        if len(inp) >= 12 and rnd.random() < 0.5:
+            struct.pack_into(">I", inp, 8, rnd.randrange(6))
+        out = eth.run(inp, rnd.choice([8, 16, 0x40, 0x110, 0x120]))
+        seen[out[0]] = seen.get(out[0], 0) + 1
+    expect("random queries answered", sum(seen.values()) > 0, True)
     # a TIR destroyed under an entry: its copy is lost, the rest goes on
     expect("DESTROY_TIR 2, an entry still names it",
            eth.destroy(0x902, st.tir2), 0)

@@ -7,18 +7,24 @@
  * (mlx5-roce.c), as the RDMA side's steering takes it first; else its
  * match parameters (outer headers: MACs, VLAN, ethertype, IP version,
  * protocol, addresses, ports) are steered through the flow tables
- * (mlx5-steer.c) to a TIR, the TIR names an RQ or an RQ table (the
- * first of its RQs: one queue takes all), and the RQ, when ready, gives
- * its next WQE: the driver's producer counter is the first dword of the
- * RQ's doorbell record, a WQE is the stride's data segments (byte
- * count, memory key, address; key 0x100 ends the list).  The frame is
- * scattered through the driver's memory key (mlx5_mkey_dma(): the RQ's
- * PD, local write), then the CQE: a responder SEND with the byte
- * count, the WQE counter, the L3/L4 header types, and check_sum, the
- * ones' complement sum of the bytes from the IP header to the end,
- * which the driver trusts as CHECKSUM_COMPLETE.  No L3/L4 OK flags:
- * the short frames the driver would take on their word are checked by
- * the stack.  VLAN tags stay in the frame (no stripping).
+ * (mlx5-steer.c) to TIRs, a copy to each; a TIR names an RQ, or an RQ
+ * table whose entry its Toeplitz hash picks (RSS), and the RQ, when
+ * ready, gives its next WQE: the driver's producer counter is the first
+ * dword of the RQ's doorbell record, a WQE is the stride's data
+ * segments (byte count, memory key, address; key 0x100 ends the list).
+ * The frame is scattered through the driver's memory key
+ * (mlx5_mkey_dma(): the RQ's PD, local write), then the CQE: a
+ * responder SEND with the byte count, the WQE counter, the RQ's user
+ * index, the free-running clock, the L3/L4 header types, and
+ * check_sum, the ones' complement sum of the bytes from the IP header
+ * to the end, which the driver trusts as CHECKSUM_COMPLETE.  No L3/L4
+ * OK flags: the short frames the driver would take on their word are
+ * checked by the stack.  VLAN tags stay in the frame (no stripping).
+ *
+ * Frames an SQ sends come back through the same steering (local
+ * loopback, mlx5_rx_loopback()) when multicast, broadcast or to the
+ * port's own MAC, but not to the TIRs of the sender's own transport
+ * domain unless those let self loopback through (self_lb_block).
  *
  * No WQE, a frame larger than the WQE's buffers, or no steering entry:
  * the frame is dropped (a wire does not wait).  A WQE whose buffers the

@@ -11,7 +11,9 @@
  * into a host buffer of bounded size through the driver's memory key
  * (mlx5_mkey_dma(): the SQ's PD, local read); the checksums are
  * computed, an LSO cut into segments of MSS bytes with their headers
- * fixed up, and each frame goes to the netdev backend.
+ * fixed up, and each frame goes to the netdev backend and to local
+ * loopback (mlx5_rx_loopback(), with the transport domain of the SQ's
+ * TIS).
  *
  * Errors are the PRM's CQE syndromes: a segment past the WQE or a frame
  * too large, local length; a key that does not cover the buffer, is

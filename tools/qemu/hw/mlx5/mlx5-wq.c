@@ -14,12 +14,14 @@
  * the SQ number.  The device then runs every WQE from its consumer
  * counter to the record's producer counter: a WQE is a control segment
  * (opcode, WQE index, SQ number, size in 16-byte units, completion
- * request) and its segments.  NOP completes; SEND (Ethernet) completes
- * too, its frame dropped: the model has no wire yet.  A completion is a
- * requester CQE (opcode 0) when the WQE asks for one; a malformed WQE
- * gets an error CQE and takes the SQ to ERR.  RQs are filled by the
- * driver through their record alone; the model only keeps them (no
- * receive path yet).
+ * request) and its segments.  NOP completes; SEND and LSO go to
+ * mlx5-tx.c (the wire, and local loopback).  A completion is a
+ * requester CQE (opcode 0) when the WQE asks for one, with the SQ's
+ * user index and the free-running clock; a malformed WQE gets an
+ * error CQE and takes the SQ to ERR.  RQs are filled by the driver
+ * through their record alone; mlx5-rx.c takes their WQEs.  QUERY_SQ
+ * and QUERY_RQ give back the creation context with the state and
+ * consumer counter of now.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
