@@ -285,6 +285,7 @@ def main():
     from mlx5_qtest_eth import ETH_CASES, Eth
     from mlx5_qtest_qp import QP_CASES, Rdma
     from mlx5_qtest_mkey import MKEY_CASES
+    from mlx5_qtest_steer import STEER_CASES
     from mlx5_qtest_roce import ROCE_CASES
     from mlx5_qtest_umr import UMR_CASES
     from mlx5_qtest_mcg import MCG_CASES
@@ -293,7 +294,8 @@ def main():
     qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
-    print("1..%d" % (11 + len(ETH_CASES) + len(MKEY_CASES) + len(QP_CASES) +
+    print("1..%d" % (11 + len(ETH_CASES) + len(MKEY_CASES) +
+                     len(STEER_CASES) + len(QP_CASES) +
                      len(ROCE_CASES) + len(UMR_CASES) + len(MCG_CASES) +
                      len(XRC_CASES)))
 
@@ -598,7 +600,8 @@ def main():
     eth = Eth(dev, qt, wire)
     # The memory key cases use the Ethernet queues as the data path cases
     # leave them, before the random rounds (the last case) scramble them.
-    for name, fn in ETH_CASES[:-1] + MKEY_CASES + ETH_CASES[-1:]:
+    for name, fn in (ETH_CASES[:-1] + MKEY_CASES + STEER_CASES +
+                     ETH_CASES[-1:]):
         case(name, lambda: fn(eth))
     rdma = Rdma(eth)
     # The RoCE cases make their own objects, before the QP cases' random

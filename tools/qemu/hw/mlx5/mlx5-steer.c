@@ -7,11 +7,15 @@
  * the frame's match parameters (an fte_match_param the device fills from
  * the frame) equal the entry's value under its group's criteria mask, in
  * the sections the group enables; of the matching entries the lowest
- * index wins.  Its action: drop; forward to its first destination, a
- * TIR (the end) or another table; allow alone goes on as a miss.  A miss
- * follows the table's miss table, or drops.  A walk takes at most as
- * many tables as there can be, so no loop the guest builds (a table
- * destroyed and its number reused at a lower level) keeps the device.
+ * index wins.  Its action: drop; forward to each of its destinations,
+ * a TIR (a copy of the frame ends there) or another table (a copy goes
+ * on there), as the driver asks when two rules of one match share an
+ * entry (mlx5_ib's DONT_TRAP: its QP's TIR and the next priority's
+ * table); allow alone goes on as a miss.  A miss follows the table's
+ * miss table, or drops.  A walk enters each table at most once, so no
+ * loop the guest builds (a table destroyed and its number reused at a
+ * lower level, ignore_flow_level) keeps the device, and a TIR two paths
+ * reach gets one copy.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -76,35 +80,63 @@ static const uint8_t *steer_table(MLX5State *s, MLX5FlowTable *ft,
     return best;
 }
 
-uint32_t mlx5_steer(MLX5State *s, const uint8_t *param)
+unsigned int mlx5_steer(MLX5State *s, const uint8_t *param, uint32_t *tirs,
+                        unsigned int max)
 {
-    uint32_t id = s->ft_root;
-    int hops;
+    DECLARE_BITMAP(seen, MLX5_MAX_FTS + 1);
+    uint32_t todo[MLX5_MAX_FTS];
+    unsigned int ntodo = 0, n = 0;
 
-    for (hops = 0; id && hops < MLX5_MAX_FTS; hops++) {
+    bitmap_zero(seen, MLX5_MAX_FTS + 1);
+#define STEER_PUSH(t) do {                                              \
+        uint32_t t_ = (t);                                              \
+        if (t_ && t_ <= MLX5_MAX_FTS && !test_and_set_bit(t_, seen)) {  \
+            todo[ntodo++] = t_;                                         \
+        }                                                               \
+    } while (0)
+
+    STEER_PUSH(s->ft_root);
+    while (ntodo) {
+        uint32_t id = todo[--ntodo];
         MLX5FlowTable *ft = mlx5_ft_get(s, id);
-        const uint8_t *fc, *dst;
-        uint32_t action;
+        const uint8_t *fc;
+        uint32_t action, ndest, i, j;
 
         if (!ft) {
-            return 0;
+            continue;
         }
         fc = steer_table(s, ft, id, param);
         action = fc ? MLX5_GET(flow_context, fc, action) : 0;
         if (action & FT_ACTION_DROP) {
-            return 0;
-        }
-        if ((action & FT_ACTION_FWD) &&
-            MLX5_GET(flow_context, fc, destination_list_size)) {
-            dst = MLX5_ADDR_OF(flow_context, fc, destination);
-            id = MLX5_GET(dest_format_struct, dst, destination_id);
-            if (MLX5_GET(dest_format_struct, dst, destination_type) ==
-                MLX5_IFC_FLOW_DESTINATION_TYPE_TIR) {
-                return id;
-            }
             continue;
         }
-        id = ft->miss_action == FT_MISS_FWD ? ft->miss_id : 0;
+        ndest = (action & FT_ACTION_FWD) ?
+                MLX5_GET(flow_context, fc, destination_list_size) : 0;
+        if (!ndest) {
+            STEER_PUSH(ft->miss_action == FT_MISS_FWD ? ft->miss_id : 0);
+            continue;
+        }
+        /* mlx5-flow.c stored the ndest destinations (at most 32). */
+        for (i = 0; i < ndest; i++) {
+            const uint8_t *d = MLX5_ADDR_OF(flow_context, fc, destination) +
+                               i * MLX5_ST_SZ_BYTES(dest_format_struct);
+            uint32_t did = MLX5_GET(dest_format_struct, d, destination_id);
+
+            switch (MLX5_GET(dest_format_struct, d, destination_type)) {
+            case MLX5_IFC_FLOW_DESTINATION_TYPE_TIR:
+                for (j = 0; j < n && tirs[j] != did; j++) {
+                    continue;
+                }
+                if (j == n && n < max) {
+                    tirs[n++] = did;
+                }
+                break;
+            case MLX5_IFC_FLOW_DESTINATION_TYPE_FLOW_TABLE:
+                STEER_PUSH(did);
+                break;
+            }
+        }
     }
-    return 0;
+#undef STEER_PUSH
+    return n;
 }

@@ -11,7 +11,9 @@
  * into a host buffer of bounded size through the driver's memory key
  * (mlx5_mkey_dma(): the SQ's PD, local read); the checksums are
  * computed, an LSO cut into segments of MSS bytes with their headers
- * fixed up, and each frame goes to the netdev backend.
+ * fixed up, and each frame goes to the netdev backend and to local
+ * loopback (mlx5_rx_loopback(), with the transport domain of the SQ's
+ * TIS).
  *
  * Errors are the PRM's CQE syndromes: a segment past the WQE or a frame
  * too large, local length; a key that does not cover the buffer, is
@@ -27,6 +29,7 @@
 #include "net/net.h"
 #include "net/eth.h"
 #include "mlx5.h"
+#include "mlx5-ifc.h"
 #include "trace.h"
 
 #define TX_WQE_MAX          (63 * 16)           /* ds is 6 bits */
@@ -38,16 +41,22 @@
 #define DSEG_INLINE         BIT(31)
 #define OP_LSO              0x0e
 
-static void tx_send(MLX5State *s, const uint8_t *f, size_t len)
+/*
+ * A frame to the wire, and back into receive steering when local
+ * loopback takes it (mlx5-rx.c); @td: the sending SQ's transport domain.
+ */
+static void tx_send(MLX5State *s, const uint8_t *f, size_t len, uint32_t td)
 {
     if (s->nic) {
         mlx5_stats_count(s, MLX5_TX, f, len);
         qemu_send_packet(qemu_get_queue(s->nic), f, len);
     }
+    mlx5_rx_loopback(s, f, len, td);
 }
 
 /* An LSO: segments of mss bytes of the TCP or UDP payload. */
-static int tx_lso(MLX5State *s, uint8_t *f, size_t len, unsigned int mss)
+static int tx_lso(MLX5State *s, uint8_t *f, size_t len, unsigned int mss,
+                  uint32_t td)
 {
     g_autofree uint8_t *seg = NULL;
     MLX5Pkt p;
@@ -93,7 +102,7 @@ static int tx_lso(MLX5State *s, uint8_t *f, size_t len, unsigned int mss)
         }
         mlx5_pkt_parse(seg, hl + n, &sp);
         mlx5_pkt_csum(seg, &sp, true, true);
-        tx_send(s, seg, hl + n);
+        tx_send(s, seg, hl + n, td);
     }
     return 0;
 }
@@ -105,6 +114,8 @@ int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
     uint8_t wqe[TX_WQE_MAX];
     size_t wlen = ds * 16, off, len = 0;
     unsigned int b, cs, mss, ihs;
+    MLX5Obj *tis = mlx5_obj_get(s, MLX5_OBJ_TIS, wq->tisn);
+    uint32_t td = tis ? MLX5_GET(tisc, tis->ctx, transport_domain) : 0;
     MLX5Pkt p;
 
     /* The WQE, basic block by basic block: the ring may wrap. */
@@ -172,10 +183,10 @@ int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
         return MLX5_CQE_SYND_LOCAL_LENGTH;
     }
     if (op == OP_LSO) {
-        return tx_lso(s, f, len, mss);
+        return tx_lso(s, f, len, mss, td);
     }
     mlx5_pkt_parse(f, len, &p);
     mlx5_pkt_csum(f, &p, cs & ETH_CS_L3, cs & ETH_CS_L4);
-    tx_send(s, f, len);
+    tx_send(s, f, len, td);
     return 0;
 }

@@ -14,17 +14,20 @@
  * the SQ number.  The device then runs every WQE from its consumer
  * counter to the record's producer counter: a WQE is a control segment
  * (opcode, WQE index, SQ number, size in 16-byte units, completion
- * request) and its segments.  NOP completes; SEND (Ethernet) completes
- * too, its frame dropped: the model has no wire yet.  A completion is a
- * requester CQE (opcode 0) when the WQE asks for one; a malformed WQE
- * gets an error CQE and takes the SQ to ERR.  RQs are filled by the
- * driver through their record alone; the model only keeps them (no
- * receive path yet).
+ * request) and its segments.  NOP completes; SEND and LSO go to
+ * mlx5-tx.c (the wire, and local loopback).  A completion is a
+ * requester CQE (opcode 0) when the WQE asks for one, with the SQ's
+ * user index and the free-running clock; a malformed WQE gets an
+ * error CQE and takes the SQ to ERR.  RQs are filled by the driver
+ * through their record alone; mlx5-rx.c takes their WQEs.  QUERY_SQ
+ * and QUERY_RQ give back the creation context with the state and
+ * consumer counter of now.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
 
 #include "qemu/osdep.h"
+#include "qemu/timer.h"
 #include "sysemu/dma.h"
 #include "mlx5.h"
 #include "mlx5-ifc.h"
@@ -48,6 +51,8 @@
 #define CQE_SYND_LOCAL_QP_OP 0x02
 
 /* The offsets of struct mlx5_cqe64 the model writes. */
+#define CQE_SRQN_UIDX       32
+#define CQE_TIMESTAMP       48
 #define CQE_SYNDROME        55
 #define CQE_SOP_DROP_QPN    56
 #define CQE_WQE_COUNTER     60
@@ -80,6 +85,7 @@ bool mlx5_wq_cq_busy(MLX5State *s, uint32_t cqn)
 static void wq_free(MLX5WQ *wq)
 {
     g_free(wq->pas);
+    g_free(wq->ctx);
     memset(wq, 0, sizeof(*wq));
 }
 
@@ -199,6 +205,12 @@ static int wq_create(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     wq->log_pg_sz = log_pg;
     wq->page_offset = MLX5_GET(wq, wqc, page_offset);
     wq->pas = mlx5_pas_copy(cmd, hdr, npas);
+    /* The context up to its page list, for QUERY_SQ and QUERY_RQ. */
+    wq->ctx = g_memdup2(qc, type == MLX5_WQ_SQ ? MLX5_ST_SZ_BYTES(sqc) :
+                                                 MLX5_ST_SZ_BYTES(rqc));
+    if (type == MLX5_WQ_SQ) {
+        wq->tisn = MLX5_GET(sqc, qc, tis_num_0);
+    }
     trace_mlx5_wq_create(wq_names[type], n + 1, log_sz, wq->cqn);
     /* sqn and rqn sit at the same place of their outputs */
     MLX5_SET(create_sq_out, cmd->out, sqn, n + 1);
@@ -232,6 +244,34 @@ static int wq_modify(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
     }
     trace_mlx5_wq_modify(wq_names[type], n, cur, next);
     wq->state = next;
+    return MLX5_CMD_STAT_OK;
+}
+
+/*
+ * QUERY_SQ, QUERY_RQ: the context the queue was created with, its state
+ * now and its consumer counter (the wq's hw_counter); no page list.
+ */
+static int wq_query(MLX5State *s, MLX5Cmd *cmd, unsigned int type,
+                    uint32_t n, uint8_t *qc)
+{
+    MLX5WQ *wq = mlx5_wq_get(s, type, n);
+    size_t len = type == MLX5_WQ_SQ ? MLX5_ST_SZ_BYTES(sqc) :
+                                      MLX5_ST_SZ_BYTES(rqc);
+    uint8_t *wqc;
+
+    if (!wq) {
+        return mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR,
+                             MLX5_SYND_NO_OBJECT);
+    }
+    memcpy(qc, wq->ctx, len);
+    if (type == MLX5_WQ_SQ) {
+        MLX5_SET(sqc, qc, state, wq->state);
+        wqc = MLX5_ADDR_OF(sqc, qc, wq);
+    } else {
+        MLX5_SET(rqc, qc, state, wq->state);
+        wqc = MLX5_ADDR_OF(rqc, qc, wq);
+    }
+    MLX5_SET(wq, wqc, hw_counter, wq->cc);
     return MLX5_CMD_STAT_OK;
 }
 
@@ -275,6 +315,16 @@ int mlx5_wq_exec(MLX5State *s, MLX5Cmd *cmd)
                          MLX5_GET(modify_rq_in, cmd->in, rqn),
                          MLX5_GET(modify_rq_in, cmd->in, rq_state),
                          MLX5_GET(rqc, qc, state));
+    case MLX5_CMD_OP_QUERY_SQ:
+        return MLX5_CMD_LEN(cmd, query_sq) ?:
+               wq_query(s, cmd, MLX5_WQ_SQ,
+                        MLX5_GET(query_sq_in, cmd->in, sqn),
+                        MLX5_ADDR_OF(query_sq_out, cmd->out, sq_context));
+    case MLX5_CMD_OP_QUERY_RQ:
+        return MLX5_CMD_LEN(cmd, query_rq) ?:
+               wq_query(s, cmd, MLX5_WQ_RQ,
+                        MLX5_GET(query_rq_in, cmd->in, rqn),
+                        MLX5_ADDR_OF(query_rq_out, cmd->out, rq_context));
     case MLX5_CMD_OP_DESTROY_SQ:
     case MLX5_CMD_OP_DESTROY_RQ: {
         unsigned int type = cmd->opcode == MLX5_CMD_OP_DESTROY_SQ ?
@@ -309,6 +359,9 @@ static void sq_complete(MLX5State *s, MLX5WQ *wq, uint32_t n, uint16_t idx,
 
     stl_be_p(cqe + CQE_SOP_DROP_QPN, (uint32_t)wqe_op << 24 | n);
     stw_be_p(cqe + CQE_WQE_COUNTER, idx);
+    /* libmlx5 finds a user SQ's QP by it (CQE version 1) */
+    stl_be_p(cqe + CQE_SRQN_UIDX, MLX5_GET(sqc, wq->ctx, user_index));
+    stq_be_p(cqe + CQE_TIMESTAMP, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     cqe[CQE_SYNDROME] = synd;
     cqe[CQE_OP_OWN] = op << 4;
     mlx5_cq_post(s, wq->cqn, cqe);

@@ -229,8 +229,10 @@ typedef struct MLX5WQ {
     uint32_t pd;
     uint32_t cqn;
     uint32_t uar;
+    uint32_t tisn;              /* SQ: its TIS (0: none) */
     uint64_t dbr;
     uint64_t *pas;
+    uint8_t *ctx;               /* the sqc or rqc it was created with */
 } MLX5WQ;
 
 /* Flow steering (mlx5-flow.c). */
@@ -648,8 +650,14 @@ int mlx5_flow_exec(MLX5State *s, MLX5Cmd *cmd);
 MLX5FlowTable *mlx5_ft_get(MLX5State *s, uint32_t id);
 void mlx5_flow_reset(MLX5State *s);
 
-/* mlx5-steer.c: the TIR a frame's match parameters lead to, or 0 */
-uint32_t mlx5_steer(MLX5State *s, const uint8_t *param);
+/*
+ * mlx5-steer.c: the TIRs a frame's match parameters lead to (an entry
+ * may forward to several destinations), at most @max of them, each
+ * once, in @tirs: how many.
+ */
+#define MLX5_STEER_MAX_TIRS         32
+unsigned int mlx5_steer(MLX5State *s, const uint8_t *param, uint32_t *tirs,
+                        unsigned int max);
 
 /* mlx5-pkt.c: a frame as the device parses it */
 typedef struct MLX5Pkt {
@@ -676,6 +684,12 @@ int mlx5_tx_wqe(MLX5State *s, MLX5WQ *wq, uint16_t idx, unsigned int op,
 
 /* mlx5-rx.c */
 ssize_t mlx5_rx_frame(MLX5State *s, const uint8_t *buf, size_t len);
+/*
+ * A frame an SQ of transport domain @td transmitted, looped back into
+ * receive steering (local loopback).
+ */
+void mlx5_rx_loopback(MLX5State *s, const uint8_t *buf, size_t len,
+                      uint32_t td);
 
 /* mlx5-srq.c: -1 for an opcode not its own */
 int mlx5_srq_exec(MLX5State *s, MLX5Cmd *cmd);
