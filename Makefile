@@ -155,9 +155,10 @@ interop: deps modules
 # The speed of the data path and of rdma_cm, ours against the in-tree
 # stack, interleaved VM boots (a benchmark, not part of check; an hour or
 # more on a busy host).
-# PERF_ARGS="--rounds 5 --quick ..." passes options to the script.
-perf: deps modules
-	scripts/perf-compare $(PERF_ARGS)
+# PERF_ARGS="--rounds 5 --quick ..." passes options to the script;
+# HW=mlx5: on the modelled ConnectX instead of rxe (needs our QEMU).
+perf: deps modules $(if $(HW),deps-qemu)
+	scripts/perf-compare $(if $(HW),--hw $(HW)) $(PERF_ARGS)
 
 # Multi-packet messages across two guests: RC, UC and UD ping-pong times
 # per iteration and their ratios, ours on both guests against stock on
