@@ -12,9 +12,10 @@
 # Each time the removal returns within a bound while the tools still
 # hold the device (mlx5_ib disassociates their contexts: the core does
 # not wait for them), the watcher reads IBV_EVENT_DEVICE_FATAL, the
-# tools end (whatever their status) rather than hang, nothing of theirs
-# is left (`rdma res`: no user context, no cm_id), and once the device
-# is back ibv_rc_pingpong runs on the new mlx5_0.  At the end the kernel
+# tools end (whatever their status) rather than hang, ib_write_bw's
+# destroys after the removal succeed (as stock answers them), nothing of
+# theirs is left (`rdma res`: no user context, no cm_id), and once the
+# device is back ibv_rc_pingpong runs on the new mlx5_0.  At the end the kernel
 # log has no complaint and no error of mlx5's, and the stack unloads.
 # Needs a guest booted with the model:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_remove.sh
@@ -23,7 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 
 HOWS=(pci devlink)
-PLAN=$((3 + 7 * ${#HOWS[@]} + 3))
+PLAN=$((3 + 8 * ${#HOWS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -192,6 +193,14 @@ tools_gone() {
 	return $rc
 }
 
+# ib_write_bw tears its objects down once its duration is out, long
+# after the device went: every destroy must succeed, as on stock (the
+# disassociation destroyed the objects; libibverbs keeps its side of one
+# whose destroy fails, and perftest says "Failed to destroy ...").
+cleanup_clean() {
+	! grep -H 'Failed to' "$OUT/bw_server" "$OUT/bw_client"
+}
+
 # No user context or cm_id left on any device (the kernel's own objects,
 # mlx5_ib's and the MAD layer's, stay while the device does); no uverbs
 # device without an IB device.
@@ -259,6 +268,8 @@ for how in "${HOWS[@]}"; do
 			fatal_seen
 	fi
 	in_shell "$what: ib_write_bw and rping end" tools_gone
+	ktap_test_result "$what: ib_write_bw's destroys after it succeed" \
+		cleanup_clean
 	ktap_test_result "$what: no user context or cm_id left" nothing_left
 	in_shell "$what: mlx5_0 back, RoCE up" back $how
 	ktap_test_result "$what: ibv_rc_pingpong on the new mlx5_0" pingpong
