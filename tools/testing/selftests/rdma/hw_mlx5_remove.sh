@@ -8,7 +8,9 @@
 #   - echo 1 > /sys/bus/pci/devices/BDF/remove, then /sys/bus/pci/rescan;
 #   - devlink dev reload pci/BDF (mlx5_core's DRIVER_REINIT: it deletes
 #     its auxiliary devices, mlx5_ib's among them, so mlx5_0 is
-#     unregistered, and adds them again).
+#     unregistered, and adds them again);
+#   - a long case: modprobe -r mlx5_ib (the open files do not hold the
+#     module of a driver that can disassociate), then modprobe mlx5_ib.
 # Each time the removal returns within a bound while the tools still
 # hold the device (mlx5_ib disassociates their contexts: the core does
 # not wait for them), the watcher reads IBV_EVENT_DEVICE_FATAL, the
@@ -23,8 +25,10 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-HOWS=(pci devlink)
-PLAN=$((3 + 8 * ${#HOWS[@]} + 3))
+HOWS=(pci devlink rmmod)
+# The cases of each way of removal (the loop at the end).
+CASES=8
+PLAN=$((3 + CASES * ${#HOWS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -130,6 +134,9 @@ remove() {
 	devlink)
 		timeout "$BOUND" devlink dev reload "pci/$BDF" || rc=$?
 		;;
+	rmmod)
+		timeout "$BOUND" modprobe -r mlx5_ib || rc=$?
+		;;
 	esac
 	echo "$1: status $rc after $(($(date +%s) - T_REMOVE)) s"
 	[ $rc = 0 ] || tools_said
@@ -219,13 +226,20 @@ nothing_left() {
 }
 
 # back HOW: mlx5_0 registered again, the netdev (made anew) up with ADDR
-# and its RoCE v2 GID; after a PCI removal, once the bus is rescanned.
+# and its RoCE v2 GID; after a PCI removal once the bus is rescanned,
+# after mlx5_ib's unload once it is loaded again.
 back() {
-	if [ "$1" = pci ]; then
+	case $1 in
+	pci)
 		[ ! -e "/sys/bus/pci/devices/$BDF" ] ||
 			{ echo "$BDF still there"; return 1; }
 		echo 1 >/sys/bus/pci/rescan
-	fi
+		;;
+	rmmod)
+		! module_loaded mlx5_ib || { echo "mlx5_ib still loaded"; return 1; }
+		modprobe mlx5_ib || return 1
+		;;
+	esac
 	eventually 180 test -d /sys/class/infiniband/mlx5_0 ||
 		{ echo "no mlx5_0"; return 1; }
 	mlx5_roce_up $ADDR
@@ -257,7 +271,14 @@ for how in "${HOWS[@]}"; do
 	case $how in
 	pci) what="PCI remove" ;;
 	devlink) what="devlink dev reload" ;;
+	rmmod) what="modprobe -r mlx5_ib" ;;
 	esac
+	if [ $how = rmmod ] && ! long_cases; then
+		for ((i = 1; i <= CASES; i++)); do
+			ktap_test_skip "$what case $i" "$LONG_SKIP"
+		done
+		continue
+	fi
 	in_shell "$what: ib_write_bw, rping and a watcher on mlx5_0" traffic $port
 	in_shell "$what under traffic returns within $BOUND s" remove $how
 	if ours; then
