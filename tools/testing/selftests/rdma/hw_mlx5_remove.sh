@@ -13,12 +13,13 @@
 #     module of a driver that can disassociate), then modprobe mlx5_ib.
 # Each time the removal returns within a bound while the tools still
 # hold the device (mlx5_ib disassociates their contexts: the core does
-# not wait for them), the watcher reads IBV_EVENT_DEVICE_FATAL, the
-# tools end (whatever their status) rather than hang, ib_write_bw's
-# destroys after the removal succeed (as stock answers them), nothing of
-# theirs is left (`rdma res`: no user context, no cm_id), and once the
-# device is back ibv_rc_pingpong runs on the new mlx5_0.  At the end the kernel
-# log has no complaint and no error of mlx5's, and the stack unloads.
+# not wait for them), the watcher reads IBV_EVENT_DEVICE_FATAL, both
+# rpings get RDMA_CM_EVENT_DEVICE_REMOVAL, the tools end (whatever their
+# status) rather than hang, ib_write_bw's destroys after the removal
+# succeed (as stock answers them), nothing of theirs is left (`rdma res`:
+# no user context, no cm_id), and once the device is back
+# ibv_rc_pingpong runs on the new mlx5_0.  At the end the kernel log has
+# no complaint and no error of mlx5's, and the stack unloads.
 # Needs a guest booted with the model:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_remove.sh
 # and skips on a guest without a 15b3:1015 function.
@@ -27,7 +28,7 @@
 
 HOWS=(pci devlink rmmod)
 # The cases of each way of removal (the loop at the end).
-CASES=8
+CASES=9
 PLAN=$((3 + CASES * ${#HOWS[@]} + 3))
 ktap_print_header
 ktap_set_plan $PLAN
@@ -200,6 +201,18 @@ tools_gone() {
 	return $rc
 }
 
+# rping's ends learn of the removal from rdma_cm (rping: "cma detected
+# device removal"), which ends them.
+cm_removal_seen() {
+	local f rc=0
+
+	for f in rping_server rping_client; do
+		grep -q 'cma detected device removal' "$OUT/$f" ||
+			{ echo "$f: no RDMA_CM_EVENT_DEVICE_REMOVAL"; rc=1; }
+	done
+	return $rc
+}
+
 # ib_write_bw tears its objects down once its duration is out, long
 # after the device went: every destroy must succeed, as on stock (the
 # disassociation destroyed the objects; libibverbs keeps its side of one
@@ -289,6 +302,8 @@ for how in "${HOWS[@]}"; do
 			fatal_seen
 	fi
 	in_shell "$what: ib_write_bw and rping end" tools_gone
+	ktap_test_result "$what: both rpings got RDMA_CM_EVENT_DEVICE_REMOVAL" \
+		cm_removal_seen
 	ktap_test_result "$what: ib_write_bw's destroys after it succeed" \
 		cleanup_clean
 	ktap_test_result "$what: no user context or cm_id left" nothing_left
