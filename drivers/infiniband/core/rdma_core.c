@@ -23,6 +23,13 @@
  * syscall of the file can be in progress, and destroys what is left in
  * dependency order (uobj_destroy_order()), newest first within an order,
  * retrying what the driver refused (uverbs_destroy_ufile_uobjects()).
+ *
+ * Disassociation keeps the handles, as stock does: each destroyed
+ * handle-table uobject stays in the table with no object and no context
+ * (idr_disassociate()), so that userspace cleaning up after
+ * IB_EVENT_DEVICE_FATAL can still destroy it, which succeeds and answers
+ * its event counts (uverbs_ioctl.c); close drops what is left
+ * (uverbs_drop_disassociated()).
  */
 
 #include <linux/anon_inodes.h>
@@ -207,12 +214,27 @@ static int idr_destroy_hw(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	return idr_type->destroy_object(uobj, why, attrs);
 }
 
-/* The driver object is gone: drops the handle table's reference. */
+/*
+ * The driver object is gone: drops the handle table's reference.  A
+ * disassociated uobject (no context) was uncharged then.
+ */
 static void idr_remove_handle(struct ib_uobject *uobj)
 {
 	xa_erase(&uobj->ufile->idr, uobj->id);
-	idr_uncharge(uobj);
+	if (uobj->context)
+		idr_uncharge(uobj);
 	uverbs_uobject_put(uobj);
+}
+
+/*
+ * The device is going and the driver object is gone: the handle stays,
+ * for a later destroy to find, but nothing may lead to the device or to
+ * the context, which go next.
+ */
+static void idr_disassociate(struct ib_uobject *uobj)
+{
+	idr_uncharge(uobj);
+	uobj->context = NULL;
 }
 
 const struct uverbs_obj_type_class uverbs_idr_class = {
@@ -410,7 +432,12 @@ struct ib_uobject *rdma_lookup_get_uobject(const struct uverbs_api_object *obj,
 	return uobj;
 
 err_put:
-	uobj_class(uobj->uapi_object)->lookup_put(uobj, mode);
+	/*
+	 * The class that found it: a uobject of another type may be a
+	 * driver's, whose type (in the driver's module) may be gone with
+	 * the device.
+	 */
+	uobj_class(obj)->lookup_put(uobj, mode);
 	uverbs_uobject_put(uobj);
 	return ERR_PTR(ret);
 }
@@ -503,7 +530,8 @@ void rdma_alloc_abort_uobject(struct ib_uobject *uobj,
  * exclusive claim, or runs the file's cleanup.  The type may refuse
  * (-EBUSY while other objects use it, or the driver's error), leaving
  * everything as it was: the uobject still owns the driver object, whose
- * handlers still point to it.
+ * handlers still point to it.  On disassociation a handle-table uobject
+ * keeps its handle; its destroy later finds no object and only drops it.
  */
 static int uverbs_destroy_uobject(struct ib_uobject *uobj,
 				  enum rdma_remove_reason why,
@@ -513,16 +541,21 @@ static int uverbs_destroy_uobject(struct ib_uobject *uobj,
 	struct ib_uverbs_file *ufile = uobj->ufile;
 	int ret;
 
-	ret = class->destroy_hw(uobj, why, attrs);
-	if (ret)
-		return ret;
-	uobj->object = NULL;
+	if (uobj->object) {
+		ret = class->destroy_hw(uobj, why, attrs);
+		if (ret)
+			return ret;
+		uobj->object = NULL;
+	}
 
 	spin_lock(&ufile->uobjects_lock);
 	list_del_init(&uobj->list);
 	spin_unlock(&ufile->uobjects_lock);
 
-	class->remove_handle(uobj);
+	if (why == RDMA_REMOVE_DRIVER_REMOVE && class == &uverbs_idr_class)
+		idr_disassociate(uobj);
+	else
+		class->remove_handle(uobj);
 	return 0;
 }
 
@@ -699,4 +732,26 @@ bool uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
 		   "ib_uverbs: the driver refused to destroy %u objects; leaking them with their context\n",
 		   refused);
 	return false;
+}
+
+/**
+ * uverbs_drop_disassociated() - drop the handles disassociation kept
+ * @ufile: the file, being closed
+ *
+ * What userspace did not destroy after the device went: each is a
+ * handle-table uobject with no object, holding the file.  Once the file's
+ * cleanup ran, the table holds nothing else but what the driver refused
+ * to destroy, which stays (uverbs_destroy_ufile_uobjects()).
+ */
+void uverbs_drop_disassociated(struct ib_uverbs_file *ufile)
+{
+	struct ib_uobject *uobj;
+	unsigned long id;
+
+	xa_for_each(&ufile->idr, id, uobj) {
+		if (uobj->object)
+			continue;
+		xa_erase(&ufile->idr, id);
+		uverbs_uobject_put(uobj);
+	}
 }

@@ -460,6 +460,8 @@ bool uverbs_destroy_ufile_uobjects(struct ib_uverbs_file *ufile,
  */
 int uverbs_destroy_claimed_uobject(struct ib_uobject *uobj,
 				   struct uverbs_attr_bundle *attrs);
+/* On close: drops the handles a disassociation kept for userspace. */
+void uverbs_drop_disassociated(struct ib_uverbs_file *ufile);
 
 /* uverbs_cmd.c */
 

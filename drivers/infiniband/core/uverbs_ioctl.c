@@ -687,6 +687,12 @@ static int destroy_uobj(struct uverbs_call *call)
 	if (bkey < 0 || !test_bit(bkey, call->bundle.attr_present))
 		return 0;
 	o_attr = &call->bundle.attrs[bkey].obj_attr;
+	/*
+	 * With the device gone only what the disassociation destroyed may
+	 * go: a driver object it could not destroy is the driver's still.
+	 */
+	if (!call->ib_dev && o_attr->uobject->object)
+		return -EIO;
 
 	/* Claimed while parsing: put back by the finalisation either way. */
 	return uverbs_destroy_claimed_uobject(o_attr->uobject, &call->bundle);
@@ -773,6 +779,47 @@ static int prepare_call(struct uverbs_call *call,
 	return 0;
 }
 
+/*
+ * Once the device is gone, the destroy methods of the core objects still
+ * run, as on stock: userspace cleaning up after IB_EVENT_DEVICE_FATAL
+ * (libibverbs fails a destroy that answers EIO, and keeps its side of
+ * the object) destroys what the disassociation already did, which drops
+ * the handle and answers the event counts.  Everything else answers EIO.
+ * The context is gone, and the driver's definitions with it; the check
+ * of ucontext under its lock orders this after the disassociation of
+ * the file, which clears it once every object is destroyed.
+ */
+static int prepare_disassociated_call(struct uverbs_call *call,
+				      const struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_file *file = call->bundle.ufile;
+	bool gone;
+	int ret;
+
+	mutex_lock(&file->ucontext_lock);
+	gone = !file->ucontext;
+	mutex_unlock(&file->ucontext_lock);
+	if (!gone)
+		return -EIO;
+
+	ret = uverbs_uapi_get_method(file->device, NULL, hdr->object_id,
+				     hdr->method_id, &call->method);
+	if (ret || call->method.destroy_bkey < 0)
+		return -EIO;
+
+	if (!hdr->num_attrs)
+		return 0;
+	call->uattrs = memdup_user(call->user_attrs,
+				   array_size(hdr->num_attrs,
+					      sizeof(*call->user_attrs)));
+	if (IS_ERR(call->uattrs)) {
+		ret = PTR_ERR(call->uattrs);
+		call->uattrs = NULL;
+		return ret;
+	}
+	return 0;
+}
+
 static long uverbs_ioctl_dispatch(struct ib_uverbs_file *file,
 				  const struct ib_uverbs_ioctl_hdr *hdr,
 				  struct ib_uverbs_attr __user *user_attrs)
@@ -791,13 +838,12 @@ static long uverbs_ioctl_dispatch(struct ib_uverbs_file *file,
 	INIT_LIST_HEAD(&call->allocs);
 
 	call->ib_dev = uverbs_enter_device(file->device, &srcu_key);
-	if (call->ib_dev) {
+	if (call->ib_dev)
 		ret = prepare_call(call, hdr);
-		if (!ret)
-			ret = run_method(call, hdr->num_attrs);
-	} else {
-		ret = -EIO;
-	}
+	else
+		ret = prepare_disassociated_call(call, hdr);
+	if (!ret)
+		ret = run_method(call, hdr->num_attrs);
 	uverbs_exit_device(file->device, srcu_key);
 
 	free_call(call);

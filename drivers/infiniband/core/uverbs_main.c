@@ -463,6 +463,8 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	if (list_empty(&dev->files))
 		wake_up(&dev->files_empty);
 	mutex_unlock(&dev->lists_mutex);
+	/* What userspace left undestroyed after a disassociation. */
+	uverbs_drop_disassociated(file);
 	/* The driver is done with this file: its context went above. */
 	module_put(file->driver_owner);
 

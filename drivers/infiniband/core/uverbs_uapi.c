@@ -233,7 +233,7 @@ static void uapi_walk(struct uapi_lookup *lookup,
 /**
  * uverbs_uapi_get_method() - the ioctl method a device offers
  * @udev: the device's char device, with its objects
- * @ib_dev: the live device
+ * @ib_dev: the live device, or NULL once it is gone
  * @object_id: UVERBS_OBJECT_* or a driver's object id
  * @method_id: the method within the object
  * @method: filled with the merged definition
@@ -262,7 +262,9 @@ int uverbs_uapi_get_method(struct ib_uverbs_device *udev,
 		return -EPROTONOSUPPORT;
 
 	uapi_walk(&lookup, uverbs_core_api, 0);
-	uapi_walk(&lookup, ib_dev->driver_def, 0);
+	/* None once the device is gone: the core's methods only. */
+	if (ib_dev)
+		uapi_walk(&lookup, ib_dev->driver_def, 0);
 
 	if (lookup.unusable || !method->handler)
 		return -EPROTONOSUPPORT;

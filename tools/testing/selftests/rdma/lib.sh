@@ -465,9 +465,7 @@ no_rdma_devices() {
 # verbs_holder_start DIR ARGS...: start verbs_holder.py (ARGS: its
 # options and action) in the background with DIR as its handshake
 # directory; HOLDER_PID is its pid.  Returns once it holds the device.
-# Its report goes to DIR/out; its stderr to DIR/err (after a removal,
-# pyverbs' destructors fail with EIO at exit, as libibverbs reports
-# destroys on a disassociated device).
+# Its report goes to DIR/out; its stderr to DIR/err.
 # With HOLDER_CG set to a cgroup v2 directory, the holder runs in it.
 verbs_holder_start() {
 	local dir=$1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A verbs application that holds rxe0 open while a test removes it.
 
-    verbs_holder.py --dir DIR [--pds N] [--objects] [--wait SEC] {query,pd}
+    verbs_holder.py --dir DIR [--pds N] [--objects [--destroy]] [--wait SEC]
+                    {query,pd}
 
 Opens a context on rxe0 through the distribution's libibverbs (pyverbs)
 and allocates N PDs (and with --objects, one of every kind of object:
@@ -11,6 +12,9 @@ exists or SEC seconds pass, then tries one more operation (query the
 device, or allocate a PD) and prints one line:
     holder: query succeeded | holder: query failed: ENAME
     holder: PD succeeded    | holder: PD failed: ENAME
+With --destroy it then destroys the objects of --objects one by one,
+users first, and prints one more line:
+    holder: destroys succeeded | holder: destroys failed: KIND ENAME ...
 The wait is bounded on purpose: a stack that blocks removal until the
 holder closes (stock does, in uninterruptible sleep) must fail the test
 that uses it, not hang it.
@@ -61,11 +65,28 @@ def every_object(ctx):
     return [pd, channel, cq, cq2, srq, qps, ah, mr, mw]
 
 
+def destroy_all(objects):
+    """Each object of every_object() destroyed, users first: the failures."""
+    pd, channel, cq, cq2, srq, qps, ah, mr, mw = objects
+    kinds = [("qp", qp) for qp in qps]
+    kinds += [("mw", mw), ("ah", ah), ("mr", mr), ("srq", srq), ("cq", cq),
+              ("cq", cq2), ("channel", channel), ("pd", pd)]
+    failed = []
+    for kind, obj in kinds:
+        try:
+            obj.close()
+        except PyverbsRDMAError as e:
+            failed.append("%s %s" % (kind, errno.errorcode.get(e.error_code,
+                                                                str(e.error_code))))
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--pds", type=int, default=0)
     ap.add_argument("--objects", action="store_true")
+    ap.add_argument("--destroy", action="store_true")
     ap.add_argument("--wait", type=float, default=15)
     ap.add_argument("action", choices=sorted(LABELS))
     a = ap.parse_args()
@@ -89,6 +110,10 @@ def main():
     except PyverbsRDMAError as e:
         print("holder: %s failed: %s" %
               (label, errno.errorcode.get(e.error_code, str(e.error_code))))
+    if a.destroy and objects:
+        failed = destroy_all(objects)
+        print("holder: destroys %s" %
+              ("failed: " + ", ".join(failed) if failed else "succeeded"))
     del objects  # alive until the operation was tried
 
 
