@@ -600,6 +600,16 @@ struct ib_uobject *__uobj_get_destroy(const struct uverbs_api_object *obj,
 	if (IS_ERR(uobj))
 		return uobj;
 
+	/*
+	 * With the device gone (the file's context with it) only what the
+	 * disassociation destroyed may go: a driver object it could not
+	 * destroy is the driver's still.  A live file's context stays while
+	 * a command runs, and a file without one has no objects.
+	 */
+	if (uobj->object && !READ_ONCE(attrs->ufile->ucontext)) {
+		rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_DESTROY);
+		return ERR_PTR(-EIO);
+	}
 	ret = uverbs_destroy_uobject(uobj, RDMA_REMOVE_DESTROY, attrs);
 	if (ret) {
 		rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_DESTROY);

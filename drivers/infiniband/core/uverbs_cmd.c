@@ -33,7 +33,8 @@
 
 /**
  * struct uverbs_write_cmd - one write() command
- * @handler: does the command; @ib_dev is live for its whole run
+ * @handler: does the command; @ib_dev is live for its whole run, but for
+ *	a destroy after the device went, when it is NULL
  * @req_size: minimum size of the core request (without the headers); for
  *	a legacy command with driver data also where that data begins
  * @resp_size: minimum room for the core response; for a legacy command
@@ -41,6 +42,7 @@
  * @has_resp: the command answers through a response buffer
  * @has_udata: the driver gets the data after the core request/response
  * @no_ucontext: the command runs before the file has a user context
+ * @destroys: a destroy, which still runs once the device is gone
  * @needs_fn: offset in struct ib_device of the op the command needs,
  *	0 for none; a device without it answers -EOPNOTSUPP
  * @needs_fn2: a second one, 0 for none (an XRC domain's commands need
@@ -54,6 +56,7 @@ struct uverbs_write_cmd {
 	u8 has_resp:1;
 	u8 has_udata:1;
 	u8 no_ucontext:1;
+	u8 destroys:1;
 	size_t needs_fn;
 	size_t needs_fn2;
 };
@@ -466,6 +469,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
 		.handler = ib_uverbs_dealloc_pd,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
 		/* Without a context no handle exists: -ENOENT, as stock. */
 		.no_ucontext = 1,
@@ -481,6 +485,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DESTROY_AH] = {
 		.handler = ib_uverbs_destroy_ah,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_destroy_ah),
 		.needs_fn = UVERBS_NEEDS_FN(destroy_ah),
 	},
@@ -502,6 +507,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DEREG_MR] = {
 		.handler = ib_uverbs_dereg_mr,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_dereg_mr),
 		.needs_fn = UVERBS_NEEDS_FN(dereg_mr),
 	},
@@ -515,6 +521,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DEALLOC_MW] = {
 		.handler = ib_uverbs_dealloc_mw,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_dealloc_mw),
 		.needs_fn = UVERBS_NEEDS_FN(dealloc_mw),
 	},
@@ -542,6 +549,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DESTROY_CQ] = {
 		.handler = ib_uverbs_destroy_cq,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_destroy_cq),
 		.resp_size = sizeof(struct ib_uverbs_destroy_cq_resp),
 		.has_resp = 1,
@@ -582,6 +590,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DESTROY_QP] = {
 		.handler = ib_uverbs_destroy_qp,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_destroy_qp),
 		.resp_size = sizeof(struct ib_uverbs_destroy_qp_resp),
 		.has_resp = 1,
@@ -634,6 +643,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_DESTROY_SRQ] = {
 		.handler = ib_uverbs_destroy_srq,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_destroy_srq),
 		.resp_size = sizeof(struct ib_uverbs_destroy_srq_resp),
 		.has_resp = 1,
@@ -657,6 +667,7 @@ static const struct uverbs_write_cmd uverbs_write_cmds[IB_USER_VERBS_CMD_OPEN_QP
 	},
 	[IB_USER_VERBS_CMD_CLOSE_XRCD] = {
 		.handler = ib_uverbs_close_xrcd,
+		.destroys = 1,
 		.req_size = sizeof(struct ib_uverbs_close_xrcd),
 		/* Without a context no handle exists: -ENOENT, as DEALLOC_PD. */
 		.no_ucontext = 1,
@@ -721,6 +732,7 @@ uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
 	},
 	[IB_USER_VERBS_EX_CMD_DESTROY_FLOW] = {
 		.handler = ib_uverbs_ex_destroy_flow,
+		.destroys = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(destroy_flow),
 	},
@@ -737,6 +749,7 @@ uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
 	},
 	[IB_USER_VERBS_EX_CMD_DESTROY_WQ] = {
 		.handler = ib_uverbs_ex_destroy_wq,
+		.destroys = 1,
 		.has_resp = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(destroy_wq),
@@ -749,6 +762,7 @@ uverbs_write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
 	},
 	[IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL] = {
 		.handler = ib_uverbs_ex_destroy_rwq_ind_table,
+		.destroys = 1,
 		.has_udata = 1,
 		.needs_fn = UVERBS_NEEDS_FN(destroy_rwq_ind_table),
 	},
@@ -995,6 +1009,42 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
 	return uverbs_call_cmd(cmd, attrs, ib_dev);
 }
 
+/*
+ * Once the device is gone only the destroy commands run, as on stock
+ * (and as the ioctl destroy methods, uverbs_ioctl.c): userspace cleaning
+ * up after IB_EVENT_DEVICE_FATAL destroys what the disassociation
+ * already destroyed, which drops the handle and answers the event
+ * counts (__uobj_get_destroy() refuses any other).  Only after the
+ * file's disassociation is done, which clears its context under
+ * ucontext_lock; everything else answers -EIO.
+ */
+static int uverbs_write_disassociated(struct ib_uverbs_file *file,
+				      const struct uverbs_write_cmd *cmd,
+				      const struct ib_uverbs_cmd_hdr *hdr,
+				      const char __user *buf, size_t count,
+				      struct uverbs_attr_bundle *attrs)
+{
+	bool gone;
+	int ret;
+
+	if (!cmd->destroys)
+		return -EIO;
+	mutex_lock(&file->ucontext_lock);
+	gone = !file->ucontext;
+	mutex_unlock(&file->ucontext_lock);
+	if (!gone)
+		return -EIO;
+
+	if (hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		ret = uverbs_parse_ex(cmd, hdr, buf, count, attrs);
+	else
+		ret = uverbs_parse_legacy(cmd, hdr, buf, count, attrs);
+	if (ret)
+		return ret;
+	attrs->ufile = file;
+	return cmd->handler(attrs, NULL);
+}
+
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 			size_t count, loff_t *pos)
 {
@@ -1028,7 +1078,8 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 
 	ib_dev = uverbs_enter_device(file->device, &srcu_key);
 	if (!ib_dev) {
-		ret = -EIO;
+		ret = uverbs_write_disassociated(file, cmd, &hdr, buf, count,
+						 &attrs);
 		goto out;
 	}
 	if (cmd != &uverbs_write_notsupp &&

@@ -793,6 +793,24 @@ def exit_with_everything_open(u):
     return "live %s" % " ".join(live())
 
 
+# Last: it removes the device.
+@case
+def removal_then_write_destroys(u):
+    pd, cq, wqs = u.rss_parts(1)
+    t = u.table(0, wqs)
+    with open(PARAMS + "remove", "w") as f:
+        f.write("1")
+    table = u.destroy_table(t)
+    wq = u.destroy_wq(wqs[0])[0]
+    dcq = u.write(20, struct.pack("<QII", u.resp_addr, cq, 0), 8)[0]
+    dpd = u.dealloc_pd(pd)
+    again = u.dealloc_pd(pd)
+    # The destroys succeed (libibverbs lets its side go); the rest is EIO.
+    return "table %s wq %s cq %s pd %s, again %s; pd %s; live %s" % (
+        table, wq, dcq, dpd, again,
+        u.write(3, struct.pack("<Q", u.resp_addr), 4)[0], " ".join(live()))
+
+
 def run(fn):
     """fn on a fresh context: its outcome and what is left after it."""
     try:
@@ -897,6 +915,7 @@ EXPECTED = {
     'cq_moderation_no_such_cq': 'ENOENT; left 0 0 0 0 0 0',
     'cq_moderation_driver_fails': 'EMSGSIZE; left 0 0 0 0 0 0',
     'exit_with_everything_open': 'live 1 2 2 1 1 1; left 0 0 0 0 0 0',
+    'removal_then_write_destroys': 'table ok wq ok cq ok pd ok, again ENOENT; pd EIO; live 0 0 0 0 0 0; left 0 0 0 0 0 0',
 }
 
 # Where ours deliberately differs: the outcome on ours, and why.
