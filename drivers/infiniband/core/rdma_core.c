@@ -541,6 +541,16 @@ static int uverbs_destroy_uobject(struct ib_uobject *uobj,
 	struct ib_uverbs_file *ufile = uobj->ufile;
 	int ret;
 
+	/*
+	 * Userspace's destroy once the device is gone (the file's context
+	 * with it), by write() or ioctl: only what the disassociation
+	 * destroyed may go; a driver object it could not destroy is the
+	 * driver's still.  A live file keeps its context while a command
+	 * runs, and a file without one has no objects.
+	 */
+	if (why == RDMA_REMOVE_DESTROY && uobj->object &&
+	    !READ_ONCE(ufile->ucontext))
+		return -EIO;
 	if (uobj->object) {
 		ret = class->destroy_hw(uobj, why, attrs);
 		if (ret)
@@ -600,16 +610,6 @@ struct ib_uobject *__uobj_get_destroy(const struct uverbs_api_object *obj,
 	if (IS_ERR(uobj))
 		return uobj;
 
-	/*
-	 * With the device gone (the file's context with it) only what the
-	 * disassociation destroyed may go: a driver object it could not
-	 * destroy is the driver's still.  A live file's context stays while
-	 * a command runs, and a file without one has no objects.
-	 */
-	if (uobj->object && !READ_ONCE(attrs->ufile->ucontext)) {
-		rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_DESTROY);
-		return ERR_PTR(-EIO);
-	}
 	ret = uverbs_destroy_uobject(uobj, RDMA_REMOVE_DESTROY, attrs);
 	if (ret) {
 		rdma_lookup_put_uobject(uobj, UVERBS_LOOKUP_DESTROY);

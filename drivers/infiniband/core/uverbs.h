@@ -363,6 +363,9 @@ int uverbs_xrcd_table_add(struct ib_uverbs_device *dev, struct inode *inode,
 
 /* uverbs_main.c */
 
+/* The device is gone and its removal is done with @ufile. */
+bool uverbs_file_disassociated(struct ib_uverbs_file *ufile);
+
 /*
  * GET_CONTEXT for uverbs_cmd.c: allocates the driver's context for
  * @attrs->ufile with @attrs->driver_udata, and an async event file.
@@ -540,6 +543,7 @@ struct uverbs_uapi_obj {
 
 int uverbs_uapi_types_build(struct ib_device *ib_dev, struct xarray *objs);
 void uverbs_uapi_types_free(struct xarray *objs);
+const struct uverbs_uapi_obj *uverbs_uapi_object(struct xarray *objs, u16 id);
 
 /* The core's definitions, one list per file (uverbs_std_types_*.c). */
 extern const struct uapi_definition uverbs_def_obj_device[];

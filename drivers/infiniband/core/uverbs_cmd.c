@@ -1014,7 +1014,7 @@ int uverbs_invoke_write(struct uverbs_attr_bundle *attrs,
  * (and as the ioctl destroy methods, uverbs_ioctl.c): userspace cleaning
  * up after IB_EVENT_DEVICE_FATAL destroys what the disassociation
  * already destroyed, which drops the handle and answers the event
- * counts (__uobj_get_destroy() refuses any other).  Only after the
+ * counts (uverbs_destroy_uobject() refuses any other).  Only after the
  * file's disassociation is done, which clears its context under
  * ucontext_lock; everything else answers -EIO.
  */
@@ -1024,15 +1024,9 @@ static int uverbs_write_disassociated(struct ib_uverbs_file *file,
 				      const char __user *buf, size_t count,
 				      struct uverbs_attr_bundle *attrs)
 {
-	bool gone;
 	int ret;
 
-	if (!cmd->destroys)
-		return -EIO;
-	mutex_lock(&file->ucontext_lock);
-	gone = !file->ucontext;
-	mutex_unlock(&file->ucontext_lock);
-	if (!gone)
+	if (!cmd->destroys || !uverbs_file_disassociated(file))
 		return -EIO;
 
 	if (hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED)

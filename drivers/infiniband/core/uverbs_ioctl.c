@@ -687,13 +687,6 @@ static int destroy_uobj(struct uverbs_call *call)
 	if (bkey < 0 || !test_bit(bkey, call->bundle.attr_present))
 		return 0;
 	o_attr = &call->bundle.attrs[bkey].obj_attr;
-	/*
-	 * With the device gone only what the disassociation destroyed may
-	 * go: a driver object it could not destroy is the driver's still.
-	 */
-	if (!call->ib_dev && o_attr->uobject->object)
-		return -EIO;
-
 	/* Claimed while parsing: put back by the finalisation either way. */
 	return uverbs_destroy_claimed_uobject(o_attr->uobject, &call->bundle);
 }
@@ -793,13 +786,9 @@ static int prepare_disassociated_call(struct uverbs_call *call,
 				      const struct ib_uverbs_ioctl_hdr *hdr)
 {
 	struct ib_uverbs_file *file = call->bundle.ufile;
-	bool gone;
 	int ret;
 
-	mutex_lock(&file->ucontext_lock);
-	gone = !file->ucontext;
-	mutex_unlock(&file->ucontext_lock);
-	if (!gone)
+	if (!uverbs_file_disassociated(file))
 		return -EIO;
 
 	ret = uverbs_uapi_get_method(file->device, NULL, hdr->object_id,

@@ -246,6 +246,24 @@ struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile)
 }
 EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
 
+/**
+ * uverbs_file_disassociated() - whether the device's removal is done with a file
+ * @ufile: a file whose device is gone (outside disassociate_srcu)
+ *
+ * The disassociation clears the file's context under ucontext_lock once
+ * every object of it is destroyed: after that, and only then, the
+ * destroys that drop the handles it kept may run.
+ */
+bool uverbs_file_disassociated(struct ib_uverbs_file *ufile)
+{
+	bool gone;
+
+	mutex_lock(&ufile->ucontext_lock);
+	gone = !ufile->ucontext;
+	mutex_unlock(&ufile->ucontext_lock);
+	return gone;
+}
+
 /* Revoke @umap: nothing left to zap, or zapped; its entry goes now. */
 static void umap_revoke(struct rdma_umap_priv *umap)
 {
