@@ -188,13 +188,11 @@ static int flow_spec_object(struct uverbs_attr_bundle *attrs,
 			    enum ib_flow_spec_type spec_type,
 			    struct ib_uflow_resources *res, void **object)
 {
-	const struct uverbs_uapi_obj *obj;
 	struct ib_uobject *uobj;
 	int ret;
 
 	/* Of a type the device lacks, no handle is valid: -EINVAL, as stock. */
-	obj = xa_load(&attrs->ufile->device->uapi_objs, type->id);
-	if (!obj || obj->disabled)
+	if (!uverbs_uapi_object(&attrs->ufile->device->uapi_objs, type->id))
 		return -EINVAL;
 	ret = uverbs_get_read(type, handle, attrs, &uobj);
 	if (ret)

@@ -100,8 +100,8 @@ static void uapi_merge_attr_obj(struct uapi_lookup *lookup, u32 bkey,
 		__set_bit(bkey, method->any_obj);
 		return;
 	}
-	obj = xa_load(lookup->objs, obj_type);
-	if (obj && !obj->disabled) {
+	obj = uverbs_uapi_object(lookup->objs, obj_type);
+	if (obj) {
 		method->objs[bkey] = obj->type;
 		return;
 	}
@@ -252,13 +252,11 @@ int uverbs_uapi_get_method(struct ib_uverbs_device *udev,
 		.method_id = method_id,
 		.method = method,
 	};
-	const struct uverbs_uapi_obj *obj;
 
 	memset(method, 0, sizeof(*method));
 	method->destroy_bkey = -1;
 
-	obj = xa_load(&udev->uapi_objs, object_id);
-	if (!obj || obj->disabled)
+	if (!uverbs_uapi_object(&udev->uapi_objs, object_id))
 		return -EPROTONOSUPPORT;
 
 	uapi_walk(&lookup, uverbs_core_api, 0);

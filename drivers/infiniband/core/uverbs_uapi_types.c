@@ -200,6 +200,21 @@ static void uapi_types_walk(struct uapi_types_build *b,
 	}
 }
 
+/**
+ * uverbs_uapi_object() - an object the device has
+ * @objs: the device's objects, from uverbs_uapi_types_build()
+ * @id: UVERBS_OBJECT_* or a driver's object id
+ *
+ * Return: the object, or NULL when the device lacks it or an
+ * IS_SUPPORTED entry disabled it.
+ */
+const struct uverbs_uapi_obj *uverbs_uapi_object(struct xarray *objs, u16 id)
+{
+	const struct uverbs_uapi_obj *obj = xa_load(objs, id);
+
+	return obj && !obj->disabled ? obj : NULL;
+}
+
 void uverbs_uapi_types_free(struct xarray *objs)
 {
 	struct uapi_obj_alloc *alloc;
