@@ -64,8 +64,11 @@ clean:
 
 # Our modules go to updates/, which depmod searches before kernel/, so
 # they replace the in-tree ones of the same name without touching them.
+# A module of OOT_PREVIEW_MODULES (scripts/lib/common.sh) only with
+# OOT_PREVIEW=1.
 install: modules
-	@for ko in $$(sed -e 's|^$(CURDIR)/||' -e 's/\.o$$/.ko/' modules.order); do \
+	@for ko in $$(. scripts/lib/common.sh; oot_built_modules $(CURDIR) | \
+		      sed -e 's|^$(CURDIR)/||'); do \
 	  echo "  INSTALL $(MODDIR)/$$ko"; \
 	  install -D -m 644 $$ko $(MODDIR)/$$ko || exit 1; \
 	done
