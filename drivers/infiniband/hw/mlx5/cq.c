@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Completion queues of user space.  The ring and its doorbell record
+ * are libmlx5's memory; the device writes CQEs there and signals the
+ * CQ's EQ when armed, and mlx5_core's EQ handler calls mlx5_ib_cq_comp()
+ * in interrupt context, which becomes the verbs' completion event.
+ *
+ * Kernel CQs (the ULPs' and the MAD layer's) are not offered yet: they
+ * need the driver to poll CQEs itself.
+ */
+#include <rdma/uverbs_ioctl.h>
+
+#include "mlx5_ib.h"
+
+/* Ring pages: 4 KiB up to 2^(5 + 12) bytes, what cqc.log_page_size holds. */
+#define MLX5_IB_CQ_PGSZ_BITMAP		GENMASK_ULL(MLX5_IB_ADAPTER_PAGE_SHIFT + 31, \
+						    MLX5_IB_ADAPTER_PAGE_SHIFT)
+
+/* cqc.cqe_sz */
+enum {
+	MLX5_IB_CQE_SZ_64 = 0,
+	MLX5_IB_CQE_SZ_128 = 1,
+};
+
+static void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe)
+{
+	struct ib_cq *ibcq = &to_mibcq(mcq)->ibcq;
+
+	if (ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+static void mlx5_ib_cq_event(struct mlx5_core_cq *mcq, enum mlx5_event type)
+{
+	struct ib_cq *ibcq = &to_mibcq(mcq)->ibcq;
+	struct ib_event ev = {
+		.device = ibcq->device,
+		.event = IB_EVENT_CQ_ERR,
+		.element.cq = ibcq,
+	};
+
+	if (type != MLX5_EVENT_TYPE_CQ_ERROR)
+		return;
+	if (ibcq->event_handler)
+		ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+static int mlx5_ib_cq_req(struct ib_udata *udata, struct mlx5_ib_create_cq *req)
+{
+	size_t need = offsetofend(struct mlx5_ib_create_cq, cqe_comp_res_format);
+	int err;
+
+	if (udata->inlen < need)
+		return -EINVAL;
+	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
+	if (err)
+		return err;
+	if (req->reserved0 || req->reserved1)
+		return -EINVAL;
+	if (req->flags & ~MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
+		return -EOPNOTSUPP;
+	if (req->cqe_comp_en)
+		return -EOPNOTSUPP;
+	if (req->cqe_size != 64 && req->cqe_size != 128)
+		return -EINVAL;
+	/* Without a UAR of its own the CQ has nowhere to be armed. */
+	if (!(req->flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
+		return -EINVAL;
+	return 0;
+}
+
+/* CREATE_CQ for a user ring of @entries CQEs. */
+static int mlx5_ib_create_user_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
+				  struct mlx5_ib_create_cq *req,
+				  unsigned int entries, int eqn)
+{
+	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	unsigned long pgsz;
+	size_t npas;
+	void *cqc;
+	int inlen;
+	u32 *in;
+	int err;
+
+	pgsz = mlx5_ib_buf_pgsz(cq->umem, MLX5_IB_CQ_PGSZ_BITMAP, req->buf_addr);
+	if (!pgsz)
+		return -EINVAL;
+	npas = ib_umem_num_dma_blocks(cq->umem, pgsz);
+
+	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + npas * sizeof(u64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	mlx5_ib_buf_fill_pas(cq->umem, pgsz,
+			     (__be64 *)MLX5_ADDR_OF(create_cq_in, in, pas));
+
+	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, req->cqe_size == 128 ? MLX5_IB_CQE_SZ_128 :
+						     MLX5_IB_CQE_SZ_64);
+	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
+	MLX5_SET(cqc, cqc, uar_page, req->uar_page_index);
+	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
+	MLX5_SET(cqc, cqc, log_page_size,
+		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
+
+	cq->mcq.comp = mlx5_ib_cq_comp;
+	cq->mcq.event = mlx5_ib_cq_event;
+	err = mlx5_core_create_cq(dev->mdev, &cq->mcq, in, inlen, out,
+				  sizeof(out));
+	kvfree(in);
+	return mlx5_ib_cmd_status(dev, err);
+}
+
+int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	struct mlx5_ib_ucontext *ctx = rdma_udata_to_drv_context(udata,
+					struct mlx5_ib_ucontext, ibuc);
+	struct mlx5_ib_dev *dev = to_mdev(ibcq->device);
+	struct mlx5_core_dev *mdev = dev->mdev;
+	struct mlx5_ib_create_cq_resp resp = {};
+	struct mlx5_ib_cq *cq = to_mcq(ibcq);
+	struct mlx5_ib_create_cq req = {};
+	unsigned int entries;
+	int eqn, err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 ||
+	    attr->cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))
+		return -EINVAL;
+	entries = roundup_pow_of_two(attr->cqe + 1);
+
+	err = mlx5_ib_cq_req(udata, &req);
+	if (err)
+		return err;
+	if (!mlx5_ib_uar_owned(ctx, req.uar_page_index))
+		return -EINVAL;
+	err = mlx5_vector2eqn(mdev, attr->comp_vector, &eqn);
+	if (err)
+		return -EINVAL;
+
+	cq->cqe_size = req.cqe_size;
+	cq->umem = ib_umem_get(ibcq->device, req.buf_addr,
+			       (size_t)entries * req.cqe_size,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	err = mlx5_ib_db_map_user(ctx, req.db_addr, &cq->db);
+	if (err)
+		goto err_umem;
+
+	err = mlx5_ib_create_user_cq(dev, cq, &req, entries, eqn);
+	if (err)
+		goto err_db;
+
+	ibcq->cqe = entries - 1;
+	resp.cqn = cq->mcq.cqn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_cq;
+	return 0;
+
+err_cq:
+	mlx5_core_destroy_cq(mdev, &cq->mcq);
+err_db:
+	mlx5_ib_db_unmap_user(ctx, &cq->db);
+err_umem:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+/*
+ * DESTROY_CQ, then mlx5_core waits out its EQ handlers' references: no
+ * completion callback runs after this returns.
+ */
+int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct mlx5_ib_ucontext *ctx = rdma_udata_to_drv_context(udata,
+					struct mlx5_ib_ucontext, ibuc);
+	struct mlx5_ib_dev *dev = to_mdev(ibcq->device);
+	struct mlx5_ib_cq *cq = to_mcq(ibcq);
+	int err;
+
+	err = mlx5_core_destroy_cq(dev->mdev, &cq->mcq);
+	if (err && dev->mdev->state != MLX5_DEVICE_STATE_INTERNAL_ERROR)
+		return err;
+	mlx5_ib_db_unmap_user(ctx, &cq->db);
+	ib_umem_release(cq->umem);
+	return 0;
+}
+
+/* Only user CQs exist, which libmlx5 polls and arms itself. */
+int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	return -EOPNOTSUPP;
+}
+
+int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mlx5_ib module entry: the auxiliary driver that binds mlx5_core's
+ * "mlx5_core.rdma" device, the RDMA device it registers, and what the
+ * device says of itself (query_device).
+ *
+ * Lifetime: mlx5_ib_probe() allocates and registers the device once the
+ * function's capabilities say RoCE; mlx5_ib_remove() (driver unbind,
+ * PCI removal, devlink reload, module removal) unregisters it, which
+ * disassociates user contexts and destroys every object through the core
+ * before the device-side resources of the driver itself go.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mlx5/vport.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "mlx5_ib.h"
+
+MODULE_DESCRIPTION("ConnectX RDMA driver on mlx5_core (oot-rdma)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(OOT_RDMA_VERSION);
+
+/*
+ * A command's failure as the verbs report it.  mlx5_cmd_exec() already
+ * turns the device's status into an errno; a device gone fatal answers
+ * every command with an error too, which user space reads as EIO.
+ */
+int mlx5_ib_cmd_status(struct mlx5_ib_dev *dev, int err)
+{
+	if (err && dev->mdev->state == MLX5_DEVICE_STATE_INTERNAL_ERROR)
+		return -EIO;
+	return err;
+}
+
+/*
+ * The SGEs a WQE of @wqe_size bytes holds after the segments that come
+ * before the data: 16-byte data segments in 64-byte basic blocks.
+ */
+static int mlx5_ib_max_sge(unsigned int wqe_size, unsigned int header)
+{
+	if (wqe_size <= header)
+		return 0;
+	return (wqe_size - header) / sizeof(struct mlx5_wqe_data_seg);
+}
+
+/* libmlx5 builds send WQEs of at most 8 basic blocks, whatever the device allows. */
+#define MLX5_IB_MAX_SQ_DESC	512
+
+int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+			 struct ib_udata *uhw)
+{
+	struct mlx5_ib_dev *dev = to_mdev(ibdev);
+	struct mlx5_core_dev *mdev = dev->mdev;
+	unsigned int sq_header, sq_sge, rq_sge;
+	u64 sys_image_guid;
+	u32 vendor_id;
+	int err;
+
+	/* No vendor request or response of ours yet: both must be empty. */
+	if (uhw && (!ib_is_udata_cleared(uhw, 0, uhw->inlen)))
+		return -EINVAL;
+
+	memset(props, 0, sizeof(*props));
+
+	err = mlx5_core_query_vendor_id(mdev, &vendor_id);
+	if (err)
+		return mlx5_ib_cmd_status(dev, err);
+	err = mlx5_query_nic_vport_system_image_guid(mdev, &sys_image_guid);
+	if (err)
+		return mlx5_ib_cmd_status(dev, err);
+
+	props->fw_ver = ((u64)fw_rev_maj(mdev) << 32) |
+			(fw_rev_min(mdev) << 16) | fw_rev_sub(mdev);
+	props->sys_image_guid = cpu_to_be64(sys_image_guid);
+	props->vendor_id = vendor_id & 0xffffff;
+	props->vendor_part_id = mdev->pdev->device;
+	props->hw_ver = mdev->pdev->revision;
+	props->max_mr_size = ~0ull;
+	props->page_size_cap = ~(u64)(SZ_4K - 1);
+
+	props->device_cap_flags = IB_DEVICE_CHANGE_PHY_PORT |
+				  IB_DEVICE_PORT_ACTIVE_EVENT |
+				  IB_DEVICE_SYS_IMAGE_GUID |
+				  IB_DEVICE_RC_RNR_NAK_GEN;
+	if (MLX5_CAP_GEN(mdev, pkv))
+		props->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR;
+	if (MLX5_CAP_GEN(mdev, qkv))
+		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
+	if (MLX5_CAP_GEN(mdev, xrc))
+		props->device_cap_flags |= IB_DEVICE_XRC;
+
+	/*
+	 * A send WQE with a scatter list: control, then at most a remote
+	 * address (an atomic's operands replace the list).
+	 */
+	sq_header = sizeof(struct mlx5_wqe_ctrl_seg) +
+		    sizeof(struct mlx5_wqe_raddr_seg);
+	sq_sge = mlx5_ib_max_sge(min_t(unsigned int, MLX5_IB_MAX_SQ_DESC,
+				       MLX5_CAP_GEN(mdev, max_wqe_sz_sq)),
+				 sq_header);
+	rq_sge = mlx5_ib_max_sge(MLX5_CAP_GEN(mdev, max_wqe_sz_rq), 0);
+
+	props->max_qp = 1 << MLX5_CAP_GEN(mdev, log_max_qp);
+	props->max_qp_wr = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	props->max_send_sge = sq_sge;
+	props->max_recv_sge = rq_sge;
+	props->max_sge_rd = MLX5_MAX_SGE_RD;
+	props->max_cq = 1 << MLX5_CAP_GEN(mdev, log_max_cq);
+	props->max_cqe = (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)) - 1;
+	props->max_mr = 1 << MLX5_CAP_GEN(mdev, log_max_mkey);
+	props->max_pd = 1 << MLX5_CAP_GEN(mdev, log_max_pd);
+	props->max_qp_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_req_qp);
+	props->max_qp_init_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_res_qp);
+	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
+	props->max_srq = 1 << MLX5_CAP_GEN(mdev, log_max_srq);
+	props->max_srq_wr = (1 << MLX5_CAP_GEN(mdev, log_max_srq_sz)) - 1;
+	props->max_srq_sge = rq_sge - 1;
+	props->max_fast_reg_page_list_len = 1 << MLX5_CAP_GEN(mdev, log_max_klm_list_size);
+	props->local_ca_ack_delay = MLX5_CAP_GEN(mdev, local_ca_ack_delay);
+	props->atomic_cap = MLX5_CAP_GEN(mdev, atomic) ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	props->masked_atomic_cap = props->atomic_cap;
+	props->max_pkeys = mlx5_to_sw_pkey_sz(MLX5_CAP_GEN(mdev, pkey_table_size));
+	props->max_mcast_grp = 1 << MLX5_CAP_GEN(mdev, log_max_mcg);
+	props->max_mcast_qp_attach = MLX5_CAP_GEN(mdev, max_qp_mcg);
+	props->max_total_mcast_qp_attach = props->max_mcast_qp_attach *
+					   props->max_mcast_grp;
+	props->max_ah = INT_MAX;
+	props->hca_core_clock = MLX5_CAP_GEN(mdev, device_frequency_khz);
+	props->timestamp_mask = 0x7fffffffffffffffULL;
+	props->max_pi_fast_reg_page_list_len = props->max_fast_reg_page_list_len / 2;
+	props->max_wq_type_rq = 0;
+	return 0;
+}
+
+static const struct ib_device_ops mlx5_ib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_MLX5,
+	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
+
+	.add_gid = mlx5_ib_add_gid,
+	.alloc_pd = mlx5_ib_alloc_pd,
+	.alloc_ucontext = mlx5_ib_alloc_ucontext,
+	.create_cq = mlx5_ib_create_cq,
+	.create_qp = mlx5_ib_create_qp,
+	.dealloc_pd = mlx5_ib_dealloc_pd,
+	.dealloc_ucontext = mlx5_ib_dealloc_ucontext,
+	.del_gid = mlx5_ib_del_gid,
+	.dereg_mr = mlx5_ib_dereg_mr,
+	.destroy_cq = mlx5_ib_destroy_cq,
+	.destroy_qp = mlx5_ib_destroy_qp,
+	.device_group = &mlx5_ib_dev_attr_group,
+	.get_dev_fw_str = mlx5_ib_get_dev_fw_str,
+	.get_dma_mr = mlx5_ib_get_dma_mr,
+	.get_link_layer = mlx5_ib_link_layer,
+	.get_netdev = mlx5_ib_get_netdev,
+	.get_port_immutable = mlx5_ib_port_immutable,
+	.mmap = mlx5_ib_mmap,
+	.mmap_free = mlx5_ib_mmap_free,
+	.modify_qp = mlx5_ib_modify_qp,
+	.poll_cq = mlx5_ib_poll_cq,
+	.post_recv = mlx5_ib_post_recv,
+	.post_send = mlx5_ib_post_send,
+	.query_device = mlx5_ib_query_device,
+	.query_pkey = mlx5_ib_query_pkey,
+	.query_port = mlx5_ib_query_port,
+	.query_qp = mlx5_ib_query_qp,
+	.reg_user_mr = mlx5_ib_reg_user_mr,
+	.req_notify_cq = mlx5_ib_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, mlx5_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5_ib_ucontext, ibuc),
+};
+
+/* The driver's ioctl namespaces: merged by ib_uverbs at registration. */
+static const struct uapi_definition mlx5_ib_uapi_defs[] = {
+	UAPI_DEF_CHAIN(mlx5_ib_uar_defs),
+	{}
+};
+
+/* What mlx5_core reports of the whole function. */
+static int mlx5_ib_mdev_event(struct notifier_block *nb, unsigned long event,
+			      void *data)
+{
+	struct mlx5_ib_dev *dev = container_of(nb, struct mlx5_ib_dev,
+					       mdev_events);
+	struct ib_event ibev = { .device = &dev->ib_dev };
+
+	switch (event) {
+	case MLX5_DEV_EVENT_SYS_ERROR:
+		/*
+		 * The function is dead: tell every consumer.  Its user
+		 * contexts go when mlx5_core removes the auxiliary device.
+		 */
+		WRITE_ONCE(dev->fatal, true);
+		ibev.event = IB_EVENT_DEVICE_FATAL;
+		ibev.element.port_num = MLX5_IB_PORT;
+		ib_dispatch_event(&ibev);
+		return NOTIFY_OK;
+	default:
+		return NOTIFY_DONE;
+	}
+}
+
+static int mlx5_ib_alloc_dma_pd(struct mlx5_ib_dev *dev)
+{
+	return mlx5_core_alloc_pd(dev->mdev, &dev->dma_pdn);
+}
+
+static int mlx5_ib_probe(struct auxiliary_device *adev,
+			 const struct auxiliary_device_id *id)
+{
+	struct mlx5_adev *madev = container_of(adev, struct mlx5_adev, adev);
+	struct mlx5_core_dev *mdev = madev->mdev;
+	struct mlx5_ib_dev *dev;
+	u64 node_guid;
+	int err;
+
+	if (MLX5_CAP_GEN(mdev, port_type) != MLX5_CAP_PORT_TYPE_ETH ||
+	    !MLX5_CAP_GEN(mdev, roce)) {
+		dev_info(&adev->dev, "no RoCE on this function\n");
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * User space maps UARs a page each: a device UAR must be one (4 KiB
+	 * UARs on larger pages would share a page between contexts).
+	 */
+	if (MLX5_CAP_GEN(mdev, uar_4k) && PAGE_SHIFT != MLX5_IB_ADAPTER_PAGE_SHIFT) {
+		dev_info(&adev->dev, "4 KiB UARs on %lu-byte pages: not supported\n",
+			 PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
+	if (MLX5_CAP_GEN(mdev, num_ports) != 1) {
+		dev_info(&adev->dev, "%u ports: only one is supported\n",
+			 MLX5_CAP_GEN(mdev, num_ports));
+		return -EOPNOTSUPP;
+	}
+
+	dev = ib_alloc_device(mlx5_ib_dev, ib_dev);
+	if (!dev)
+		return -ENOMEM;
+	dev->mdev = mdev;
+	dev->adev = adev;
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+
+	err = mlx5_query_nic_vport_node_guid(mdev, &node_guid);
+	if (err)
+		goto err_free;
+
+	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
+	dev->ib_dev.node_guid = cpu_to_be64(node_guid);
+	dev->ib_dev.phys_port_cnt = 1;
+	dev->ib_dev.num_comp_vectors = mlx5_comp_vectors_count(mdev);
+	dev->ib_dev.dev.parent = mdev->device;
+	dev->ib_dev.local_dma_lkey = 0;	/* the PRM's reserved lkey */
+	ib_set_device_ops(&dev->ib_dev, &mlx5_ib_dev_ops);
+	dev->ib_dev.driver_def = mlx5_ib_uapi_defs;
+
+	err = mlx5_nic_vport_enable_roce(mdev);
+	if (err)
+		goto err_free;
+	dev->roce_enabled = true;
+
+	err = mlx5_ib_alloc_dma_pd(dev);
+	if (err)
+		goto err_roce;
+
+	err = mlx5_ib_netdev_init(dev);
+	if (err)
+		goto err_pd;
+
+	err = mlx5_ib_qp_event_init(dev);
+	if (err)
+		goto err_netdev;
+
+	dev->mdev_events.notifier_call = mlx5_ib_mdev_event;
+	mlx5_notifier_register(mdev, &dev->mdev_events);
+
+	err = ib_register_device(&dev->ib_dev, "mlx5_%d", mdev->device);
+	if (err)
+		goto err_events;
+
+	auxiliary_set_drvdata(adev, dev);
+	return 0;
+
+err_events:
+	mlx5_notifier_unregister(mdev, &dev->mdev_events);
+	mlx5_ib_qp_event_cleanup(dev);
+err_netdev:
+	mlx5_ib_netdev_cleanup(dev);
+err_pd:
+	mlx5_core_dealloc_pd(mdev, dev->dma_pdn);
+err_roce:
+	mlx5_nic_vport_disable_roce(mdev);
+err_free:
+	ib_dealloc_device(&dev->ib_dev);
+	return err;
+}
+
+static void mlx5_ib_remove(struct auxiliary_device *adev)
+{
+	struct mlx5_ib_dev *dev = auxiliary_get_drvdata(adev);
+	struct mlx5_core_dev *mdev = dev->mdev;
+
+	ib_unregister_device(&dev->ib_dev);
+	mlx5_notifier_unregister(mdev, &dev->mdev_events);
+	mlx5_ib_qp_event_cleanup(dev);
+	mlx5_ib_netdev_cleanup(dev);
+	mlx5_core_dealloc_pd(mdev, dev->dma_pdn);
+	mlx5_nic_vport_disable_roce(mdev);
+	WARN_ON(!xa_empty(&dev->qps));
+	ib_dealloc_device(&dev->ib_dev);
+}
+
+static const struct auxiliary_device_id mlx5_ib_id_table[] = {
+	{ .name = MLX5_ADEV_NAME ".rdma", },
+	{},
+};
+MODULE_DEVICE_TABLE(auxiliary, mlx5_ib_id_table);
+
+static struct auxiliary_driver mlx5_ib_driver = {
+	.name = "rdma",
+	.probe = mlx5_ib_probe,
+	.remove = mlx5_ib_remove,
+	.id_table = mlx5_ib_id_table,
+};
+
+module_auxiliary_driver(mlx5_ib_driver);

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mlx5_ib: the RDMA device of a ConnectX function, on Debian's mlx5_core.
+ *
+ * mlx5_core owns the PCI function, its command interface, its EQs and
+ * their interrupts, and hands us an auxiliary device ("mlx5_core.rdma").
+ * Everything here talks to the device through mlx5_core's exported API
+ * and the command layouts of the public <linux/mlx5/mlx5_ifc.h>.  The
+ * objects below are ours; their device-side twins (PDs, CQs, QPs, mkeys,
+ * UARs) are created and destroyed with the PRM's commands.
+ */
+#ifndef MLX5_IB_H
+#define MLX5_IB_H
+
+#include <linux/auxiliary_bus.h>
+#include <linux/mlx5/cq.h>
+#include <linux/mlx5/driver.h>
+#include <linux/mlx5/qp.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/mlx5-abi.h>
+
+/* What the command layouts call a device page: 4 KiB, whatever the CPU's. */
+#define MLX5_IB_ADAPTER_PAGE_SHIFT	12
+
+/* The one physical port of the functions we drive (no multiport yet). */
+#define MLX5_IB_PORT			1
+
+/*
+ * struct mlx5_ib_dev - one RDMA device over one mlx5_core function
+ *
+ * The function's Ethernet netdev (mlx5e) is learnt from netdev
+ * notifications and bound to port 1 with ib_device_set_netdev() for the
+ * core's GID table; the port queries read it from @netdev.
+ */
+struct mlx5_ib_dev {
+	struct ib_device ib_dev;
+	struct mlx5_core_dev *mdev;
+	struct auxiliary_device *adev;
+
+	/* mlx5_core's firmware events: port change, fatal error. */
+	struct notifier_block mdev_events;
+	/* QP and SRQ asynchronous events (EQE types 0x1-0x14). */
+	struct mlx5_nb qp_events;
+	struct notifier_block netdev_events;
+
+	spinlock_t netdev_lock;		/* protects netdev */
+	struct net_device *netdev;	/* held (dev_hold) */
+
+	/*
+	 * QPs by number, for the asynchronous events of the EQ, which
+	 * arrive in atomic context: xa_lock protects the lookup and the
+	 * reference taken under it (mlx5_ib_qp.refcount).
+	 */
+	struct xarray qps;
+
+	/* A PD of mlx5_ib's own, for the kernel's DMA MRs' mkeys. */
+	u32 dma_pdn;
+	bool roce_enabled;		/* we enabled RoCE on the vport */
+	bool fatal;			/* mlx5_core reported a fatal error */
+};
+
+static inline struct mlx5_ib_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mlx5_ib_dev, ib_dev);
+}
+
+/*
+ * A user page of doorbell records, pinned while any CQ or QP of the
+ * context uses one of its records.  libmlx5 packs several records into
+ * each page; the device reads and writes them by DMA address.
+ */
+struct mlx5_ib_user_db_page {
+	struct list_head list;		/* in mlx5_ib_ucontext.db_pages */
+	struct ib_umem *umem;
+	unsigned long user_virt;	/* page aligned */
+	unsigned int refcnt;		/* under mlx5_ib_ucontext.db_lock */
+};
+
+/* A doorbell record in use: its page and the device's address of it. */
+struct mlx5_ib_user_db {
+	struct mlx5_ib_user_db_page *page;
+	dma_addr_t dma;
+};
+
+struct mlx5_ib_ucontext {
+	struct ib_ucontext ibuc;
+	u32 tdn;			/* the context's transport domain */
+	u8 cqe_version;			/* what libmlx5 asked for, 0 or 1 */
+	u64 lib_caps;
+
+	struct mutex db_lock;		/* protects db_pages and their refcnt */
+	struct list_head db_pages;
+
+	/*
+	 * The UAR pages the context holds, by device index, from ALLOC
+	 * until the last mapping goes (mlx5_ib_mmap_free()): the pages its
+	 * CQs and QPs may name.  The xarray's own lock.
+	 */
+	struct xarray uars;
+};
+
+static inline struct mlx5_ib_ucontext *to_mucontext(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct mlx5_ib_ucontext, ibuc);
+}
+
+/*
+ * What an mmap() offset of a context stands for: a UAR page (doorbells
+ * and the CQ arm register), non-cached.  The entry lives while its
+ * ioctl object or any mapping of it does; the last of them frees the
+ * UAR (mlx5_ib_mmap_free()).
+ */
+struct mlx5_ib_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	u32 uar_index;
+	u64 address;			/* physical address in BAR0 */
+};
+
+static inline struct mlx5_ib_mmap_entry *
+to_mmmap(struct rdma_user_mmap_entry *rdma_entry)
+{
+	return container_of(rdma_entry, struct mlx5_ib_mmap_entry, rdma_entry);
+}
+
+struct mlx5_ib_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct mlx5_ib_pd *to_mpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct mlx5_ib_pd, ibpd);
+}
+
+struct mlx5_ib_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;		/* NULL for DMA MRs */
+	u32 mkey;
+};
+
+static inline struct mlx5_ib_mr *to_mmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct mlx5_ib_mr, ibmr);
+}
+
+/*
+ * A CQ of user space: its ring and doorbell record are user memory that
+ * the device writes and libmlx5 polls; the kernel only creates, resizes
+ * and destroys it and forwards its completion and error events.
+ */
+struct mlx5_ib_cq {
+	struct ib_cq ibcq;
+	struct mlx5_core_cq mcq;
+	struct ib_umem *umem;
+	struct mlx5_ib_user_db db;
+	int cqe_size;
+};
+
+static inline struct mlx5_ib_cq *to_mcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mlx5_ib_cq, ibcq);
+}
+
+static inline struct mlx5_ib_cq *to_mibcq(struct mlx5_core_cq *mcq)
+{
+	return container_of(mcq, struct mlx5_ib_cq, mcq);
+}
+
+/*
+ * A QP of user space (RC, UC, UD): one buffer holds the RQ then the SQ,
+ * both rings of libmlx5's; the kernel moves the QP through its states
+ * with the PRM's transition commands, which carry the QP context.
+ *
+ * @refcount lets the EQ's event handler use the QP outside the xarray's
+ * lock; destroy unpublishes the QP, drops its reference and waits on
+ * @free for the handler's.
+ */
+struct mlx5_ib_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	struct ib_umem *umem;
+	struct mlx5_ib_user_db db;
+	u32 uar_page;
+	u32 user_index;
+
+	/* Geometry of the rings, as libmlx5 laid them out. */
+	u32 rq_wqe_cnt;
+	u32 rq_wqe_shift;
+	u32 sq_wqe_cnt;
+
+	/*
+	 * The state the device was last moved to, and the attributes it
+	 * was given; changed only by modify_qp, which the core serialises
+	 * per QP.
+	 */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;		/* what query_qp answers, but the state */
+
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct mlx5_ib_qp *to_mqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mlx5_ib_qp, ibqp);
+}
+
+/* main.c */
+int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+			 struct ib_udata *uhw);
+int mlx5_ib_cmd_status(struct mlx5_ib_dev *dev, int err);
+
+/* port.c */
+int mlx5_ib_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *props);
+int mlx5_ib_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *immutable);
+enum rdma_link_layer mlx5_ib_link_layer(struct ib_device *ibdev, u32 port);
+int mlx5_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+		       u16 *pkey);
+struct net_device *mlx5_ib_get_netdev(struct ib_device *ibdev, u32 port);
+int mlx5_ib_netdev_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_netdev_cleanup(struct mlx5_ib_dev *dev);
+int mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
+		     enum ib_mtu *active);
+
+/* gid.c */
+int mlx5_ib_add_gid(const struct ib_gid_attr *attr, void **context);
+int mlx5_ib_del_gid(const struct ib_gid_attr *attr, void **context);
+
+/* ucontext.c */
+int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
+int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void mlx5_ib_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* sysfs.c */
+extern const struct attribute_group mlx5_ib_dev_attr_group;
+void mlx5_ib_get_dev_fw_str(struct ib_device *ibdev, char *str);
+
+/* uar.c */
+extern const struct uapi_definition mlx5_ib_uar_defs[];
+bool mlx5_ib_uar_owned(struct mlx5_ib_ucontext *ctx, u32 index);
+void mlx5_ib_uar_release(struct mlx5_ib_ucontext *ctx,
+			 struct mlx5_ib_mmap_entry *entry);
+
+/* buf.c */
+unsigned long mlx5_ib_buf_pgsz(struct ib_umem *umem, unsigned long bitmap,
+			       u64 va);
+void mlx5_ib_buf_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas);
+
+/* doorbell.c */
+int mlx5_ib_db_map_user(struct mlx5_ib_ucontext *ctx, unsigned long virt,
+			struct mlx5_ib_user_db *db);
+void mlx5_ib_db_unmap_user(struct mlx5_ib_ucontext *ctx,
+			   struct mlx5_ib_user_db *db);
+
+/* pd.c */
+int mlx5_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int mlx5_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* mr.c */
+struct ib_mr *mlx5_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *mlx5_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata);
+int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* cq.c */
+int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* qp.c */
+int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		      struct ib_udata *udata);
+int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mlx5_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int mlx5_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int mlx5_ib_qp_event_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_qp_event_cleanup(struct mlx5_ib_dev *dev);
+
+/* qp_modify.c */
+int mlx5_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		      int attr_mask, struct ib_udata *udata);
+int mlx5_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		     int attr_mask, struct ib_qp_init_attr *init_attr);
+
+#endif /* MLX5_IB_H */

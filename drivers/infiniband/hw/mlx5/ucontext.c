@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * User contexts: what libmlx5 learns of the device when it opens it, and
+ * the mmap() of the UAR pages it rings doorbells on.
+ *
+ * Only the dynamic UAR scheme is offered (libmlx5 asks for it with
+ * MLX5_LIB_CAP_DYN_UAR since rdma-core 21): the context starts with no
+ * UAR; libmlx5 allocates each page it needs with the UAR object's ioctl
+ * (uar.c) and maps it at the offset that returns.  A library that asks
+ * for the static scheme gets EOPNOTSUPP.
+ */
+#include <linux/mlx5/transobj.h>
+#include <linux/mlx5/vport.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "mlx5_ib.h"
+
+/* A request shorter than this predates every libmlx5 we serve. */
+#define MLX5_IB_UCTX_REQ_MIN offsetofend(struct mlx5_ib_alloc_ucontext_req_v2, \
+					 lib_caps)
+
+static int mlx5_ib_uctx_req(struct ib_udata *udata,
+			    struct mlx5_ib_alloc_ucontext_req_v2 *req)
+{
+	int err;
+
+	if (udata->inlen < MLX5_IB_UCTX_REQ_MIN)
+		return -EINVAL;
+	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
+	if (err)
+		return err;
+	if (udata->inlen > sizeof(*req) &&
+	    !ib_is_udata_cleared(udata, sizeof(*req),
+				 udata->inlen - sizeof(*req)))
+		return -EOPNOTSUPP;
+	if (req->comp_mask || req->reserved0 || req->reserved1 ||
+	    req->reserved2)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* libmlx5's minimal inline header for Ethernet SQs, plus one (0: unset). */
+static u8 mlx5_ib_eth_min_inline(struct mlx5_core_dev *mdev)
+{
+	u8 mode = 0;
+
+	mlx5_query_min_inline(mdev, &mode);
+	return mode + 1;
+}
+
+int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct mlx5_ib_ucontext *ctx = to_mucontext(ibuc);
+	struct mlx5_ib_dev *dev = to_mdev(ibuc->device);
+	struct mlx5_core_dev *mdev = dev->mdev;
+	struct mlx5_ib_alloc_ucontext_resp resp = {};
+	struct mlx5_ib_alloc_ucontext_req_v2 req = {};
+	int err;
+
+	err = mlx5_ib_uctx_req(udata, &req);
+	if (err)
+		return err;
+	if (req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EOPNOTSUPP;
+	/*
+	 * DEVX (user-space commands under the context's uid) is not
+	 * offered: the device has no user contexts (log_max_uctx 0) and
+	 * libmlx5 retries without it.
+	 */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EINVAL;
+	if (!(req.lib_caps & MLX5_LIB_CAP_DYN_UAR))
+		return -EOPNOTSUPP;
+
+	mutex_init(&ctx->db_lock);
+	INIT_LIST_HEAD(&ctx->db_pages);
+	xa_init(&ctx->uars);
+	ctx->lib_caps = req.lib_caps;
+	ctx->cqe_version = min_t(u8, req.max_cqe_version,
+				 MLX5_CAP_GEN(mdev, cqe_version));
+
+	if (MLX5_CAP_GEN(mdev, log_max_transport_domain)) {
+		err = mlx5_core_alloc_transport_domain(mdev, &ctx->tdn);
+		if (err)
+			return mlx5_ib_cmd_status(dev, err);
+	}
+
+	resp.qp_tab_size = 1 << MLX5_CAP_GEN(mdev, log_max_qp);
+	resp.cache_line_size = cache_line_size();
+	resp.max_sq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_sq);
+	resp.max_rq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_rq);
+	resp.max_send_wqebb = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	resp.max_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	resp.max_srq_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_srq_sz);
+	resp.num_ports = 1;
+	resp.cqe_version = ctx->cqe_version;
+	resp.eth_min_inline = mlx5_ib_eth_min_inline(mdev);
+	/* A UAR is a page (mlx5_ib_probe() made sure). */
+	resp.log_uar_size = PAGE_SHIFT;
+	resp.num_uars_per_page = 1;
+	/* The UAR area is 2^uar_sz MiB. */
+	resp.num_dyn_bfregs = (1 << (MLX5_CAP_GEN(mdev, uar_sz) + 20 -
+				     PAGE_SHIFT)) * MLX5_NON_FP_BFREGS_PER_UAR;
+	resp.response_length = min_t(size_t, udata->outlen, sizeof(resp));
+
+	err = ib_copy_to_udata(udata, &resp, resp.response_length);
+	if (err)
+		goto err_td;
+	return 0;
+
+err_td:
+	if (MLX5_CAP_GEN(mdev, log_max_transport_domain))
+		mlx5_core_dealloc_transport_domain(mdev, ctx->tdn);
+	return err;
+}
+
+void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct mlx5_ib_ucontext *ctx = to_mucontext(ibuc);
+	struct mlx5_core_dev *mdev = to_mdev(ibuc->device)->mdev;
+
+	/* Every CQ and QP is gone, and with them their doorbell pages. */
+	WARN_ON(!list_empty(&ctx->db_pages));
+	/* And every UAR object and mapping: the core removed them first. */
+	WARN_ON(!xa_empty(&ctx->uars));
+	if (MLX5_CAP_GEN(mdev, log_max_transport_domain))
+		mlx5_core_dealloc_transport_domain(mdev, ctx->tdn);
+}
+
+/*
+ * Map a UAR page: write-only from user space's view, uncached, never
+ * executable or readable (a UAR read has side effects on real devices).
+ */
+int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct mlx5_ib_mmap_entry *entry;
+	int err;
+
+	if (vma->vm_flags & (VM_READ | VM_EXEC))
+		return -EPERM;
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = to_mmmap(rdma_entry);
+
+	vma->vm_flags &= ~VM_MAYREAD;
+	err = rdma_user_mmap_io(ibuc, vma, PFN_DOWN(entry->address), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot),
+				rdma_entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+/* The last reference to a UAR's entry: give the UAR back to the device. */
+void mlx5_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	mlx5_ib_uar_release(to_mucontext(rdma_entry->ucontext),
+			    to_mmmap(rdma_entry));
+}
