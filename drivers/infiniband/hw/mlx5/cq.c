@@ -185,12 +185,31 @@ int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct mlx5_ib_cq *cq = to_mcq(ibcq);
 	int err;
 
-	err = mlx5_core_destroy_cq(dev->mdev, &cq->mcq);
-	if (err && dev->mdev->state != MLX5_DEVICE_STATE_INTERNAL_ERROR)
+	err = mlx5_ib_destroy_status(dev, mlx5_core_destroy_cq(dev->mdev,
+								&cq->mcq));
+	if (err)
 		return err;
 	mlx5_ib_db_unmap_user(ctx, &cq->db);
 	ib_umem_release(cq->umem);
 	return 0;
+}
+
+/*
+ * Completion moderation: the device waits for @cq_count CQEs or
+ * @cq_period microseconds before it signals the EQ (MODIFY_CQ).
+ */
+int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct mlx5_ib_dev *dev = to_mdev(ibcq->device);
+	int err;
+
+	if (!MLX5_CAP_GEN(dev->mdev, cq_moderation))
+		return -EOPNOTSUPP;
+	if (cq_period > MLX5_MAX_CQ_PERIOD)
+		return -EINVAL;
+	err = mlx5_core_modify_cq_moderation(dev->mdev, &to_mcq(ibcq)->mcq,
+					     cq_period, cq_count);
+	return mlx5_ib_cmd_status(dev, err);
 }
 
 /* Only user CQs exist, which libmlx5 polls and arms itself. */

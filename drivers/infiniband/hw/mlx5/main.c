@@ -35,6 +35,17 @@ int mlx5_ib_cmd_status(struct mlx5_ib_dev *dev, int err)
 }
 
 /*
+ * A destroy command's failure: a dead function refuses every command but
+ * reaches no memory any more, so the object is gone all the same.
+ */
+int mlx5_ib_destroy_status(struct mlx5_ib_dev *dev, int err)
+{
+	if (err && dev->mdev->state == MLX5_DEVICE_STATE_INTERNAL_ERROR)
+		return 0;
+	return err;
+}
+
+/*
  * The SGEs a WQE of @wqe_size bytes holds after the segments that come
  * before the data: 16-byte data segments in 64-byte basic blocks.
  */
@@ -130,7 +141,10 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->hca_core_clock = MLX5_CAP_GEN(mdev, device_frequency_khz);
 	props->timestamp_mask = 0x7fffffffffffffffULL;
 	props->max_pi_fast_reg_page_list_len = props->max_fast_reg_page_list_len / 2;
-	props->max_wq_type_rq = 0;
+	if (MLX5_CAP_GEN(mdev, cq_moderation)) {
+		props->cq_caps.max_cq_moderation_count = MLX5_MAX_CQ_COUNT;
+		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
+	}
 	return 0;
 }
 
@@ -144,12 +158,14 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
 	.create_cq = mlx5_ib_create_cq,
 	.create_qp = mlx5_ib_create_qp,
+	.create_srq = mlx5_ib_create_srq,
 	.dealloc_pd = mlx5_ib_dealloc_pd,
 	.dealloc_ucontext = mlx5_ib_dealloc_ucontext,
 	.del_gid = mlx5_ib_del_gid,
 	.dereg_mr = mlx5_ib_dereg_mr,
 	.destroy_cq = mlx5_ib_destroy_cq,
 	.destroy_qp = mlx5_ib_destroy_qp,
+	.destroy_srq = mlx5_ib_destroy_srq,
 	.device_group = &mlx5_ib_dev_attr_group,
 	.get_dev_fw_str = mlx5_ib_get_dev_fw_str,
 	.get_dma_mr = mlx5_ib_get_dma_mr,
@@ -158,7 +174,9 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.get_port_immutable = mlx5_ib_port_immutable,
 	.mmap = mlx5_ib_mmap,
 	.mmap_free = mlx5_ib_mmap_free,
+	.modify_cq = mlx5_ib_modify_cq,
 	.modify_qp = mlx5_ib_modify_qp,
+	.modify_srq = mlx5_ib_modify_srq,
 	.poll_cq = mlx5_ib_poll_cq,
 	.post_recv = mlx5_ib_post_recv,
 	.post_send = mlx5_ib_post_send,
@@ -166,12 +184,14 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.query_pkey = mlx5_ib_query_pkey,
 	.query_port = mlx5_ib_query_port,
 	.query_qp = mlx5_ib_query_qp,
+	.query_srq = mlx5_ib_query_srq,
 	.reg_user_mr = mlx5_ib_reg_user_mr,
 	.req_notify_cq = mlx5_ib_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mlx5_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5_ib_ucontext, ibuc),
 };
 

@@ -173,6 +173,24 @@ static inline struct mlx5_ib_cq *to_mibcq(struct mlx5_core_cq *mcq)
 	return container_of(mcq, struct mlx5_ib_cq, mcq);
 }
 
+/* A basic SRQ of user space: an RMP of the device (srq.c). */
+struct mlx5_ib_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;			/* the RMP's number */
+	struct ib_umem *umem;
+	struct mlx5_ib_user_db db;
+	u32 max_wr;
+	u32 max_sge;
+
+	struct mutex lock;		/* serialises modify_srq, protects limit */
+	u32 limit;
+};
+
+static inline struct mlx5_ib_srq *to_msrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct mlx5_ib_srq, ibsrq);
+}
+
 /*
  * A QP of user space (RC, UC, UD): one buffer holds the RQ then the SQ,
  * both rings of libmlx5's; the kernel moves the QP through its states
@@ -216,6 +234,7 @@ static inline struct mlx5_ib_qp *to_mqp(struct ib_qp *ibqp)
 int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 			 struct ib_udata *uhw);
 int mlx5_ib_cmd_status(struct mlx5_ib_dev *dev, int err);
+int mlx5_ib_destroy_status(struct mlx5_ib_dev *dev, int err);
 
 /* port.c */
 int mlx5_ib_query_port(struct ib_device *ibdev, u32 port,
@@ -277,8 +296,17 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* srq.c */
+int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		       struct ib_udata *udata);
+int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int mlx5_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int mlx5_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 
 /* qp.c */
 int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

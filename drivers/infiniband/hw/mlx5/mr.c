@@ -151,8 +151,7 @@ err_free:
 
 /*
  * The key goes first: once DESTROY_MKEY returns, the device no longer
- * reaches the pages, which may then be unpinned.  A dead device refuses
- * the command but reaches nothing either.
+ * reaches the pages, which may then be unpinned.
  */
 int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -160,8 +159,9 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mlx5_ib_mr *mr = to_mmr(ibmr);
 	int err;
 
-	err = mlx5_core_destroy_mkey(dev->mdev, mr->mkey);
-	if (err && dev->mdev->state != MLX5_DEVICE_STATE_INTERNAL_ERROR)
+	err = mlx5_ib_destroy_status(dev, mlx5_core_destroy_mkey(dev->mdev,
+								  mr->mkey));
+	if (err)
 		return err;
 	ib_umem_release(mr->umem);
 	kfree(mr);

@@ -74,12 +74,13 @@ static int mlx5_ib_qp_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
 /*
  * Pin the QP's buffer and describe it to the device: the command buffer
  * *@in of *@inlen bytes, allocated here, with the page list and the
- * rings' geometry.
+ * rings' geometry.  A QP on an SRQ has no RQ of its own.
  */
 static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
-			  struct mlx5_ib_create_qp *req, u32 **in, int *inlen)
+			  struct mlx5_ib_create_qp *req, struct ib_srq *srq,
+			  u32 **in, int *inlen)
 {
-	size_t rq_bytes = (size_t)req->rq_wqe_count << req->rq_wqe_shift;
+	size_t rq_bytes = srq ? 0 : (size_t)req->rq_wqe_count << req->rq_wqe_shift;
 	size_t sq_bytes = (size_t)req->sq_wqe_count << MLX5_IB_SQ_STRIDE_SHIFT;
 	struct ib_umem *umem;
 	unsigned long pgsz;
@@ -108,7 +109,10 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	qpc = MLX5_ADDR_OF(create_qp_in, *in, qpc);
 	MLX5_SET(qpc, qpc, log_page_size,
 		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
-	if (req->rq_wqe_count) {
+	if (srq) {
+		MLX5_SET(qpc, qpc, rq_type, MLX5_SRQ_RQ);
+		MLX5_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(srq)->srqn);
+	} else if (req->rq_wqe_count) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5_NON_ZERO_RQ);
 		MLX5_SET(qpc, qpc, log_rq_size, ilog2(req->rq_wqe_count));
 		MLX5_SET(qpc, qpc, log_rq_stride, req->rq_wqe_shift - 4);
@@ -178,7 +182,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (attr->create_flags || attr->srq || attr->rwq_ind_tbl)
+	if (attr->create_flags || attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 
 	err = mlx5_ib_qp_req(dev, udata, &req);
@@ -193,7 +197,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	err = mlx5_ib_db_map_user(ctx, req.db_addr, &qp->db);
 	if (err)
 		return err;
-	err = mlx5_ib_qp_buf(dev, qp, &req, &in, &inlen);
+	err = mlx5_ib_qp_buf(dev, qp, &req, attr->srq, &in, &inlen);
 	if (err)
 		goto err_buf;
 
@@ -248,9 +252,9 @@ int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mlx5_ib_qp *qp = to_mqp(ibqp);
 	int err;
 
-	err = mlx5_ib_destroy_qp_cmd(dev, qp->qpn);
-	if (err && dev->mdev->state != MLX5_DEVICE_STATE_INTERNAL_ERROR)
-		return mlx5_ib_cmd_status(dev, err);
+	err = mlx5_ib_destroy_status(dev, mlx5_ib_destroy_qp_cmd(dev, qp->qpn));
+	if (err)
+		return err;
 
 	/* No event handler finds it now; wait for those that did. */
 	xa_erase_irq(&dev->qps, qp->qpn);
