@@ -112,19 +112,8 @@ ktap_test_result "rdma dev and link as Debian's but for what is not done yet" sa
 # pair TOOL ARGS...: server and client (to localhost) within 120 s; both
 # must exit 0.
 pair() {
-	local rc=0 srv
-
 	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
-	timeout 120 "$@" >"$OUT/server" 2>&1 &
-	srv=$!
-	sleep 2
-	timeout 120 "$@" localhost >"$OUT/client" 2>&1 || rc=1
-	wait $srv || rc=1
-	if [ $rc != 0 ]; then
-		sed 's/^/server: /' "$OUT/server"
-		sed 's/^/client: /' "$OUT/client"
-	fi
-	return $rc
+	localhost_pair 120 "$@"
 }
 
 # ibv_*_pingpong -c checks the data it receives.

@@ -39,22 +39,12 @@ mlx5_roce_cases $ADDR
 gidx=$MLX5_GIDX
 before=$(dmesg | wc -l)
 
-# One perftest run of ARGS: server and client to localhost; both exit 0
-# and the client prints its result line.
+# One perftest run of ARGS (server and client to localhost, both exit
+# 0), which must end with the client's result line.
 perf_run() {
-	local rc=0
-
-	timeout 300 "$@" >"$OUT/server" 2>&1 &
-	sleep 2
-	timeout 300 "$@" localhost >"$OUT/client" 2>&1 || rc=1
-	wait $! || rc=1
-	grep -qE '^ +[0-9]+ +[0-9]+ ' "$OUT/client" || rc=1
-	if [ $rc != 0 ]; then
-		echo "failed: $*"
-		sed 's/^/server: /' "$OUT/server" | tail -5
-		sed 's/^/client: /' "$OUT/client" | tail -5
-	fi
-	return $rc
+	localhost_pair 300 "$@" || { echo "failed: $*"; return 1; }
+	grep -qE '^ +[0-9]+ +[0-9]+ ' "$OUT/client" ||
+		{ echo "no result line: $*"; tail -5 "$OUT/client"; return 1; }
 }
 
 RUNS=(

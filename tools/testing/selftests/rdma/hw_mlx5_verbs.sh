@@ -42,19 +42,8 @@ before=$(dmesg | wc -l)
 # pair TOOL ARGS...: TOOL's server and its client (to localhost) on
 # mlx5_0, both within 300 s; both must exit 0.
 pair() {
-	local rc=0 srv
-
 	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
-	timeout 300 "$@" >"$OUT/server" 2>&1 &
-	srv=$!
-	sleep 2
-	timeout 300 "$@" localhost >"$OUT/client" 2>&1 || rc=1
-	wait $srv || rc=1
-	if [ $rc != 0 ]; then
-		sed 's/^/server: /' "$OUT/server"
-		sed 's/^/client: /' "$OUT/client"
-	fi
-	return $rc
+	localhost_pair 300 "$@"
 }
 
 pingpong() {

@@ -257,6 +257,25 @@ mlx5_roce_cases() {
 	MLX5_GIDX=$(topo_gid mlx5_0 "$1")
 }
 
+# localhost_pair SECONDS TOOL ARGS...: TOOL's server, then its client to
+# localhost, each within SECONDS; both must exit 0.  Their outputs go to
+# $OUT/server and $OUT/client (the caller's OUT), shown when either fails.
+localhost_pair() {
+	local secs=$1 rc=0 srv
+
+	shift
+	timeout "$secs" "$@" >"$OUT/server" 2>&1 &
+	srv=$!
+	sleep 2
+	timeout "$secs" "$@" localhost >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
 # of an error CQE it dumped ("WC error"), a failure or a timeout.
 mlx5_log_clean() {
