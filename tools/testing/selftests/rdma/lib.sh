@@ -504,20 +504,22 @@ verbs_holder_start() {
 }
 
 # removal_under_holder DIR ARGS...: while a verbs_holder.py (ARGS) keeps
-# rxe0 open, rdma link del rxe0 must complete within 5 s; prints the
-# holder's report once it has tried its operation on the removed device.
+# rxe0 open, rdma link del rxe0 must complete without waiting for it:
+# the holder, which closes only once DIR/go appears (or its --wait runs
+# out), must still be there when the removal returns (stock blocks until
+# the holder closes).  No time bound: a debug kernel takes its time.
+# Prints the holder's report once it has tried its operation on the
+# removed device.
 removal_under_holder() {
-	local dir=$1 t0 t1 rc=0
+	local dir=$1 rc=0 waited=0
 	shift
 	verbs_holder_start "$dir" "$@" || return 1
-	t0=$(date +%s)
-	# stock blocks here until the holder closes
 	rdma link del rxe0 || rc=$?
-	t1=$(date +%s)
+	kill -0 "$HOLDER_PID" 2>/dev/null || waited=1
 	touch "$dir/go"
 	wait $HOLDER_PID
 	[ $rc = 0 ] || { echo "rdma link del failed ($rc)"; return 1; }
-	[ $((t1 - t0)) -lt 5 ] || { echo "rdma link del took $((t1 - t0))s"; return 1; }
+	[ $waited = 0 ] || { echo "rdma link del returned only once the holder had closed"; return 1; }
 	cat "$dir/out"
 }
 
