@@ -218,7 +218,8 @@ cm_removal_seen() {
 # disassociation destroyed the objects; libibverbs keeps its side of one
 # whose destroy fails, and perftest says "Failed to destroy ...").
 cleanup_clean() {
-	! grep -H 'Failed to' "$OUT/bw_server" "$OUT/bw_client"
+	! grep -HE 'Failed to (destroy|deregister|deallocate|close|free)' \
+		"$OUT/bw_server" "$OUT/bw_client"
 }
 
 # No user context or cm_id left on any device (the kernel's own objects,
