@@ -122,8 +122,9 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_cqe = (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)) - 1;
 	props->max_mr = 1 << MLX5_CAP_GEN(mdev, log_max_mkey);
 	props->max_pd = 1 << MLX5_CAP_GEN(mdev, log_max_pd);
-	props->max_qp_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_req_qp);
-	props->max_qp_init_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_res_qp);
+	/* Reads a QP answers at once (responder), and sends (initiator). */
+	props->max_qp_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_res_qp);
+	props->max_qp_init_rd_atom = 1 << MLX5_CAP_GEN(mdev, log_max_ra_req_qp);
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
 	props->max_srq = 1 << MLX5_CAP_GEN(mdev, log_max_srq);
 	props->max_srq_wr = (1 << MLX5_CAP_GEN(mdev, log_max_srq_sz)) - 1;

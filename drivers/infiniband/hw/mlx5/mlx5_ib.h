@@ -247,8 +247,8 @@ int mlx5_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 struct net_device *mlx5_ib_get_netdev(struct ib_device *ibdev, u32 port);
 int mlx5_ib_netdev_init(struct mlx5_ib_dev *dev);
 void mlx5_ib_netdev_cleanup(struct mlx5_ib_dev *dev);
-int mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
-		     enum ib_mtu *active);
+void mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
+		      enum ib_mtu *active);
 
 /* gid.c */
 int mlx5_ib_add_gid(const struct ib_gid_attr *attr, void **context);

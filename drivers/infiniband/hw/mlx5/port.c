@@ -77,8 +77,8 @@ static void mlx5_ib_port_rate(struct mlx5_core_dev *mdev,
 }
 
 /* The port's largest MTU and the one its netdev allows now. */
-int mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
-		     enum ib_mtu *active)
+void mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
+		      enum ib_mtu *active)
 {
 	struct net_device *ndev;
 	u16 port_mtu = 0;
@@ -94,7 +94,6 @@ int mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
 		*active = min(m, iboe_get_mtu(ndev->mtu));
 		dev_put(ndev);
 	}
-	return 0;
 }
 
 int mlx5_ib_query_port(struct ib_device *ibdev, u32 port,

@@ -311,7 +311,8 @@ int mlx5_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, new;
 	int err;
 
-	if (attr_mask & ~IB_QP_ATTR_STANDARD_BITS)
+	/* No alternate path: automatic path migration is not offered. */
+	if (attr_mask & (~IB_QP_ATTR_STANDARD_BITS | IB_QP_ALT_PATH))
 		return -EOPNOTSUPP;
 	/* libmlx5's request has nothing we read; an empty one is fine. */
 	if (udata && udata->inlen &&
