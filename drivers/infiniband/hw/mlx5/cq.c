@@ -185,8 +185,8 @@ int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct mlx5_ib_cq *cq = to_mcq(ibcq);
 	int err;
 
-	err = mlx5_ib_destroy_status(dev, mlx5_core_destroy_cq(dev->mdev,
-								&cq->mcq));
+	err = mlx5_core_destroy_cq(dev->mdev, &cq->mcq);
+	err = mlx5_ib_destroy_status(dev, err);
 	if (err)
 		return err;
 	mlx5_ib_db_unmap_user(ctx, &cq->db);

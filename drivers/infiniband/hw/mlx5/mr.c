@@ -159,8 +159,8 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mlx5_ib_mr *mr = to_mmr(ibmr);
 	int err;
 
-	err = mlx5_ib_destroy_status(dev, mlx5_core_destroy_mkey(dev->mdev,
-								  mr->mkey));
+	err = mlx5_core_destroy_mkey(dev->mdev, mr->mkey);
+	err = mlx5_ib_destroy_status(dev, err);
 	if (err)
 		return err;
 	ib_umem_release(mr->umem);
