@@ -283,9 +283,20 @@ mlx5_log_clean() {
 		grep -aiE "WC error|failed|err\(|timeout"
 }
 
-# The names of the modules this tree builds.
+# The names of the modules this tree builds and the guest has in updates/:
+# the preview ones (scripts/lib/common.sh) only in a guest booted with
+# scripts/vm --preview.
 oot_module_names() {
-	sed -e 's|.*/||' -e 's/\.k\?o$//' "$OOT_REPO/modules.order"
+	local m preview
+
+	# shellcheck source=../../../../scripts/lib/common.sh
+	preview=$(. "$OOT_REPO/scripts/lib/common.sh" && echo "$OOT_PREVIEW_MODULES")
+	for m in $(sed -e 's|.*/||' -e 's/\.k\?o$//' "$OOT_REPO/modules.order"); do
+		if [ "${OOT_PREVIEW:-0}" != 1 ]; then
+			case " $preview " in *" $m "*) continue ;; esac
+		fi
+		echo "$m"
+	done
 }
 
 module_loaded() {
