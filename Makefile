@@ -29,7 +29,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 .PHONY: all modules clean install uninstall deps deps-qemu check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug check-long interop perf \
-	perf-pair kabi-check soak deb deb-check
+	perf-pair kabi-check soak soak-hw deb deb-check
 
 all: modules
 
@@ -137,6 +137,11 @@ check-debug:
 check-long: deps-qemu
 	OOT_LONG=1 scripts/check
 
+# Half an hour of perftest on the modelled ConnectX (hw_mlx5_soak).
+soak-hw: deps-qemu modules
+	OOT_TIMEOUT_SCALE=4 scripts/vm --hw mlx5 --smp 1 --timeout 3000 -- \
+		env OOT_LONG=1 tools/testing/selftests/rdma/run_tests.sh hw_mlx5_soak.sh
+
 # make check-long with the cycle and race selftests at SOAK (default 4)
 # times their rounds (lib.sh, soak()): the counts they had before make
 # check's half-hour bound, and longer, in one guest of two vCPUs, where
@@ -181,6 +186,7 @@ help:
 	@echo '                 (KASAN, lockdep, kmemleak; built once: make debug-kernel)'
 	@echo 'make check-long  make check with the long cases it leaves out (iSER, NFSv3, ...)'
 	@echo 'make soak        make check-long with the cycle and race tests at SOAK=4x rounds, one guest of 2 vCPUs'
+	@echo 'make soak-hw     half an hour of perftest on the modelled ConnectX (hw_mlx5_soak)'
 	@echo 'make demo        boot the VM and show what works'
 	@echo 'make vm          interactive shell in the VM (STOCK=1: in-tree stack)'
 	@echo 'make interop     two VMs: ours against stock, both directions (A=, B=)'
