@@ -208,6 +208,9 @@ struct mlx5_ib_qp {
 	u32 uar_page;
 	u32 user_index;
 
+	/* What the creator asked for, which query_qp answers. */
+	struct ib_qp_cap cap;
+
 	/* Geometry of the rings, as libmlx5 laid them out. */
 	u32 rq_wqe_cnt;
 	u32 rq_wqe_shift;

@@ -218,6 +218,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_buf;
 	qp->qpn = MLX5_GET(create_qp_out, out, qpn);
 	qp->uar_page = req.bfreg_index;
+	qp->cap = attr->cap;
 	qp->state = IB_QPS_RESET;
 	ibqp->qp_num = qp->qpn;
 	refcount_set(&qp->refcount, 1);

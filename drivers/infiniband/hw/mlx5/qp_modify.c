@@ -405,8 +405,8 @@ int mlx5_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->qp_state = state;
 	attr->cur_qp_state = state;
 	attr->port_num = MLX5_IB_PORT;
-	attr->cap.max_send_wr = qp->sq_wqe_cnt;
-	attr->cap.max_recv_wr = qp->rq_wqe_cnt;
+	/* libmlx5 sized the rings from these (and reports its own counts). */
+	attr->cap = qp->cap;
 
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->send_cq = ibqp->send_cq;
