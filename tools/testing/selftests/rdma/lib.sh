@@ -257,23 +257,29 @@ mlx5_roce_cases() {
 	MLX5_GIDX=$(topo_gid mlx5_0 "$1")
 }
 
-# localhost_pair SECONDS TOOL ARGS...: TOOL's server, then its client to
-# localhost, each within SECONDS; both must exit 0.  Their outputs go to
+# pair_to HOST SECONDS TOOL ARGS...: TOOL's server, then its client to
+# HOST, each within SECONDS; both must exit 0.  Their outputs go to
 # $OUT/server and $OUT/client (the caller's OUT), shown when either fails.
-localhost_pair() {
-	local secs=$1 rc=0 srv
+pair_to() {
+	local host=$1 secs=$2 rc=0 srv
 
-	shift
+	shift 2
 	timeout "$secs" "$@" >"$OUT/server" 2>&1 &
 	srv=$!
 	sleep 2
-	timeout "$secs" "$@" localhost >"$OUT/client" 2>&1 || rc=1
+	timeout "$secs" "$@" "$host" >"$OUT/client" 2>&1 || rc=1
 	wait $srv || rc=1
 	if [ $rc != 0 ]; then
 		sed 's/^/server: /' "$OUT/server"
 		sed 's/^/client: /' "$OUT/client"
 	fi
 	return $rc
+}
+
+# localhost_pair SECONDS TOOL ARGS...: pair_to localhost (no rdma_cm:
+# localhost is on no RDMA device).
+localhost_pair() {
+	pair_to localhost "$@"
 }
 
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
