@@ -12,10 +12,6 @@
 
 #include "mlx5_ib.h"
 
-/* Ring pages: 4 KiB up to 2^(5 + 12) bytes, what cqc.log_page_size holds. */
-#define MLX5_IB_CQ_PGSZ_BITMAP		GENMASK_ULL(MLX5_IB_ADAPTER_PAGE_SHIFT + 31, \
-						    MLX5_IB_ADAPTER_PAGE_SHIFT)
-
 /* cqc.cqe_sz */
 enum {
 	MLX5_IB_CQE_SZ_64 = 0,
@@ -82,7 +78,7 @@ static int mlx5_ib_create_user_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq
 	u32 *in;
 	int err;
 
-	pgsz = mlx5_ib_buf_pgsz(cq->umem, MLX5_IB_CQ_PGSZ_BITMAP, req->buf_addr);
+	pgsz = mlx5_ib_buf_pgsz(cq->umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr);
 	if (!pgsz)
 		return -EINVAL;
 	npas = ib_umem_num_dma_blocks(cq->umem, pgsz);
@@ -143,7 +139,6 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return -EINVAL;
 
-	cq->cqe_size = req.cqe_size;
 	cq->umem = ib_umem_get(ibcq->device, req.buf_addr,
 			       (size_t)entries * req.cqe_size,
 			       IB_ACCESS_LOCAL_WRITE);

@@ -216,7 +216,6 @@ static int mlx5_ib_mdev_event(struct notifier_block *nb, unsigned long event,
 		 * The function is dead: tell every consumer.  Its user
 		 * contexts go when mlx5_core removes the auxiliary device.
 		 */
-		WRITE_ONCE(dev->fatal, true);
 		ibev.event = IB_EVENT_DEVICE_FATAL;
 		ibev.element.port_num = MLX5_IB_PORT;
 		ib_dispatch_event(&ibev);
@@ -224,11 +223,6 @@ static int mlx5_ib_mdev_event(struct notifier_block *nb, unsigned long event,
 	default:
 		return NOTIFY_DONE;
 	}
-}
-
-static int mlx5_ib_alloc_dma_pd(struct mlx5_ib_dev *dev)
-{
-	return mlx5_core_alloc_pd(dev->mdev, &dev->dma_pdn);
 }
 
 static int mlx5_ib_probe(struct auxiliary_device *adev,
@@ -264,7 +258,6 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	if (!dev)
 		return -ENOMEM;
 	dev->mdev = mdev;
-	dev->adev = adev;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 
 	err = mlx5_query_nic_vport_node_guid(mdev, &node_guid);
@@ -283,15 +276,10 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	err = mlx5_nic_vport_enable_roce(mdev);
 	if (err)
 		goto err_free;
-	dev->roce_enabled = true;
-
-	err = mlx5_ib_alloc_dma_pd(dev);
-	if (err)
-		goto err_roce;
 
 	err = mlx5_ib_netdev_init(dev);
 	if (err)
-		goto err_pd;
+		goto err_roce;
 
 	err = mlx5_ib_qp_event_init(dev);
 	if (err)
@@ -312,8 +300,6 @@ err_events:
 	mlx5_ib_qp_event_cleanup(dev);
 err_netdev:
 	mlx5_ib_netdev_cleanup(dev);
-err_pd:
-	mlx5_core_dealloc_pd(mdev, dev->dma_pdn);
 err_roce:
 	mlx5_nic_vport_disable_roce(mdev);
 err_free:
@@ -330,7 +316,6 @@ static void mlx5_ib_remove(struct auxiliary_device *adev)
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
 	mlx5_ib_netdev_cleanup(dev);
-	mlx5_core_dealloc_pd(mdev, dev->dma_pdn);
 	mlx5_nic_vport_disable_roce(mdev);
 	WARN_ON(!xa_empty(&dev->qps));
 	ib_dealloc_device(&dev->ib_dev);

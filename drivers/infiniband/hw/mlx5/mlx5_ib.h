@@ -42,7 +42,6 @@
 struct mlx5_ib_dev {
 	struct ib_device ib_dev;
 	struct mlx5_core_dev *mdev;
-	struct auxiliary_device *adev;
 
 	/* mlx5_core's firmware events: port change, fatal error. */
 	struct notifier_block mdev_events;
@@ -59,11 +58,6 @@ struct mlx5_ib_dev {
 	 * reference taken under it (mlx5_ib_qp.refcount).
 	 */
 	struct xarray qps;
-
-	/* A PD of mlx5_ib's own, for the kernel's DMA MRs' mkeys. */
-	u32 dma_pdn;
-	bool roce_enabled;		/* we enabled RoCE on the vport */
-	bool fatal;			/* mlx5_core reported a fatal error */
 };
 
 static inline struct mlx5_ib_dev *to_mdev(struct ib_device *ibdev)
@@ -93,7 +87,6 @@ struct mlx5_ib_ucontext {
 	struct ib_ucontext ibuc;
 	u32 tdn;			/* the context's transport domain */
 	u8 cqe_version;			/* what libmlx5 asked for, 0 or 1 */
-	u64 lib_caps;
 
 	struct mutex db_lock;		/* protects db_pages and their refcnt */
 	struct list_head db_pages;
@@ -160,7 +153,6 @@ struct mlx5_ib_cq {
 	struct mlx5_core_cq mcq;
 	struct ib_umem *umem;
 	struct mlx5_ib_user_db db;
-	int cqe_size;
 };
 
 static inline struct mlx5_ib_cq *to_mcq(struct ib_cq *ibcq)
@@ -205,16 +197,9 @@ struct mlx5_ib_qp {
 	u32 qpn;
 	struct ib_umem *umem;
 	struct mlx5_ib_user_db db;
-	u32 uar_page;
-	u32 user_index;
 
 	/* What the creator asked for, which query_qp answers. */
 	struct ib_qp_cap cap;
-
-	/* Geometry of the rings, as libmlx5 laid them out. */
-	u32 rq_wqe_cnt;
-	u32 rq_wqe_shift;
-	u32 sq_wqe_cnt;
 
 	/*
 	 * The state the device was last moved to, and the attributes it
@@ -274,6 +259,11 @@ void mlx5_ib_uar_release(struct mlx5_ib_ucontext *ctx,
 			 struct mlx5_ib_mmap_entry *entry);
 
 /* buf.c */
+
+/* Ring pages (CQ, QP, SRQ): 4 KiB up to what a 5-bit log_page_size holds. */
+#define MLX5_IB_RING_PGSZ_BITMAP	GENMASK_ULL(MLX5_IB_ADAPTER_PAGE_SHIFT + 31, \
+						    MLX5_IB_ADAPTER_PAGE_SHIFT)
+
 unsigned long mlx5_ib_buf_pgsz(struct ib_umem *umem, unsigned long bitmap,
 			       u64 va);
 void mlx5_ib_buf_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas);

@@ -18,10 +18,6 @@
 /* The SQ's basic block, the unit of its WQEs. */
 #define MLX5_IB_SQ_STRIDE_SHIFT		6
 
-/* Buffer pages: 4 KiB up to what qpc.log_page_size holds. */
-#define MLX5_IB_QP_PGSZ_BITMAP		GENMASK_ULL(MLX5_IB_ADAPTER_PAGE_SHIFT + 31, \
-						    MLX5_IB_ADAPTER_PAGE_SHIFT)
-
 /* The QP flags of libmlx5 we accept; scatter-to-CQE is an offer we decline. */
 #define MLX5_IB_QP_FLAGS	(MLX5_QP_FLAG_UAR_PAGE_INDEX | \
 				 MLX5_QP_FLAG_SCATTER_CQE | \
@@ -94,7 +90,7 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 		return PTR_ERR(umem);
 	qp->umem = umem;
 
-	pgsz = mlx5_ib_buf_pgsz(umem, MLX5_IB_QP_PGSZ_BITMAP, req->buf_addr);
+	pgsz = mlx5_ib_buf_pgsz(umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr);
 	if (!pgsz)
 		return -EINVAL;
 	npas = ib_umem_num_dma_blocks(umem, pgsz);
@@ -123,10 +119,6 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 		MLX5_SET(qpc, qpc, log_sq_size, ilog2(req->sq_wqe_count));
 	else
 		MLX5_SET(qpc, qpc, no_sq, 1);
-
-	qp->rq_wqe_cnt = req->rq_wqe_count;
-	qp->rq_wqe_shift = req->rq_wqe_shift;
-	qp->sq_wqe_cnt = req->sq_wqe_count;
 	return 0;
 }
 
@@ -169,7 +161,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	struct mlx5_ib_qp *qp = to_mqp(ibqp);
 	struct mlx5_ib_create_qp req = {};
 	int inlen = 0, err;
-	u32 *in = NULL;
+	u32 *in = NULL, uidx;
 	void *qpc;
 
 	if (!udata)
@@ -190,7 +182,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		return err;
 	if (!mlx5_ib_uar_owned(ctx, req.bfreg_index))
 		return -EINVAL;
-	err = mlx5_ib_qp_uidx(ctx, req.uidx, &qp->user_index);
+	err = mlx5_ib_qp_uidx(ctx, req.uidx, &uidx);
 	if (err)
 		return err;
 
@@ -208,7 +200,7 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	MLX5_SET(qpc, qpc, uar_page, req.bfreg_index);
 	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(attr->send_cq)->mcq.cqn);
 	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->mcq.cqn);
-	MLX5_SET(qpc, qpc, user_index, qp->user_index);
+	MLX5_SET(qpc, qpc, user_index, uidx);
 	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
 
@@ -217,7 +209,6 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (err)
 		goto err_buf;
 	qp->qpn = MLX5_GET(create_qp_out, out, qpn);
-	qp->uar_page = req.bfreg_index;
 	qp->cap = attr->cap;
 	qp->state = IB_QPS_RESET;
 	ibqp->qp_num = qp->qpn;

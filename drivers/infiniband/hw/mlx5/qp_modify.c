@@ -397,7 +397,6 @@ int mlx5_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	memset(attr, 0, sizeof(*attr));
 	memset(init_attr, 0, sizeof(*init_attr));
 	*attr = qp->attr;
 	/* The caller gets no reference on the source GID's attributes. */

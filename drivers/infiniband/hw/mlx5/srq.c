@@ -16,10 +16,6 @@
 #define MLX5_IB_SRQ_NEXT_SEG		16
 #define MLX5_IB_SRQ_MIN_WQE		32
 
-/* Ring pages: 4 KiB up to what wq.log_wq_pg_sz holds. */
-#define MLX5_IB_SRQ_PGSZ_BITMAP		GENMASK_ULL(MLX5_IB_ADAPTER_PAGE_SHIFT + 31, \
-						    MLX5_IB_ADAPTER_PAGE_SHIFT)
-
 /*
  * The ring libmlx5 laid out for @attr: as many WQEs as max_wr + 1
  * rounded up to a power of two, each of the power of two that holds the
@@ -55,7 +51,7 @@ static int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	int inlen, err;
 	u32 *in;
 
-	pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_SRQ_PGSZ_BITMAP, va);
+	pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va);
 	if (!pgsz)
 		return -EINVAL;
 	inlen = MLX5_ST_SZ_BYTES(create_rmp_in) +

@@ -75,7 +75,6 @@ int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	mutex_init(&ctx->db_lock);
 	INIT_LIST_HEAD(&ctx->db_pages);
 	xa_init(&ctx->uars);
-	ctx->lib_caps = req.lib_caps;
 	ctx->cqe_version = min_t(u8, req.max_cqe_version,
 				 MLX5_CAP_GEN(mdev, cqe_version));
 
