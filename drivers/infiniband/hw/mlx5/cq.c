@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Completion queues of user space.  The ring and its doorbell record
- * are libmlx5's memory; the device writes CQEs there and signals the
- * CQ's EQ when armed, and mlx5_core's EQ handler calls mlx5_ib_cq_comp()
- * in interrupt context, which becomes the verbs' completion event.
- *
- * Kernel CQs (the ULPs' and the MAD layer's) are not offered yet: they
- * need the driver to poll CQEs itself.
+ * Completion queues: their creation, destruction, moderation and
+ * events.  A user CQ's ring and doorbell record are libmlx5's memory;
+ * a kernel CQ's are ours, and cq_kern.c polls and arms it.  The device
+ * writes CQEs to the ring and signals the CQ's EQ when armed, and
+ * mlx5_core's EQ handler calls mlx5_ib_cq_comp() in interrupt context,
+ * which becomes the verbs' completion event.
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -18,15 +17,17 @@ enum {
 	MLX5_IB_CQE_SZ_128 = 1,
 };
 
-static void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe)
+void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe)
 {
 	struct ib_cq *ibcq = &to_mibcq(mcq)->ibcq;
 
+	/* The device disarmed the CQ: the next arm is a new request. */
+	mcq->arm_sn++;
 	if (ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 }
 
-static void mlx5_ib_cq_event(struct mlx5_core_cq *mcq, enum mlx5_event type)
+void mlx5_ib_cq_event(struct mlx5_core_cq *mcq, enum mlx5_event type)
 {
 	struct ib_cq *ibcq = &to_mibcq(mcq)->ibcq;
 	struct ib_event ev = {
@@ -121,14 +122,23 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	unsigned int entries;
 	int eqn, err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 ||
 	    attr->cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))
 		return -EINVAL;
 	entries = roundup_pow_of_two(attr->cqe + 1);
+
+	if (!udata) {
+		err = mlx5_vector2eqn(mdev, attr->comp_vector, &eqn);
+		if (err)
+			return -EINVAL;
+		err = mlx5_ib_create_kernel_cq(dev, cq, entries, eqn);
+		if (err)
+			return err;
+		ibcq->cqe = entries - 1;
+		return 0;
+	}
 
 	err = mlx5_ib_cq_req(udata, &req);
 	if (err)
@@ -184,6 +194,10 @@ int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	err = mlx5_ib_destroy_status(dev, err);
 	if (err)
 		return err;
+	if (cq->kernel) {
+		mlx5_ib_destroy_kernel_cq(dev, cq);
+		return 0;
+	}
 	mlx5_ib_db_unmap_user(ctx, &cq->db);
 	ib_umem_release(cq->umem);
 	return 0;
@@ -207,13 +221,21 @@ int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 	return mlx5_ib_cmd_status(dev, err);
 }
 
-/* Only user CQs exist, which libmlx5 polls and arms itself. */
+/* User CQs are libmlx5's to poll and arm; the core never asks for them. */
 int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	return -EOPNOTSUPP;
+	struct mlx5_ib_cq *cq = to_mcq(ibcq);
+
+	if (!cq->kernel)
+		return -EOPNOTSUPP;
+	return mlx5_ib_kcq_poll(cq, num_entries, wc);
 }
 
 int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	return -EOPNOTSUPP;
+	struct mlx5_ib_cq *cq = to_mcq(ibcq);
+
+	if (!cq->kernel)
+		return -EOPNOTSUPP;
+	return mlx5_ib_kcq_arm(cq, flags);
 }

@@ -144,15 +144,35 @@ static inline struct mlx5_ib_mr *to_mmr(struct ib_mr *ibmr)
 }
 
 /*
- * A CQ of user space: its ring and doorbell record are user memory that
- * the device writes and libmlx5 polls; the kernel only creates, resizes
- * and destroys it and forwards its completion and error events.
+ * A CQ of user space or of the kernel.
+ *
+ * User space: the ring (@umem) and doorbell record (@db) are libmlx5's
+ * memory, which the device writes and libmlx5 polls; the kernel only
+ * creates, resizes and destroys the CQ and forwards its events.
+ *
+ * Kernel (the ULPs', the MAD layer's): the ring is @buf, 64-byte CQEs
+ * reached through @fbc, the record @kdb ([0] consumer index, [1] arm),
+ * and mlx5_ib_poll_cq() turns CQEs into work completions (cq_kern.c).
  */
 struct mlx5_ib_cq {
 	struct ib_cq ibcq;
 	struct mlx5_core_cq mcq;
+
 	struct ib_umem *umem;
 	struct mlx5_ib_user_db db;
+
+	struct mlx5_frag_buf buf;
+	struct mlx5_frag_buf_ctrl fbc;
+	struct mlx5_db kdb;
+	/*
+	 * Protects mcq.cons_index and the CQEs from it to the device's
+	 * producer: polling, the missed-event check of arming, and the
+	 * cleaning out of a destroyed or reset QP's CQEs.  Taken with
+	 * interrupts off (ib_poll_cq() may be called from any context);
+	 * nests inside a QP's queue locks nowhere.
+	 */
+	spinlock_t lock;
+	bool kernel;
 };
 
 static inline struct mlx5_ib_cq *to_mcq(struct ib_cq *ibcq)
@@ -184,19 +204,61 @@ static inline struct mlx5_ib_srq *to_msrq(struct ib_srq *ibsrq)
 }
 
 /*
- * A QP of user space (RC, UC, UD): one buffer holds the RQ then the SQ,
- * both rings of libmlx5's; the kernel moves the QP through its states
- * with the PRM's transition commands, which carry the QP context.
+ * One work queue of a kernel QP: a ring of @cnt slots (WQEs of the RQ,
+ * 64-byte basic blocks of the SQ) in the QP's buffer, and what the
+ * completions need to know of what was posted.
+ *
+ * @head is what was posted, @tail what completed, both free-running;
+ * @lock serialises posting against itself (the poller moves @tail under
+ * its CQ's lock: a poster reads it to see room, never more than stale).
+ */
+struct mlx5_ib_wq {
+	struct mlx5_frag_buf_ctrl fbc;
+	spinlock_t lock;		/* serialises posting */
+	u32 head;
+	u32 tail;
+	u32 cnt;
+	u32 max_gs;			/* data segments a WQE holds */
+	u64 *wrid;			/* by slot (SQ: a WQE's first block) */
+	/* SQ only, by a WQE's first block: */
+	u32 *next;			/* head after the WQE */
+	u8 *wc_op;			/* enum ib_wc_opcode */
+};
+
+/*
+ * What a kernel QP has beyond a user one: its buffer (RQ then SQ, as
+ * for libmlx5), doorbell record, the UAR register its SQ is rung on,
+ * and the rings' bookkeeping (qp_kern.c, wr.c).
+ */
+struct mlx5_ib_kqp {
+	struct mlx5_frag_buf buf;
+	struct mlx5_db db;
+	struct mlx5_sq_bfreg bfreg;
+	struct mlx5_ib_wq sq;
+	struct mlx5_ib_wq rq;
+	u32 sq_max_bbs;			/* blocks of the largest WQE */
+	u32 max_inline;
+	bool sig_all;
+};
+
+/*
+ * A QP of user space (RC, UC, UD) or of the kernel (those and GSI): one
+ * buffer holds the RQ then the SQ; the kernel moves the QP through its
+ * states with the PRM's transition commands, which carry the QP context.
+ * User space posts to its rings itself; a kernel QP has @k.
  *
  * @refcount lets the EQ's event handler use the QP outside the xarray's
  * lock; destroy unpublishes the QP, drops its reference and waits on
- * @free for the handler's.
+ * @free for the handler's.  A poller of a kernel CQ finds the QP in the
+ * xarray under its CQ's lock, which destroy takes after unpublishing
+ * (mlx5_ib_kcq_clean()).
  */
 struct mlx5_ib_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
 	struct ib_umem *umem;
 	struct mlx5_ib_user_db db;
+	struct mlx5_ib_kqp *k;
 
 	/* What the creator asked for, which query_qp answers. */
 	struct ib_qp_cap cap;
@@ -292,6 +354,16 @@ int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe);
+void mlx5_ib_cq_event(struct mlx5_core_cq *mcq, enum mlx5_event type);
+
+/* cq_kern.c */
+int mlx5_ib_create_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
+			     unsigned int entries, int eqn);
+void mlx5_ib_destroy_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq);
+int mlx5_ib_kcq_poll(struct mlx5_ib_cq *cq, int num_entries, struct ib_wc *wc);
+int mlx5_ib_kcq_arm(struct mlx5_ib_cq *cq, enum ib_cq_notify_flags flags);
+void mlx5_ib_kcq_clean(struct mlx5_ib_cq *cq, u32 qpn);
 
 /* srq.c */
 int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
@@ -310,7 +382,27 @@ int mlx5_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int mlx5_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 int mlx5_ib_qp_event_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_qp_put(struct mlx5_ib_qp *qp);
+u8 mlx5_ib_qp_st(enum ib_qp_type type);
+int mlx5_ib_destroy_qp_cmd(struct mlx5_ib_dev *dev, u32 qpn);
 void mlx5_ib_qp_event_cleanup(struct mlx5_ib_dev *dev);
+
+/* qp_kern.c */
+int mlx5_ib_create_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			     struct ib_qp_init_attr *attr);
+void mlx5_ib_destroy_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp);
+void mlx5_ib_kqp_reset(struct mlx5_ib_qp *qp);
+
+/* wr.c */
+int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+
+/* ah.c */
+int mlx5_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		      struct ib_udata *udata);
+int mlx5_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* qp_modify.c */
 int mlx5_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,

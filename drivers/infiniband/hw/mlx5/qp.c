@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * QPs of user space: creation, destruction and their asynchronous
- * events.  State changes are qp_modify.c's.
+ * QPs: creation, destruction and their asynchronous events.  State
+ * changes are qp_modify.c's; kernel QPs' rings are qp_kern.c's.
  *
  * libmlx5 lays out one buffer with the RQ first and the SQ after it, and
  * a doorbell record ([0] RQ producer, [1] SQ producer); it posts WQEs and
  * rings the SQ doorbell on its UAR page itself.  The kernel gives the
  * device the buffer's pages, the record's address, the CQs, PD and UAR,
  * each checked to be the caller's.
- *
- * Kernel QPs (the MAD layer's QP1, the ULPs') are not offered yet.
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -23,13 +21,15 @@
 				 MLX5_QP_FLAG_SCATTER_CQE | \
 				 MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
 
-static u8 mlx5_ib_qp_st(enum ib_qp_type type)
+u8 mlx5_ib_qp_st(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
 		return MLX5_QP_ST_RC;
 	case IB_QPT_UC:
 		return MLX5_QP_ST_UC;
+	case IB_QPT_GSI:
+		return MLX5_QP_ST_QP1;
 	default:
 		return MLX5_QP_ST_UD;
 	}
@@ -122,7 +122,7 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	return 0;
 }
 
-static int mlx5_ib_destroy_qp_cmd(struct mlx5_ib_dev *dev, u32 qpn)
+int mlx5_ib_destroy_qp_cmd(struct mlx5_ib_dev *dev, u32 qpn)
 {
 	u32 in[MLX5_ST_SZ_DW(destroy_qp_in)] = {};
 
@@ -131,7 +131,7 @@ static int mlx5_ib_destroy_qp_cmd(struct mlx5_ib_dev *dev, u32 qpn)
 	return mlx5_cmd_exec_in(dev->mdev, destroy_qp, in);
 }
 
-static void mlx5_ib_qp_put(struct mlx5_ib_qp *qp)
+void mlx5_ib_qp_put(struct mlx5_ib_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->refcount))
 		complete(&qp->free);
@@ -150,6 +150,27 @@ static int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out)
 	return 0;
 }
 
+/* A kernel QP: its rings, then published as a user one is. */
+static int mlx5_ib_create_kqp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			      struct ib_qp_init_attr *attr)
+{
+	int err;
+
+	err = mlx5_ib_create_kernel_qp(dev, qp, attr);
+	if (err)
+		return err;
+	qp->state = IB_QPS_RESET;
+	qp->ibqp.qp_num = attr->qp_type == IB_QPT_GSI ? 1 : qp->qpn;
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+	err = xa_err(xa_store_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL));
+	if (err) {
+		mlx5_ib_destroy_qp_cmd(dev, qp->qpn);
+		mlx5_ib_destroy_kernel_qp(dev, qp);
+	}
+	return err;
+}
+
 int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		      struct ib_udata *udata)
 {
@@ -164,18 +185,22 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	u32 *in = NULL, uidx;
 	void *qpc;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	switch (attr->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (attr->create_flags || attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	if (!udata)
+		return mlx5_ib_create_kqp(dev, qp, attr);
 
 	err = mlx5_ib_qp_req(dev, udata, &req);
 	if (err)
@@ -254,24 +279,38 @@ int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->free);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	if (qp->k) {
+		mlx5_ib_destroy_kernel_qp(dev, qp);
+		return 0;
+	}
 	ib_umem_release(qp->umem);
 	mlx5_ib_db_unmap_user(ctx, &qp->db);
 	return 0;
 }
 
-/* Only user QPs exist, whose work libmlx5 posts itself. */
+/* A user QP's work is libmlx5's to post; the core never asks. */
 int mlx5_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct mlx5_ib_qp *qp = to_mqp(ibqp);
+
+	if (!qp->k) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return mlx5_ib_kqp_post_send(qp, wr, bad_wr);
 }
 
 int mlx5_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct mlx5_ib_qp *qp = to_mqp(ibqp);
+
+	if (!qp->k) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return mlx5_ib_kqp_post_recv(qp, wr, bad_wr);
 }
 
 /* A QP event of the EQ as the verbs name it; 0 for those we do not forward. */

@@ -184,13 +184,13 @@ static int mlx5_ib_fill_qpc(struct mlx5_ib_qp *qp, const struct ib_qp_attr *attr
 		enum ib_mtu max_mtu, active;
 
 		mlx5_ib_port_mtu(dev, &max_mtu, &active);
-		if (type == IB_QPT_UD)
+		if (type == IB_QPT_UD || type == IB_QPT_GSI)
 			mtu = active;
 		else if (!(attr_mask & IB_QP_PATH_MTU) || mtu > max_mtu)
 			return -EINVAL;
 		MLX5_SET(qpc, qpc, mtu, mtu);
 		MLX5_SET(qpc, qpc, log_msg_max, MLX5_CAP_GEN(dev->mdev, log_max_msg));
-		if (type != IB_QPT_UD) {
+		if (type != IB_QPT_UD && type != IB_QPT_GSI) {
 			err = mlx5_ib_set_path(qp, attr, ads);
 			if (err)
 				return err;
@@ -336,6 +336,8 @@ int mlx5_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = mlx5_ib_cmd_status(dev, err);
 	if (err)
 		return err;
+	if (new == IB_QPS_RESET && qp->k)
+		mlx5_ib_kqp_reset(qp);
 	qp->state = new;
 	mlx5_ib_qp_remember(qp, attr, attr_mask);
 	return 0;
