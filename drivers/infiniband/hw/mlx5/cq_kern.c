@@ -163,11 +163,20 @@ static void mlx5_ib_kcq_sq(struct mlx5_ib_kqp *k, struct mlx5_cqe64 *cqe,
 	WRITE_ONCE(sq->tail, sq->next[slot]);
 }
 
-/* The receive WQEs complete in order. */
-static void mlx5_ib_kcq_rq(struct mlx5_ib_kqp *k, struct ib_wc *wc)
+/*
+ * The receive WQEs of a QP's RQ complete in order; an SRQ's WQE is the
+ * one the CQE's WQE counter names.
+ */
+static void mlx5_ib_kcq_rq(struct mlx5_ib_qp *qp, struct mlx5_cqe64 *cqe,
+			   struct ib_wc *wc)
 {
-	struct mlx5_ib_wq *rq = &k->rq;
+	struct mlx5_ib_wq *rq = &qp->k->rq;
 
+	if (qp->ibqp.srq) {
+		wc->wr_id = mlx5_ib_srq_complete(to_msrq(qp->ibqp.srq),
+						 be16_to_cpu(cqe->wqe_counter));
+		return;
+	}
 	wc->wr_id = rq->wrid[rq->tail & (rq->cnt - 1)];
 	WRITE_ONCE(rq->tail, rq->tail + 1);
 }
@@ -205,7 +214,7 @@ static void mlx5_ib_kcq_ud(struct mlx5_cqe64 *cqe, struct ib_wc *wc)
 static void mlx5_ib_kcq_resp(struct mlx5_ib_qp *qp, struct mlx5_cqe64 *cqe,
 			     u8 opcode, struct ib_wc *wc)
 {
-	mlx5_ib_kcq_rq(qp->k, wc);
+	mlx5_ib_kcq_rq(qp, cqe, wc);
 	wc->byte_len = be32_to_cpu(cqe->byte_cnt);
 	switch (opcode) {
 	case MLX5_CQE_RESP_WR_IMM:
@@ -274,7 +283,7 @@ static bool mlx5_ib_kcq_one(struct mlx5_ib_dev *dev, struct mlx5_cqe64 *cqe,
 		if (opcode == MLX5_CQE_REQ_ERR)
 			mlx5_ib_kcq_sq(qp->k, cqe, wc);
 		else
-			mlx5_ib_kcq_rq(qp->k, wc);
+			mlx5_ib_kcq_rq(qp, cqe, wc);
 		wc->status = mlx5_ib_wc_status(err->syndrome);
 		wc->vendor_err = err->vendor_err_synd;
 		return true;

@@ -101,6 +101,12 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
 	if (MLX5_CAP_GEN(mdev, xrc))
 		props->device_cap_flags |= IB_DEVICE_XRC;
+	/*
+	 * Fast registration and local invalidation are UMR WQEs, which
+	 * must be free to change a key's size.
+	 */
+	if (!MLX5_CAP_GEN(mdev, umr_modify_entity_size_disabled))
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 
 	/*
 	 * A send WQE with a scatter list: control, then at most a remote
@@ -155,6 +161,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
 	.add_gid = mlx5_ib_add_gid,
+	.alloc_mr = mlx5_ib_alloc_mr,
 	.alloc_pd = mlx5_ib_alloc_pd,
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
 	.create_ah = mlx5_ib_create_ah,
@@ -175,6 +182,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.get_link_layer = mlx5_ib_link_layer,
 	.get_netdev = mlx5_ib_get_netdev,
 	.get_port_immutable = mlx5_ib_port_immutable,
+	.map_mr_sg = mlx5_ib_map_mr_sg,
 	.mmap = mlx5_ib_mmap,
 	.mmap_free = mlx5_ib_mmap_free,
 	.modify_cq = mlx5_ib_modify_cq,
@@ -183,6 +191,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.poll_cq = mlx5_ib_poll_cq,
 	.post_recv = mlx5_ib_post_recv,
 	.post_send = mlx5_ib_post_send,
+	.post_srq_recv = mlx5_ib_post_srq_recv,
 	.query_device = mlx5_ib_query_device,
 	.query_pkey = mlx5_ib_query_pkey,
 	.query_port = mlx5_ib_query_port,
@@ -273,6 +282,8 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	dev->ib_dev.num_comp_vectors = mlx5_comp_vectors_count(mdev);
 	dev->ib_dev.dev.parent = mdev->device;
 	dev->ib_dev.local_dma_lkey = 0;	/* the PRM's reserved lkey */
+	/* Kernel CQs' moderation may follow their load (DIM), as stock's. */
+	dev->ib_dev.use_cq_dim = MLX5_CAP_GEN(mdev, cq_moderation);
 	ib_set_device_ops(&dev->ib_dev, &mlx5_ib_dev_ops);
 	dev->ib_dev.driver_def = mlx5_ib_uapi_defs;
 

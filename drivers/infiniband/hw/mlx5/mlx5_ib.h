@@ -136,6 +136,17 @@ struct mlx5_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* NULL for DMA MRs */
 	u32 mkey;
+
+	/*
+	 * Fast registration (fastreg.c): the page list a REG_MR's UMR
+	 * reads, @max_pages entries (a whole number of 8-entry blocks)
+	 * mapped for the device, the first @npages of ib_map_mr_sg()'s.
+	 * The ULP serialises mapping and posting per MR.
+	 */
+	__be64 *pages;
+	dma_addr_t pages_dma;
+	u32 npages;
+	u32 max_pages;
 };
 
 static inline struct mlx5_ib_mr *to_mmr(struct ib_mr *ibmr)
@@ -185,7 +196,14 @@ static inline struct mlx5_ib_cq *to_mibcq(struct mlx5_core_cq *mcq)
 	return container_of(mcq, struct mlx5_ib_cq, mcq);
 }
 
-/* A basic SRQ of user space: an RMP of the device (srq.c). */
+/* A WQE of an SRQ's list starts with the link to the next. */
+#define MLX5_IB_SRQ_NEXT_SEG		sizeof(struct mlx5_wqe_srq_next_seg)
+
+/*
+ * A basic SRQ: an RMP of the device (srq.c).  A user SRQ's list and
+ * record are libmlx5's (@umem, @db); a kernel SRQ's are ours
+ * (srq_kern.c), with the bookkeeping of its free list.
+ */
 struct mlx5_ib_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;			/* the RMP's number */
@@ -196,6 +214,23 @@ struct mlx5_ib_srq {
 
 	struct mutex lock;		/* serialises modify_srq, protects limit */
 	u32 limit;
+
+	bool kernel;
+	struct mlx5_frag_buf buf;
+	struct mlx5_frag_buf_ctrl fbc;
+	struct mlx5_db kdb;
+	u64 *wrid;			/* by WQE index */
+	/*
+	 * The free WQEs are a list from @head, the next to post, to
+	 * @tail, which is never posted: a completed WQE is linked after
+	 * it, and the device reads a WQE's link only once posted.
+	 * @counter is what was posted, for the record.  Taken by posting
+	 * and by the poller of a CQ (inside its CQ's lock).
+	 */
+	spinlock_t list_lock;
+	u16 head;
+	u16 tail;
+	u16 counter;
 };
 
 static inline struct mlx5_ib_srq *to_msrq(struct ib_srq *ibsrq)
@@ -346,6 +381,15 @@ struct ib_mr *mlx5_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
 int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void mlx5_ib_set_mkc(void *mkc, u32 pdn, int access, u8 mode);
+void mlx5_ib_mr_publish(struct mlx5_ib_mr *mr);
+
+/* fastreg.c */
+struct ib_mr *mlx5_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int mlx5_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
+void mlx5_ib_fr_free(struct mlx5_ib_dev *dev, struct mlx5_ib_mr *mr);
 
 /* cq.c */
 int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -372,6 +416,21 @@ int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int mlx5_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int mlx5_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mlx5_ib_srq_geometry(struct mlx5_ib_dev *dev, const struct ib_srq_attr *attr,
+			 u32 *entries, u32 *wqe_shift);
+int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
+		       u32 pdn, u32 entries, u32 wqe_shift, u32 limit, u64 va,
+		       dma_addr_t dbr);
+int mlx5_ib_destroy_rmp(struct mlx5_ib_dev *dev, u32 rmpn);
+
+/* srq_kern.c */
+int mlx5_ib_create_kernel_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
+			      struct ib_srq_init_attr *attr, u32 entries,
+			      u32 wqe_shift);
+void mlx5_ib_destroy_kernel_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq);
+int mlx5_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+u64 mlx5_ib_srq_complete(struct mlx5_ib_srq *srq, u16 index);
 
 /* qp.c */
 int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

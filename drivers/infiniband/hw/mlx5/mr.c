@@ -4,7 +4,8 @@
  *
  * A user MR is an MTT key: the pinned pages' DMA addresses in blocks of
  * the largest page size the region's layout allows, all given inline in
- * CREATE_MKEY.  A DMA MR (kernel users) is a PA key over all of memory.
+ * CREATE_MKEY.  A DMA MR (kernel users) is a PA key over all of memory;
+ * a fast registration MR (fastreg.c) a free key UMR WQEs enable.
  * The key's low byte is ours to choose (the PRM's variant): it changes
  * with each key we create, so that a key freed and reused by the device
  * does not match a stale lkey/rkey of a peer.
@@ -21,7 +22,7 @@
 
 static atomic_t mlx5_ib_mkey_variant = ATOMIC_INIT(0);
 
-static void mlx5_ib_set_mkc(void *mkc, u32 pdn, int access, u8 mode)
+void mlx5_ib_set_mkc(void *mkc, u32 pdn, int access, u8 mode)
 {
 	MLX5_SET(mkc, mkc, access_mode_1_0, mode & 3);
 	MLX5_SET(mkc, mkc, access_mode_4_2, mode >> 2);
@@ -40,7 +41,7 @@ static struct mlx5_ib_mr *mlx5_ib_mr_alloc(void)
 	return kzalloc(sizeof(struct mlx5_ib_mr), GFP_KERNEL);
 }
 
-static void mlx5_ib_mr_publish(struct mlx5_ib_mr *mr)
+void mlx5_ib_mr_publish(struct mlx5_ib_mr *mr)
 {
 	mr->ibmr.lkey = mr->mkey;
 	mr->ibmr.rkey = mr->mkey;
@@ -163,6 +164,8 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = mlx5_ib_destroy_status(dev, err);
 	if (err)
 		return err;
+	if (mr->pages)
+		mlx5_ib_fr_free(dev, mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;

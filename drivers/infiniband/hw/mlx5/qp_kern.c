@@ -20,6 +20,15 @@
 				 sizeof(struct mlx5_wqe_atomic_seg))
 #define MLX5_IB_HDR_UC		(MLX5_IB_HDR_CTRL + sizeof(struct mlx5_wqe_raddr_seg))
 
+/*
+ * The UMR WQE of a REG_MR (RC, UC): control, UMR control, key context
+ * and the page list's data segment (fastreg.c).
+ */
+#define MLX5_IB_UMR_WQE		(MLX5_IB_HDR_CTRL + \
+				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
+				 MLX5_ST_SZ_BYTES(mkc) + \
+				 sizeof(struct mlx5_wqe_data_seg))
+
 /* A kernel QP's WQEs: at most 8 basic blocks, as libmlx5's. */
 #define MLX5_IB_KQP_MAX_WQE	512
 
@@ -57,7 +66,10 @@ static int mlx5_ib_kqp_size_sq(struct mlx5_ib_dev *dev, struct mlx5_ib_kqp *k,
 			   MLX5_SEND_WQE_DS) : 0);
 	if (data > max_wqe)
 		return -EINVAL;
-	wqe = ALIGN(hdr + data, MLX5_SEND_WQE_BB);
+	wqe = hdr + data;
+	if (type == IB_QPT_RC || type == IB_QPT_UC)
+		wqe = max_t(unsigned int, wqe, MLX5_IB_UMR_WQE);
+	wqe = ALIGN(wqe, MLX5_SEND_WQE_BB);
 	if (wqe > max_wqe)
 		return -EINVAL;
 	nbb = wqe / MLX5_SEND_WQE_BB;
@@ -179,7 +191,11 @@ static int mlx5_ib_kqp_cmd(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	MLX5_SET(qpc, qpc, log_page_size,
 		 k->buf.page_shift - MLX5_IB_ADAPTER_PAGE_SHIFT);
 	MLX5_SET(qpc, qpc, user_index, 0xffffff);
-	if (k->rq.cnt) {
+	if (attr->srq) {
+		MLX5_SET(qpc, qpc, rq_type, MLX5_SRQ_RQ);
+		MLX5_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(attr->srq)->srqn);
+		MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->mcq.cqn);
+	} else if (k->rq.cnt) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5_NON_ZERO_RQ);
 		MLX5_SET(qpc, qpc, log_rq_size, ilog2(k->rq.cnt));
 		MLX5_SET(qpc, qpc, log_rq_stride, rq_shift - 4);
@@ -224,8 +240,8 @@ int mlx5_ib_create_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	size_t bytes;
 	int err;
 
-	/* Kernel SRQs, and the creation flags, are not offered yet. */
-	if (attr->srq || attr->create_flags)
+	/* The creation flags are not offered yet. */
+	if (attr->create_flags)
 		return -EOPNOTSUPP;
 	if (attr->qp_type == IB_QPT_GSI && attr->port_num != MLX5_IB_PORT)
 		return -EINVAL;
@@ -237,7 +253,8 @@ int mlx5_ib_create_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	k->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 
 	err = mlx5_ib_kqp_size_sq(dev, k, attr->qp_type, &cap);
-	if (!err)
+	/* A QP on an SRQ has no RQ of its own. */
+	if (!err && !attr->srq)
 		err = mlx5_ib_kqp_size_rq(dev, k, &cap, &rq_shift);
 	if (err)
 		goto err_free;

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Shared receive queues of user space, as the PRM's RMP (receive memory
- * pool, the basic SRQ of ISSI 1): a linked list of receive WQEs in
- * libmlx5's memory (a 16-byte next segment, then the data segments),
- * and a doorbell record whose first word is libmlx5's counter.  The
- * QPs that name the SRQ take their receives from it (qp.c).
+ * Shared receive queues, as the PRM's RMP (receive memory pool, the
+ * basic SRQ of ISSI 1): a linked list of receive WQEs (a 16-byte next
+ * segment, then the data segments) and a doorbell record whose first
+ * word is the poster's counter.  A user SRQ's list and record are in
+ * libmlx5's memory; a kernel SRQ's are ours (srq_kern.c).  The QPs that
+ * name the SRQ take their receives from it (qp.c).
  *
- * Not yet: XRC SRQs, kernel SRQs, resizing.
+ * Not yet: XRC SRQs, resizing.
  */
 #include <rdma/uverbs_ioctl.h>
 
 #include "mlx5_ib.h"
 
 /* A WQE: the next segment and the data segments, at least 32 bytes. */
-#define MLX5_IB_SRQ_NEXT_SEG		16
 #define MLX5_IB_SRQ_MIN_WQE		32
 
 /*
@@ -21,9 +21,8 @@
  * rounded up to a power of two, each of the power of two that holds the
  * next segment and max_sge data segments.
  */
-static int mlx5_ib_srq_geometry(struct mlx5_ib_dev *dev,
-				const struct ib_srq_attr *attr,
-				u32 *entries, u32 *wqe_shift)
+int mlx5_ib_srq_geometry(struct mlx5_ib_dev *dev, const struct ib_srq_attr *attr,
+			 u32 *entries, u32 *wqe_shift)
 {
 	struct mlx5_core_dev *mdev = dev->mdev;
 	u32 desc;
@@ -41,21 +40,31 @@ static int mlx5_ib_srq_geometry(struct mlx5_ib_dev *dev,
 	return 0;
 }
 
-static int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
-			      u32 pdn, u32 entries, u32 wqe_shift, u32 limit,
-			      u64 va)
+/*
+ * CREATE_RMP over the SRQ's list: user memory (@srq->umem, from @va) or
+ * the kernel's pages (@srq->buf).
+ */
+int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
+		       u32 pdn, u32 entries, u32 wqe_shift, u32 limit, u64 va,
+		       dma_addr_t dbr)
 {
 	u32 out[MLX5_ST_SZ_DW(create_rmp_out)] = {};
 	unsigned long pgsz;
+	size_t npas;
 	void *rmpc, *wq;
 	int inlen, err;
 	u32 *in;
 
-	pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va);
-	if (!pgsz)
-		return -EINVAL;
-	inlen = MLX5_ST_SZ_BYTES(create_rmp_in) +
-		ib_umem_num_dma_blocks(srq->umem, pgsz) * sizeof(u64);
+	if (srq->umem) {
+		pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va);
+		if (!pgsz)
+			return -EINVAL;
+		npas = ib_umem_num_dma_blocks(srq->umem, pgsz);
+	} else {
+		pgsz = BIT(srq->buf.page_shift);
+		npas = srq->buf.npages;
+	}
+	inlen = MLX5_ST_SZ_BYTES(create_rmp_in) + npas * sizeof(u64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
@@ -69,8 +78,13 @@ static int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	MLX5_SET(wq, wq, log_wq_stride, wqe_shift);
 	MLX5_SET(wq, wq, log_wq_sz, ilog2(entries));
 	MLX5_SET(wq, wq, log_wq_pg_sz, order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
-	MLX5_SET64(wq, wq, dbr_addr, srq->db.dma);
-	mlx5_ib_buf_fill_pas(srq->umem, pgsz, (__be64 *)MLX5_ADDR_OF(wq, wq, pas));
+	MLX5_SET64(wq, wq, dbr_addr, dbr);
+	if (srq->umem)
+		mlx5_ib_buf_fill_pas(srq->umem, pgsz,
+				     (__be64 *)MLX5_ADDR_OF(wq, wq, pas));
+	else
+		mlx5_fill_page_frag_array(&srq->buf,
+					  (__be64 *)MLX5_ADDR_OF(wq, wq, pas));
 	MLX5_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
 
 	err = mlx5_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
@@ -81,7 +95,7 @@ static int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	return 0;
 }
 
-static int mlx5_ib_destroy_rmp(struct mlx5_ib_dev *dev, u32 rmpn)
+int mlx5_ib_destroy_rmp(struct mlx5_ib_dev *dev, u32 rmpn)
 {
 	u32 in[MLX5_ST_SZ_DW(destroy_rmp_in)] = {};
 
@@ -102,8 +116,6 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	u32 entries, wqe_shift;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	err = mlx5_ib_srq_geometry(dev, &attr->attr, &entries, &wqe_shift);
@@ -111,6 +123,9 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		return err;
 	if (attr->attr.srq_limit >= entries)
 		return -EINVAL;
+	mutex_init(&srq->lock);
+	if (!udata)
+		return mlx5_ib_create_kernel_srq(dev, srq, attr, entries, wqe_shift);
 
 	if (udata->inlen < offsetofend(struct mlx5_ib_create_srq, flags))
 		return -EINVAL;
@@ -129,7 +144,8 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (err)
 		goto err_umem;
 	err = mlx5_ib_create_rmp(dev, srq, to_mpd(ibsrq->pd)->pdn, entries,
-				 wqe_shift, attr->attr.srq_limit, req.buf_addr);
+				 wqe_shift, attr->attr.srq_limit, req.buf_addr,
+				 srq->db.dma);
 	if (err)
 		goto err_db;
 
@@ -137,7 +153,6 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	srq->max_sge = ((1U << wqe_shift) - MLX5_IB_SRQ_NEXT_SEG) /
 		       sizeof(struct mlx5_wqe_data_seg);
 	srq->limit = attr->attr.srq_limit;
-	mutex_init(&srq->lock);
 	attr->attr.max_wr = srq->max_wr;
 	attr->attr.max_sge = srq->max_sge;
 
@@ -167,6 +182,10 @@ int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	err = mlx5_ib_destroy_status(dev, mlx5_ib_destroy_rmp(dev, srq->srqn));
 	if (err)
 		return err;
+	if (srq->kernel) {
+		mlx5_ib_destroy_kernel_srq(dev, srq);
+		return 0;
+	}
 	mlx5_ib_db_unmap_user(ctx, &srq->db);
 	ib_umem_release(srq->umem);
 	return 0;

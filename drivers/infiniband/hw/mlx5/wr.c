@@ -9,54 +9,15 @@
  * datagram segment (UD, GSI: the AH's address vector with the remote QPN
  * and Q_Key), a remote address segment (RDMA and atomics), an atomic
  * segment, and the data: data segments (address, length, key) or inline
- * bytes.  Every segment is written 16 bytes at a time through a cursor
+ * bytes; or, for REG_MR and LOCAL_INV, a UMR's segments (fastreg.c).
+ * Every segment is written 16 bytes at a time through a cursor (wr.h)
  * that steps from block to block, so a WQE may wrap around the ring and
  * cross the pages of its buffer.
  */
 #include "mlx5_ib.h"
+#include "wr.h"
 
-#define MLX5_IB_DS	MLX5_SEND_WQE_DS
-
-/* The cursor over the blocks of the WQE being written. */
-struct mlx5_ib_wqe {
-	struct mlx5_ib_wq *sq;
-	u32 bb;			/* the block, free-running */
-	unsigned int off;	/* bytes written into it */
-	void *p;		/* its start */
-	unsigned int size;	/* bytes written into the WQE */
-};
-
-static void *mlx5_ib_sq_bb(struct mlx5_ib_wq *sq, u32 bb)
-{
-	return mlx5_frag_buf_get_wqe(&sq->fbc, bb & (sq->cnt - 1));
-}
-
-/* The WQE's next 16 bytes. */
-static void *mlx5_ib_wqe_ds(struct mlx5_ib_wqe *w)
-{
-	void *ds;
-
-	if (w->off == MLX5_SEND_WQE_BB) {
-		w->bb++;
-		w->off = 0;
-		w->p = mlx5_ib_sq_bb(w->sq, w->bb);
-	}
-	ds = w->p + w->off;
-	w->off += MLX5_IB_DS;
-	w->size += MLX5_IB_DS;
-	return ds;
-}
-
-/* A segment of a multiple of 16 bytes. */
-static void mlx5_ib_wqe_put(struct mlx5_ib_wqe *w, const void *seg, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i += MLX5_IB_DS)
-		memcpy(mlx5_ib_wqe_ds(w), seg + i, MLX5_IB_DS);
-}
-
-static void mlx5_ib_wqe_dseg(struct mlx5_wqe_data_seg *d, const struct ib_sge *sge)
+void mlx5_ib_wqe_dseg(struct mlx5_wqe_data_seg *d, const struct ib_sge *sge)
 {
 	d->byte_count = cpu_to_be32(sge->length);
 	d->lkey = cpu_to_be32(sge->lkey);
@@ -150,6 +111,14 @@ static int mlx5_ib_send_op(enum ib_qp_type type, enum ib_wr_opcode op,
 	if (ud)
 		return -EINVAL;
 	switch (op) {
+	case IB_WR_REG_MR:
+		o->opcode = MLX5_OPCODE_UMR;
+		o->wc_op = IB_WC_REG_MR;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		o->opcode = MLX5_OPCODE_UMR;
+		o->wc_op = IB_WC_LOCAL_INV;
+		return 0;
 	case IB_WR_SEND_WITH_INV:
 		o->opcode = MLX5_OPCODE_SEND_INVAL;
 		o->wc_op = IB_WC_SEND;
@@ -266,11 +235,17 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 
 	w.p = mlx5_ib_sq_bb(sq, w.bb);
 	c = mlx5_ib_wqe_ds(&w);
-	if (type == IB_QPT_UD || type == IB_QPT_GSI)
-		mlx5_ib_wqe_av(&w, wr);
-	else if (o.raddr)
-		mlx5_ib_wqe_remote(&w, wr, &o);
-	err = mlx5_ib_wqe_data(k, &w, wr);
+	if (wr->opcode == IB_WR_REG_MR) {
+		err = mlx5_ib_wqe_reg_mr(&w, qp->ibqp.pd, reg_wr(wr));
+	} else if (wr->opcode == IB_WR_LOCAL_INV) {
+		mlx5_ib_wqe_local_inv(&w);
+	} else {
+		if (type == IB_QPT_UD || type == IB_QPT_GSI)
+			mlx5_ib_wqe_av(&w, wr);
+		else if (o.raddr)
+			mlx5_ib_wqe_remote(&w, wr, &o);
+		err = mlx5_ib_wqe_data(k, &w, wr);
+	}
 	if (err)
 		return err;
 
@@ -280,7 +255,11 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 	c->rsvd[0] = 0;
 	c->rsvd[1] = 0;
 	c->fm_ce_se = mlx5_ib_wqe_flags(k, wr);
-	if (o.opcode == MLX5_OPCODE_SEND_INVAL)
+	/* The key to invalidate or change. */
+	if (wr->opcode == IB_WR_REG_MR)
+		c->imm = cpu_to_be32(reg_wr(wr)->key);
+	else if (o.opcode == MLX5_OPCODE_SEND_INVAL ||
+		 wr->opcode == IB_WR_LOCAL_INV)
 		c->imm = cpu_to_be32(wr->ex.invalidate_rkey);
 	else if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 		 wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)

@@ -282,6 +282,18 @@ localhost_pair() {
 	pair_to localhost "$@"
 }
 
+# res_left DEV: DEV's objects (contexts, PDs, MRs, CQs, QPs, SRQs) that
+# are not ib_core's own (the MAD layer's QP1 with its PD and CQ, the CQ
+# pool's), one a line as rdma res shows them; nothing when none.
+res_left() {
+	local r
+
+	for r in ctx pd mr cq qp srq; do
+		rdma res show $r 2>/dev/null | grep -E "^(dev|link) $1[ /]" |
+			grep -v ' comm \[ib_core\] *$'
+	done
+}
+
 # mlx5_log_clean SINCE: no line of mlx5's after dmesg line SINCE tells
 # of an error CQE it dumped ("WC error"), a failure or a timeout.
 mlx5_log_clean() {

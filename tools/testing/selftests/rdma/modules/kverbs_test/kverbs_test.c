@@ -54,6 +54,14 @@ MODULE_PARM_DESC(force_mr, "ib_core runs with force_mr=1: expect MRs");
 static bool stock;
 module_param(stock, bool, 0444);
 MODULE_PARM_DESC(stock, "the in-tree ib_core: skip what oopses there");
+/*
+ * Debian's mlx5_ib WARNs (alloc_cacheable_mr) on a user MR whose start
+ * and iova are at different page offsets (measured on the modelled
+ * ConnectX): hw_mlx5_kverbs skips that case there.
+ */
+static bool no_odd_offset;
+module_param(no_odd_offset, bool, 0444);
+MODULE_PARM_DESC(no_odd_offset, "skip ib_reg_user_mr at mismatched page offsets");
 
 /* How long one operation may take in a slow (TCG) guest. */
 #define KT_WAIT		(10 * HZ)
@@ -1708,7 +1716,8 @@ static void kt_run_all(void)
 	ktap_run("alloc_pd unsafe_global_rkey", kt_pd_unsafe_global_rkey, true,
 		 "");
 	ktap_run("ib_reg_user_mr: start and iova at other page offsets",
-		 kt_reg_user_mr_offset, pd, "no PD");
+		 kt_reg_user_mr_offset, pd && !no_odd_offset,
+		 no_odd_offset ? "no_odd_offset: the driver WARNs" : "no PD");
 	ktap_run("alloc_cq and free_cq in every polling context",
 		 kt_cq_alloc_free, true, "wrong");
 	ktap_run("ib_cq_pool_get shares, ib_cq_pool_put gives back", kt_cq_pool,
