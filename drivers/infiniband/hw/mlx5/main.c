@@ -161,6 +161,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
 	.add_gid = mlx5_ib_add_gid,
+	.attach_mcast = mlx5_ib_mcg_attach,
 	.alloc_mr = mlx5_ib_alloc_mr,
 	.alloc_pd = mlx5_ib_alloc_pd,
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
@@ -176,6 +177,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.destroy_cq = mlx5_ib_destroy_cq,
 	.destroy_qp = mlx5_ib_destroy_qp,
 	.destroy_srq = mlx5_ib_destroy_srq,
+	.detach_mcast = mlx5_ib_mcg_detach,
 	.device_group = &mlx5_ib_dev_attr_group,
 	.get_dev_fw_str = mlx5_ib_get_dev_fw_str,
 	.get_dma_mr = mlx5_ib_get_dma_mr,

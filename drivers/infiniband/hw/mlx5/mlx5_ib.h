@@ -458,6 +458,10 @@ int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 
+/* mcg.c */
+int mlx5_ib_mcg_attach(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int mlx5_ib_mcg_detach(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
 /* ah.c */
 int mlx5_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		      struct ib_udata *udata);

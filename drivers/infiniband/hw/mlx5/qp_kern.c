@@ -13,12 +13,15 @@
  */
 #include "mlx5_ib.h"
 
-/* The segments an SQ WQE of each type has before its data. */
+/*
+ * The segments an SQ WQE of each type has before its data segments (an
+ * atomic's operands and its one data segment fit in any RC WQE, which
+ * is at least a fast registration's, below).  query_device's
+ * max_send_sge counts the same way (main.c).
+ */
 #define MLX5_IB_HDR_CTRL	sizeof(struct mlx5_wqe_ctrl_seg)
 #define MLX5_IB_HDR_UD		(MLX5_IB_HDR_CTRL + sizeof(struct mlx5_wqe_datagram_seg))
-#define MLX5_IB_HDR_RC		(MLX5_IB_HDR_CTRL + sizeof(struct mlx5_wqe_raddr_seg) + \
-				 sizeof(struct mlx5_wqe_atomic_seg))
-#define MLX5_IB_HDR_UC		(MLX5_IB_HDR_CTRL + sizeof(struct mlx5_wqe_raddr_seg))
+#define MLX5_IB_HDR_RC		(MLX5_IB_HDR_CTRL + sizeof(struct mlx5_wqe_raddr_seg))
 
 /*
  * The UMR WQE of a REG_MR (RC, UC): control, UMR control, key context
@@ -36,9 +39,8 @@ static unsigned int mlx5_ib_kqp_sq_hdr(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
-		return MLX5_IB_HDR_RC;
 	case IB_QPT_UC:
-		return MLX5_IB_HDR_UC;
+		return MLX5_IB_HDR_RC;
 	default:
 		return MLX5_IB_HDR_UD;
 	}
