@@ -165,12 +165,14 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.alloc_mr = mlx5_ib_alloc_mr,
 	.alloc_pd = mlx5_ib_alloc_pd,
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
+	.alloc_xrcd = mlx5_ib_alloc_xrcd,
 	.create_ah = mlx5_ib_create_ah,
 	.create_cq = mlx5_ib_create_cq,
 	.create_qp = mlx5_ib_create_qp,
 	.create_srq = mlx5_ib_create_srq,
 	.dealloc_pd = mlx5_ib_dealloc_pd,
 	.dealloc_ucontext = mlx5_ib_dealloc_ucontext,
+	.dealloc_xrcd = mlx5_ib_dealloc_xrcd,
 	.del_gid = mlx5_ib_del_gid,
 	.dereg_mr = mlx5_ib_dereg_mr,
 	.destroy_ah = mlx5_ib_destroy_ah,
@@ -208,6 +210,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5_ib_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, mlx5_ib_xrcd, ibxrcd),
 };
 
 /* The driver's ioctl namespaces: merged by ib_uverbs at registration. */
@@ -297,9 +300,13 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	if (err)
 		goto err_roce;
 
-	err = mlx5_ib_qp_event_init(dev);
+	err = mlx5_ib_devr_init(dev);
 	if (err)
 		goto err_netdev;
+
+	err = mlx5_ib_qp_event_init(dev);
+	if (err)
+		goto err_devr;
 
 	dev->mdev_events.notifier_call = mlx5_ib_mdev_event;
 	mlx5_notifier_register(mdev, &dev->mdev_events);
@@ -314,6 +321,8 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 err_events:
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+err_devr:
+	mlx5_ib_devr_cleanup(dev);
 err_netdev:
 	mlx5_ib_netdev_cleanup(dev);
 err_roce:
@@ -331,6 +340,7 @@ static void mlx5_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ib_dev);
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+	mlx5_ib_devr_cleanup(dev);
 	mlx5_ib_netdev_cleanup(dev);
 	mlx5_nic_vport_disable_roce(mdev);
 	WARN_ON(!xa_empty(&dev->qps));

@@ -58,6 +58,13 @@ struct mlx5_ib_dev {
 	 * reference taken under it (mlx5_ib_qp.refcount).
 	 */
 	struct xarray qps;
+
+	/* The domain and PD of XRC QPs that have none (xrc.c). */
+	struct {
+		u32 pdn;
+		u32 xrcdn;
+		bool valid;
+	} devr;
 };
 
 static inline struct mlx5_ib_dev *to_mdev(struct ib_device *ibdev)
@@ -120,6 +127,16 @@ static inline struct mlx5_ib_mmap_entry *
 to_mmmap(struct rdma_user_mmap_entry *rdma_entry)
 {
 	return container_of(rdma_entry, struct mlx5_ib_mmap_entry, rdma_entry);
+}
+
+struct mlx5_ib_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
+static inline struct mlx5_ib_xrcd *to_mxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct mlx5_ib_xrcd, ibxrcd);
 }
 
 struct mlx5_ib_pd {
@@ -215,6 +232,7 @@ struct mlx5_ib_srq {
 	struct mutex lock;		/* serialises modify_srq, protects limit */
 	u32 limit;
 
+	bool xrc;			/* an XRC SRQ, not an RMP */
 	bool kernel;
 	struct mlx5_frag_buf buf;
 	struct mlx5_frag_buf_ctrl fbc;
@@ -457,6 +475,19 @@ int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
+
+/* xrc.c */
+int mlx5_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int mlx5_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int mlx5_ib_devr_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_devr_cleanup(struct mlx5_ib_dev *dev);
+int mlx5_ib_create_xrc_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
+			   struct ib_srq_init_attr *attr, u32 entries,
+			   u32 wqe_shift, u32 uidx, u64 va);
+int mlx5_ib_destroy_xrc_srq(struct mlx5_ib_dev *dev, u32 srqn);
+int mlx5_ib_arm_xrc_srq(struct mlx5_ib_dev *dev, u32 srqn, u32 limit);
+int mlx5_ib_create_xrc_tgt(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			   struct ib_qp_init_attr *attr);
 
 /* mcg.c */
 int mlx5_ib_mcg_attach(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

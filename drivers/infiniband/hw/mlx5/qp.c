@@ -30,6 +30,9 @@ u8 mlx5_ib_qp_st(enum ib_qp_type type)
 		return MLX5_QP_ST_UC;
 	case IB_QPT_GSI:
 		return MLX5_QP_ST_QP1;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return MLX5_QP_ST_XRC;
 	default:
 		return MLX5_QP_ST_UD;
 	}
@@ -150,23 +153,37 @@ static int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out)
 	return 0;
 }
 
-/* A kernel QP: its rings, then published as a user one is. */
+/*
+ * A kernel QP (its rings) or an XRC target (no queues), then published
+ * as a user QP is.  A target of user space answers an empty response.
+ */
 static int mlx5_ib_create_kqp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
-			      struct ib_qp_init_attr *attr)
+			      struct ib_qp_init_attr *attr,
+			      struct ib_udata *udata)
 {
+	struct mlx5_ib_create_qp_resp resp = {};
 	int err;
 
-	err = mlx5_ib_create_kernel_qp(dev, qp, attr);
+	if (attr->qp_type == IB_QPT_XRC_TGT)
+		err = mlx5_ib_create_xrc_tgt(dev, qp, attr);
+	else
+		err = mlx5_ib_create_kernel_qp(dev, qp, attr);
 	if (err)
 		return err;
+	qp->cap = attr->cap;
 	qp->state = IB_QPS_RESET;
 	qp->ibqp.qp_num = attr->qp_type == IB_QPT_GSI ? 1 : qp->qpn;
 	refcount_set(&qp->refcount, 1);
 	init_completion(&qp->free);
-	err = xa_err(xa_store_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL));
+	if (udata)
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+	if (!err)
+		err = xa_err(xa_store_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL));
 	if (err) {
 		mlx5_ib_destroy_qp_cmd(dev, qp->qpn);
-		mlx5_ib_destroy_kernel_qp(dev, qp);
+		if (qp->k)
+			mlx5_ib_destroy_kernel_qp(dev, qp);
 	}
 	return err;
 }
@@ -194,13 +211,20 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		if (udata)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_XRC_INI:
+		/* Only libmlx5 sends from XRC initiators. */
+		if (!udata || !dev->devr.valid)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (attr->create_flags || attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	if (!udata)
-		return mlx5_ib_create_kqp(dev, qp, attr);
+	if (!udata || attr->qp_type == IB_QPT_XRC_TGT)
+		return mlx5_ib_create_kqp(dev, qp, attr, udata);
 
 	err = mlx5_ib_qp_req(dev, udata, &req);
 	if (err)
@@ -224,7 +248,11 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	MLX5_SET(qpc, qpc, pd, to_mpd(ibqp->pd)->pdn);
 	MLX5_SET(qpc, qpc, uar_page, req.bfreg_index);
 	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(attr->send_cq)->mcq.cqn);
-	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->mcq.cqn);
+	/* An XRC initiator receives nothing: no CQ, the driver's domain. */
+	if (attr->recv_cq)
+		MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->mcq.cqn);
+	if (attr->qp_type == IB_QPT_XRC_INI)
+		MLX5_SET(qpc, qpc, xrcd, dev->devr.xrcdn);
 	MLX5_SET(qpc, qpc, user_index, uidx);
 	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
@@ -283,8 +311,10 @@ int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		mlx5_ib_destroy_kernel_qp(dev, qp);
 		return 0;
 	}
+	/* An XRC target has neither buffer nor record. */
 	ib_umem_release(qp->umem);
-	mlx5_ib_db_unmap_user(ctx, &qp->db);
+	if (qp->db.page)
+		mlx5_ib_db_unmap_user(ctx, &qp->db);
 	return 0;
 }
 

@@ -70,6 +70,8 @@ static int mlx5_ib_qp_class(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 		return MLX5_IB_QPC_RC;
 	case IB_QPT_UC:
 		return MLX5_IB_QPC_UC;
@@ -203,7 +205,7 @@ static int mlx5_ib_fill_qpc(struct mlx5_ib_qp *qp, const struct ib_qp_attr *attr
 	}
 	if (new == IB_QPS_RTS && qp->state == IB_QPS_RTR) {
 		MLX5_SET(qpc, qpc, next_send_psn, attr->sq_psn);
-		if (type == IB_QPT_RC) {
+		if (mlx5_ib_qp_class(type) == MLX5_IB_QPC_RC) {
 			MLX5_SET(ads, ads, ack_timeout, attr->timeout);
 			MLX5_SET(qpc, qpc, retry_count, attr->retry_cnt);
 			MLX5_SET(qpc, qpc, rnr_retry, attr->rnr_retry);

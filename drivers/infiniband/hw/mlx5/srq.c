@@ -7,7 +7,9 @@
  * libmlx5's memory; a kernel SRQ's are ours (srq_kern.c).  The QPs that
  * name the SRQ take their receives from it (qp.c).
  *
- * Not yet: XRC SRQs, resizing.
+ * XRC SRQs (user space only) are CREATE_XRC_SRQ's (xrc.c).
+ *
+ * Not yet: resizing.
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -104,6 +106,14 @@ int mlx5_ib_destroy_rmp(struct mlx5_ib_dev *dev, u32 rmpn)
 	return mlx5_cmd_exec_in(dev->mdev, destroy_rmp, in);
 }
 
+static int mlx5_ib_destroy_srq_cmd(struct mlx5_ib_dev *dev,
+				   struct mlx5_ib_srq *srq)
+{
+	if (srq->xrc)
+		return mlx5_ib_destroy_xrc_srq(dev, srq->srqn);
+	return mlx5_ib_destroy_rmp(dev, srq->srqn);
+}
+
 int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		       struct ib_udata *udata)
 {
@@ -116,7 +126,8 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	u32 entries, wqe_shift;
 	int err;
 
-	if (attr->srq_type != IB_SRQT_BASIC)
+	if (attr->srq_type != IB_SRQT_BASIC &&
+	    !(attr->srq_type == IB_SRQT_XRC && udata && dev->devr.valid))
 		return -EOPNOTSUPP;
 	err = mlx5_ib_srq_geometry(dev, &attr->attr, &entries, &wqe_shift);
 	if (err)
@@ -143,9 +154,16 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	err = mlx5_ib_db_map_user(ctx, req.db_addr, &srq->db);
 	if (err)
 		goto err_umem;
-	err = mlx5_ib_create_rmp(dev, srq, to_mpd(ibsrq->pd)->pdn, entries,
-				 wqe_shift, attr->attr.srq_limit, req.buf_addr,
-				 srq->db.dma);
+	if (attr->srq_type == IB_SRQT_XRC) {
+		srq->xrc = true;
+		err = mlx5_ib_create_xrc_srq(dev, srq, attr, entries, wqe_shift,
+					     ctx->cqe_version ? req.uidx : 0xffffff,
+					     req.buf_addr);
+	} else {
+		err = mlx5_ib_create_rmp(dev, srq, to_mpd(ibsrq->pd)->pdn,
+					 entries, wqe_shift, attr->attr.srq_limit,
+					 req.buf_addr, srq->db.dma);
+	}
 	if (err)
 		goto err_db;
 
@@ -163,7 +181,7 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	return 0;
 
 err_rmp:
-	mlx5_ib_destroy_rmp(dev, srq->srqn);
+	mlx5_ib_destroy_srq_cmd(dev, srq);
 err_db:
 	mlx5_ib_db_unmap_user(ctx, &srq->db);
 err_umem:
@@ -179,7 +197,7 @@ int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct mlx5_ib_srq *srq = to_msrq(ibsrq);
 	int err;
 
-	err = mlx5_ib_destroy_status(dev, mlx5_ib_destroy_rmp(dev, srq->srqn));
+	err = mlx5_ib_destroy_status(dev, mlx5_ib_destroy_srq_cmd(dev, srq));
 	if (err)
 		return err;
 	if (srq->kernel) {
@@ -191,7 +209,7 @@ int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-/* Only the limit moves: MODIFY_RMP of the wq's lwm. */
+/* Only the limit moves: MODIFY_RMP of the wq's lwm, ARM_XRC_SRQ's. */
 int mlx5_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
@@ -216,7 +234,10 @@ int mlx5_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		 MLX5_RMPC_STATE_RDY);
 	MLX5_SET(wq, wq, lwm, attr->srq_limit);
 	mutex_lock(&srq->lock);
-	err = mlx5_cmd_exec_in(dev->mdev, modify_rmp, in);
+	if (srq->xrc)
+		err = mlx5_ib_arm_xrc_srq(dev, srq->srqn, attr->srq_limit);
+	else
+		err = mlx5_cmd_exec_in(dev->mdev, modify_rmp, in);
 	if (!err)
 		srq->limit = attr->srq_limit;
 	mutex_unlock(&srq->lock);
