@@ -73,13 +73,15 @@ static int mlx5_ib_create_user_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq
 {
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
 	unsigned long pgsz;
+	u32 page_offset;
 	size_t npas;
 	void *cqc;
 	int inlen;
 	u32 *in;
 	int err;
 
-	pgsz = mlx5_ib_buf_pgsz(cq->umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr);
+	pgsz = mlx5_ib_buf_pgsz(cq->umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr,
+				&page_offset);
 	if (!pgsz)
 		return -EINVAL;
 	npas = ib_umem_num_dma_blocks(cq->umem, pgsz);
@@ -99,6 +101,7 @@ static int mlx5_ib_create_user_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
 	MLX5_SET(cqc, cqc, log_page_size,
 		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(cqc, cqc, page_offset, page_offset);
 	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
 
 	cq->mcq.comp = mlx5_ib_cq_comp;
@@ -143,6 +146,7 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = mlx5_ib_cq_req(udata, &req);
 	if (err)
 		return err;
+	mutex_init(&cq->resize_lock);
 	if (!mlx5_ib_uar_owned(ctx, req.uar_page_index))
 		return -EINVAL;
 	err = mlx5_vector2eqn(mdev, attr->comp_vector, &eqn);
@@ -219,6 +223,96 @@ int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 	err = mlx5_core_modify_cq_moderation(dev->mdev, &to_mcq(ibcq)->mcq,
 					     cq_period, cq_count);
 	return mlx5_ib_cmd_status(dev, err);
+}
+
+/*
+ * ibv_resize_cq() of a user CQ: libmlx5's new ring replaces the old with
+ * MODIFY_CQ (op_mod RESIZE: size, page size and offset, the new pages).
+ * The device ends the old ring with a resize CQE, after which libmlx5
+ * copies what is left over and polls the new one.  Resizes of one CQ
+ * are serialised by @resize_lock; the old ring is unpinned once the
+ * device has moved.  Kernel CQs keep their size.
+ */
+int mlx5_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct mlx5_ib_dev *dev = to_mdev(ibcq->device);
+	struct mlx5_core_dev *mdev = dev->mdev;
+	struct mlx5_ib_cq *cq = to_mcq(ibcq);
+	struct mlx5_ib_resize_cq req = {};
+	unsigned long pgsz;
+	unsigned int entries;
+	struct ib_umem *umem;
+	u32 page_offset;
+	void *cqc;
+	int inlen, err;
+	u32 *in;
+
+	if (!udata || cq->kernel || !MLX5_CAP_GEN(mdev, cq_resize))
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))
+		return -EINVAL;
+	if (udata->inlen < sizeof(req))
+		return -EINVAL;
+	err = ib_copy_from_udata(&req, udata, sizeof(req));
+	if (err)
+		return err;
+	if (req.reserved0 || req.reserved1 ||
+	    (req.cqe_size != 64 && req.cqe_size != 128))
+		return -EINVAL;
+	entries = roundup_pow_of_two(cqe + 1);
+
+	mutex_lock(&cq->resize_lock);
+	umem = ib_umem_get(ibcq->device, req.buf_addr,
+			   (size_t)entries * req.cqe_size, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto out;
+	}
+	pgsz = mlx5_ib_buf_pgsz(umem, MLX5_IB_RING_PGSZ_BITMAP, req.buf_addr,
+				&page_offset);
+	if (!pgsz) {
+		err = -EINVAL;
+		goto err_umem;
+	}
+	inlen = MLX5_ST_SZ_BYTES(modify_cq_in) +
+		ib_umem_num_dma_blocks(umem, pgsz) * sizeof(u64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	mlx5_ib_buf_fill_pas(umem, pgsz,
+			     (__be64 *)MLX5_ADDR_OF(modify_cq_in, in, pas));
+	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+	MLX5_SET(modify_cq_in, in, op_mod, MLX5_CQ_OPMOD_RESIZE);
+	MLX5_SET(modify_cq_in, in, cqn, cq->mcq.cqn);
+	MLX5_SET(modify_cq_in, in,
+		 modify_field_select_resize_field_select.resize_field_select.resize_field_select,
+		 MLX5_MODIFY_CQ_MASK_LOG_SIZE | MLX5_MODIFY_CQ_MASK_PG_OFFSET |
+		 MLX5_MODIFY_CQ_MASK_PG_SIZE);
+	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, req.cqe_size == 128 ? MLX5_IB_CQE_SZ_128 :
+						    MLX5_IB_CQE_SZ_64);
+	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
+	MLX5_SET(cqc, cqc, log_page_size,
+		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(cqc, cqc, page_offset, page_offset);
+	err = mlx5_core_modify_cq(mdev, &cq->mcq, in, inlen);
+	err = mlx5_ib_cmd_status(dev, err);
+	kvfree(in);
+	if (err)
+		goto err_umem;
+
+	ib_umem_release(cq->umem);
+	cq->umem = umem;
+	ibcq->cqe = entries - 1;
+	goto out;
+
+err_umem:
+	ib_umem_release(umem);
+out:
+	mutex_unlock(&cq->resize_lock);
+	return err;
 }
 
 /* User CQs are libmlx5's to poll and arm; the core never asks for them. */

@@ -162,6 +162,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 
 	.add_gid = mlx5_ib_add_gid,
 	.attach_mcast = mlx5_ib_mcg_attach,
+	.alloc_hw_port_stats = mlx5_ib_alloc_hw_port_stats,
 	.alloc_mr = mlx5_ib_alloc_mr,
 	.alloc_pd = mlx5_ib_alloc_pd,
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
@@ -182,6 +183,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.detach_mcast = mlx5_ib_mcg_detach,
 	.device_group = &mlx5_ib_dev_attr_group,
 	.get_dev_fw_str = mlx5_ib_get_dev_fw_str,
+	.get_hw_stats = mlx5_ib_get_hw_stats,
 	.get_dma_mr = mlx5_ib_get_dma_mr,
 	.get_link_layer = mlx5_ib_link_layer,
 	.get_netdev = mlx5_ib_get_netdev,
@@ -195,14 +197,18 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.poll_cq = mlx5_ib_poll_cq,
 	.post_recv = mlx5_ib_post_recv,
 	.post_send = mlx5_ib_post_send,
+	.process_mad = mlx5_ib_process_mad,
 	.post_srq_recv = mlx5_ib_post_srq_recv,
 	.query_device = mlx5_ib_query_device,
 	.query_pkey = mlx5_ib_query_pkey,
 	.query_port = mlx5_ib_query_port,
 	.query_qp = mlx5_ib_query_qp,
 	.query_srq = mlx5_ib_query_srq,
+	.query_ucontext = mlx5_ib_query_ucontext,
 	.reg_user_mr = mlx5_ib_reg_user_mr,
+	.rereg_user_mr = mlx5_ib_rereg_user_mr,
 	.req_notify_cq = mlx5_ib_req_notify_cq,
+	.resize_cq = mlx5_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mlx5_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5_ib_cq, ibcq),
@@ -216,6 +222,8 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 /* The driver's ioctl namespaces: merged by ib_uverbs at registration. */
 static const struct uapi_definition mlx5_ib_uapi_defs[] = {
 	UAPI_DEF_CHAIN(mlx5_ib_uar_defs),
+	UAPI_DEF_CHAIN(mlx5_ib_ucontext_defs),
+	UAPI_DEF_CHAIN(mlx5_ib_pd_defs),
 	{}
 };
 
@@ -304,9 +312,13 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	if (err)
 		goto err_netdev;
 
-	err = mlx5_ib_qp_event_init(dev);
+	err = mlx5_ib_counters_init(dev);
 	if (err)
 		goto err_devr;
+
+	err = mlx5_ib_qp_event_init(dev);
+	if (err)
+		goto err_counters;
 
 	dev->mdev_events.notifier_call = mlx5_ib_mdev_event;
 	mlx5_notifier_register(mdev, &dev->mdev_events);
@@ -321,6 +333,8 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 err_events:
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+err_counters:
+	mlx5_ib_counters_cleanup(dev);
 err_devr:
 	mlx5_ib_devr_cleanup(dev);
 err_netdev:
@@ -340,6 +354,7 @@ static void mlx5_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ib_dev);
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+	mlx5_ib_counters_cleanup(dev);
 	mlx5_ib_devr_cleanup(dev);
 	mlx5_ib_netdev_cleanup(dev);
 	mlx5_nic_vport_disable_roce(mdev);

@@ -59,6 +59,9 @@ struct mlx5_ib_dev {
 	 */
 	struct xarray qps;
 
+	/* Port 1's Q counter set, named by every QP (counters.c); 0: none. */
+	u16 q_counter;
+
 	/* The domain and PD of XRC QPs that have none (xrc.c). */
 	struct {
 		u32 pdn;
@@ -153,6 +156,7 @@ struct mlx5_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* NULL for DMA MRs */
 	u32 mkey;
+	int access;			/* a user MR's, for rereg */
 
 	/*
 	 * Fast registration (fastreg.c): the page list a REG_MR's UMR
@@ -186,8 +190,9 @@ struct mlx5_ib_cq {
 	struct ib_cq ibcq;
 	struct mlx5_core_cq mcq;
 
-	struct ib_umem *umem;
+	struct ib_umem *umem;		/* changed by resize, under resize_lock */
 	struct mlx5_ib_user_db db;
+	struct mutex resize_lock;	/* serialises a user CQ's resizes */
 
 	struct mlx5_frag_buf buf;
 	struct mlx5_frag_buf_ctrl fbc;
@@ -362,6 +367,9 @@ int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
 int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void mlx5_ib_mmap_free(struct rdma_user_mmap_entry *entry);
+int mlx5_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition mlx5_ib_ucontext_defs[];
 
 /* sysfs.c */
 extern const struct attribute_group mlx5_ib_dev_attr_group;
@@ -380,7 +388,7 @@ void mlx5_ib_uar_release(struct mlx5_ib_ucontext *ctx,
 						    MLX5_IB_ADAPTER_PAGE_SHIFT)
 
 unsigned long mlx5_ib_buf_pgsz(struct ib_umem *umem, unsigned long bitmap,
-			       u64 va);
+			       u64 va, u32 *page_offset);
 void mlx5_ib_buf_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas);
 
 /* doorbell.c */
@@ -392,6 +400,7 @@ void mlx5_ib_db_unmap_user(struct mlx5_ib_ucontext *ctx,
 /* pd.c */
 int mlx5_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int mlx5_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+extern const struct uapi_definition mlx5_ib_pd_defs[];
 
 /* mr.c */
 struct ib_mr *mlx5_ib_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -399,6 +408,9 @@ struct ib_mr *mlx5_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
 int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mlx5_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_pd *pd, struct ib_udata *udata);
 void mlx5_ib_set_mkc(void *mkc, u32 pdn, int access, u8 mode);
 void mlx5_ib_mr_publish(struct mlx5_ib_mr *mr);
 
@@ -414,6 +426,7 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int mlx5_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mlx5_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
+int mlx5_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mlx5_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mlx5_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe);
@@ -488,6 +501,20 @@ int mlx5_ib_destroy_xrc_srq(struct mlx5_ib_dev *dev, u32 srqn);
 int mlx5_ib_arm_xrc_srq(struct mlx5_ib_dev *dev, u32 srqn, u32 limit);
 int mlx5_ib_create_xrc_tgt(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 			   struct ib_qp_init_attr *attr);
+
+/* counters.c */
+int mlx5_ib_counters_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_counters_cleanup(struct mlx5_ib_dev *dev);
+struct rdma_hw_stats *
+mlx5_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);
+int mlx5_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+
+/* pma.c */
+int mlx5_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+			const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 /* mcg.c */
 int mlx5_ib_mcg_attach(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -140,6 +140,7 @@ struct ib_mr *mlx5_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				      length, access, order_base_2(pgsz));
 	if (err)
 		goto err_umem;
+	mr->access = access;
 	mlx5_ib_mr_publish(mr);
 	return &mr->ibmr;
 
@@ -169,4 +170,30 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
+}
+
+/*
+ * ibv_rereg_mr(): a new key over the region as it is to be (the new
+ * range, rights or PD, the rest as they were); the core moves the
+ * handle to it and deregisters the old one.  The old key stays valid
+ * until then, so a failure leaves the MR as it was.
+ */
+struct ib_mr *mlx5_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct mlx5_ib_mr *mr = to_mmr(ibmr);
+
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		virt_addr = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	return mlx5_ib_reg_user_mr(pd, start, length, virt_addr, access, udata);
 }

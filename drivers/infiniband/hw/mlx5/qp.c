@@ -83,6 +83,7 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	size_t sq_bytes = (size_t)req->sq_wqe_count << MLX5_IB_SQ_STRIDE_SHIFT;
 	struct ib_umem *umem;
 	unsigned long pgsz;
+	u32 page_offset;
 	size_t npas;
 	void *qpc;
 
@@ -93,7 +94,8 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 		return PTR_ERR(umem);
 	qp->umem = umem;
 
-	pgsz = mlx5_ib_buf_pgsz(umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr);
+	pgsz = mlx5_ib_buf_pgsz(umem, MLX5_IB_RING_PGSZ_BITMAP, req->buf_addr,
+				&page_offset);
 	if (!pgsz)
 		return -EINVAL;
 	npas = ib_umem_num_dma_blocks(umem, pgsz);
@@ -108,6 +110,7 @@ static int mlx5_ib_qp_buf(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	qpc = MLX5_ADDR_OF(create_qp_in, *in, qpc);
 	MLX5_SET(qpc, qpc, log_page_size,
 		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(qpc, qpc, page_offset, page_offset);
 	if (srq) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5_SRQ_RQ);
 		MLX5_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(srq)->srqn);
@@ -221,7 +224,13 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (attr->create_flags || attr->rwq_ind_tbl)
+	if (attr->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	/* A UD QP may keep its own multicast from coming back to it. */
+	if (attr->create_flags &&
+	    (attr->create_flags != IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK ||
+	     attr->qp_type != IB_QPT_UD ||
+	     !MLX5_CAP_GEN(dev->mdev, block_lb_mc)))
 		return -EOPNOTSUPP;
 	if (!udata || attr->qp_type == IB_QPT_XRC_TGT)
 		return mlx5_ib_create_kqp(dev, qp, attr, udata);
@@ -254,6 +263,8 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (attr->qp_type == IB_QPT_XRC_INI)
 		MLX5_SET(qpc, qpc, xrcd, dev->devr.xrcdn);
 	MLX5_SET(qpc, qpc, user_index, uidx);
+	MLX5_SET(qpc, qpc, block_lb_mc,
+		 !!(attr->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK));
 	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
 
@@ -262,7 +273,19 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (err)
 		goto err_buf;
 	qp->qpn = MLX5_GET(create_qp_out, out, qpn);
+	/*
+	 * What query_qp answers, as stock: the receive ring libmlx5 laid
+	 * out (a power of two of WQEs), and no send side (libmlx5 answers
+	 * that from its own).
+	 */
 	qp->cap = attr->cap;
+	qp->cap.max_send_wr = 0;
+	qp->cap.max_send_sge = 0;
+	if (!attr->srq) {
+		qp->cap.max_recv_wr = req.rq_wqe_count;
+		qp->cap.max_recv_sge = req.rq_wqe_count ?
+			BIT(req.rq_wqe_shift) / sizeof(struct mlx5_wqe_data_seg) : 0;
+	}
 	qp->state = IB_QPS_RESET;
 	ibqp->qp_num = qp->qpn;
 	refcount_set(&qp->refcount, 1);

@@ -212,6 +212,8 @@ static int mlx5_ib_kqp_cmd(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 		MLX5_SET(qpc, qpc, no_sq, 1);
 	}
 	MLX5_SET64(qpc, qpc, dbr_addr, k->db.dma);
+	MLX5_SET(qpc, qpc, block_lb_mc,
+		 !!(attr->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK));
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
 
 	err = mlx5_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
@@ -242,9 +244,7 @@ int mlx5_ib_create_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	size_t bytes;
 	int err;
 
-	/* The creation flags are not offered yet. */
-	if (attr->create_flags)
-		return -EOPNOTSUPP;
+	/* Of the creation flags, qp.c let through multicast loopback blocking. */
 	if (attr->qp_type == IB_QPT_GSI && attr->port_num != MLX5_IB_PORT)
 		return -EINVAL;
 

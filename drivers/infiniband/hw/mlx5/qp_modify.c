@@ -171,6 +171,9 @@ static int mlx5_ib_fill_qpc(struct mlx5_ib_qp *qp, const struct ib_qp_attr *attr
 	}
 	/* Port 1 always: the device has no other. */
 	MLX5_SET(ads, ads, vhca_port_num, MLX5_IB_PORT);
+	/* Counted in the port's Q counter set from the start (counters.c). */
+	if (new == IB_QPS_INIT && qp->state == IB_QPS_RESET)
+		MLX5_SET(qpc, qpc, counter_set_id, dev->q_counter);
 	if (attr_mask & IB_QP_QKEY)
 		MLX5_SET(qpc, qpc, q_key, attr->qkey);
 	if (attr_mask & IB_QP_MIN_RNR_TIMER)
@@ -408,7 +411,7 @@ int mlx5_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->qp_state = state;
 	attr->cur_qp_state = state;
 	attr->port_num = MLX5_IB_PORT;
-	/* libmlx5 sized the rings from these (and reports its own counts). */
+	/* The rings as created (qp.c, qp_kern.c). */
 	attr->cap = qp->cap;
 
 	init_attr->qp_type = ibqp->qp_type;

@@ -51,6 +51,7 @@ int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 		       dma_addr_t dbr)
 {
 	u32 out[MLX5_ST_SZ_DW(create_rmp_out)] = {};
+	u32 page_offset = 0;
 	unsigned long pgsz;
 	size_t npas;
 	void *rmpc, *wq;
@@ -58,8 +59,10 @@ int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	u32 *in;
 
 	if (srq->umem) {
-		pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va);
-		if (!pgsz)
+		pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va,
+					&page_offset);
+		/* The wq's page_offset has five bits. */
+		if (!pgsz || page_offset >= BIT(5))
 			return -EINVAL;
 		npas = ib_umem_num_dma_blocks(srq->umem, pgsz);
 	} else {
@@ -80,6 +83,7 @@ int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	MLX5_SET(wq, wq, log_wq_stride, wqe_shift);
 	MLX5_SET(wq, wq, log_wq_sz, ilog2(entries));
 	MLX5_SET(wq, wq, log_wq_pg_sz, order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(wq, wq, page_offset, page_offset);
 	MLX5_SET64(wq, wq, dbr_addr, dbr);
 	if (srq->umem)
 		mlx5_ib_buf_fill_pas(srq->umem, pgsz,

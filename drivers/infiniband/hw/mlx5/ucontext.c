@@ -9,9 +9,12 @@
  * (uar.c) and maps it at the offset that returns.  A library that asks
  * for the static scheme gets EOPNOTSUPP.
  */
+#define UVERBS_MODULE_NAME mlx5_ib
 #include <linux/mlx5/transobj.h>
 #include <linux/mlx5/vport.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/mlx5_user_ioctl_cmds.h>
 
 #include "mlx5_ib.h"
 
@@ -46,6 +49,30 @@ static u8 mlx5_ib_eth_min_inline(struct mlx5_core_dev *mdev)
 
 	mlx5_query_min_inline(mdev, &mode);
 	return mode + 1;
+}
+
+/* What libmlx5 learns of the device, at allocation and at import. */
+static void mlx5_ib_uctx_resp(struct mlx5_ib_ucontext *ctx,
+			      struct mlx5_ib_alloc_ucontext_resp *resp)
+{
+	struct mlx5_core_dev *mdev = to_mdev(ctx->ibuc.device)->mdev;
+
+	resp->qp_tab_size = 1 << MLX5_CAP_GEN(mdev, log_max_qp);
+	resp->cache_line_size = cache_line_size();
+	resp->max_sq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_sq);
+	resp->max_rq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_rq);
+	resp->max_send_wqebb = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	resp->max_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	resp->max_srq_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_srq_sz);
+	resp->num_ports = 1;
+	resp->cqe_version = ctx->cqe_version;
+	resp->eth_min_inline = mlx5_ib_eth_min_inline(mdev);
+	/* A UAR is a page (mlx5_ib_probe() made sure). */
+	resp->log_uar_size = PAGE_SHIFT;
+	resp->num_uars_per_page = 1;
+	/* The UAR area is 2^uar_sz MiB. */
+	resp->num_dyn_bfregs = (1 << (MLX5_CAP_GEN(mdev, uar_sz) + 20 -
+				     PAGE_SHIFT)) * MLX5_NON_FP_BFREGS_PER_UAR;
 }
 
 int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -84,22 +111,7 @@ int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 			return mlx5_ib_cmd_status(dev, err);
 	}
 
-	resp.qp_tab_size = 1 << MLX5_CAP_GEN(mdev, log_max_qp);
-	resp.cache_line_size = cache_line_size();
-	resp.max_sq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_sq);
-	resp.max_rq_desc_sz = MLX5_CAP_GEN(mdev, max_wqe_sz_rq);
-	resp.max_send_wqebb = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
-	resp.max_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
-	resp.max_srq_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_srq_sz);
-	resp.num_ports = 1;
-	resp.cqe_version = ctx->cqe_version;
-	resp.eth_min_inline = mlx5_ib_eth_min_inline(mdev);
-	/* A UAR is a page (mlx5_ib_probe() made sure). */
-	resp.log_uar_size = PAGE_SHIFT;
-	resp.num_uars_per_page = 1;
-	/* The UAR area is 2^uar_sz MiB. */
-	resp.num_dyn_bfregs = (1 << (MLX5_CAP_GEN(mdev, uar_sz) + 20 -
-				     PAGE_SHIFT)) * MLX5_NON_FP_BFREGS_PER_UAR;
+	mlx5_ib_uctx_resp(ctx, &resp);
 	resp.response_length = min_t(size_t, udata->outlen, sizeof(resp));
 
 	err = ib_copy_to_udata(udata, &resp, resp.response_length);
@@ -160,3 +172,32 @@ void mlx5_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	mlx5_ib_uar_release(to_mucontext(rdma_entry->ucontext),
 			    to_mmmap(rdma_entry));
 }
+
+/*
+ * ibv_import_device(): libmlx5 rebuilds a context of another process's
+ * file from the answer it had at allocation.
+ */
+int mlx5_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct mlx5_ib_alloc_ucontext_resp resp = {};
+
+	mlx5_ib_uctx_resp(to_mucontext(ibuc), &resp);
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+					     &resp, sizeof(resp));
+}
+
+/* The answer as libmlx5 takes it: at least up to dump_fill_mkey. */
+#define MLX5_IB_UCTX_RESP \
+	UVERBS_ATTR_STRUCT(struct mlx5_ib_alloc_ucontext_resp, dump_fill_mkey)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(mlx5_ib_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+						 MLX5_IB_UCTX_RESP, UA_MANDATORY));
+
+const struct uapi_definition mlx5_ib_ucontext_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &mlx5_ib_query_context),
+	{}
+};

@@ -98,12 +98,14 @@ int mlx5_ib_create_xrc_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 {
 	u32 out[MLX5_ST_SZ_DW(create_xrc_srq_out)] = {};
 	unsigned long pgsz;
+	u32 page_offset;
 	size_t npas;
 	void *xsrqc;
 	int inlen, err;
 	u32 *in;
 
-	pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va);
+	pgsz = mlx5_ib_buf_pgsz(srq->umem, MLX5_IB_RING_PGSZ_BITMAP, va,
+				&page_offset);
 	if (!pgsz)
 		return -EINVAL;
 	npas = ib_umem_num_dma_blocks(srq->umem, pgsz);
@@ -119,6 +121,7 @@ int mlx5_ib_create_xrc_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 	MLX5_SET(xrc_srqc, xsrqc, cqn, to_mcq(attr->ext.cq)->mcq.cqn);
 	MLX5_SET(xrc_srqc, xsrqc, log_page_size,
 		 order_base_2(pgsz) - MLX5_IB_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(xrc_srqc, xsrqc, page_offset, page_offset);
 	MLX5_SET(xrc_srqc, xsrqc, user_index, uidx);
 	MLX5_SET(xrc_srqc, xsrqc, pd, to_mpd(srq->ibsrq.pd)->pdn);
 	MLX5_SET(xrc_srqc, xsrqc, lwm, attr->attr.srq_limit);
