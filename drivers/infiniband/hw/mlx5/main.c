@@ -155,6 +155,38 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	return 0;
 }
 
+/*
+ * The node description lives in the device's NODE_DESC register: read
+ * at probe; a write (sysfs node_desc) goes to the device first.
+ */
+static int mlx5_ib_node_desc(struct mlx5_ib_dev *dev, const char *desc,
+			     bool write)
+{
+	u8 in[IB_DEVICE_NODE_DESC_MAX] = {};
+	u8 out[IB_DEVICE_NODE_DESC_MAX] = {};
+	int err;
+
+	if (write)
+		memcpy(in, desc, sizeof(in));
+	err = mlx5_core_access_reg(dev->mdev, in, sizeof(in), out, sizeof(out),
+				   MLX5_REG_NODE_DESC, 0, write);
+	if (err)
+		return mlx5_ib_cmd_status(dev, err);
+	memcpy(dev->ib_dev.node_desc, write ? in : out,
+	       sizeof(dev->ib_dev.node_desc));
+	return 0;
+}
+
+static int mlx5_ib_modify_device(struct ib_device *ibdev, int mask,
+				 struct ib_device_modify *props)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_DEVICE_MODIFY_NODE_DESC))
+		return 0;
+	return mlx5_ib_node_desc(to_mdev(ibdev), props->node_desc, true);
+}
+
 static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_MLX5,
@@ -192,6 +224,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.mmap = mlx5_ib_mmap,
 	.mmap_free = mlx5_ib_mmap_free,
 	.modify_cq = mlx5_ib_modify_cq,
+	.modify_device = mlx5_ib_modify_device,
 	.modify_qp = mlx5_ib_modify_qp,
 	.modify_srq = mlx5_ib_modify_srq,
 	.poll_cq = mlx5_ib_poll_cq,
@@ -224,6 +257,7 @@ static const struct uapi_definition mlx5_ib_uapi_defs[] = {
 	UAPI_DEF_CHAIN(mlx5_ib_uar_defs),
 	UAPI_DEF_CHAIN(mlx5_ib_ucontext_defs),
 	UAPI_DEF_CHAIN(mlx5_ib_pd_defs),
+	UAPI_DEF_CHAIN(mlx5_ib_port_defs),
 	{}
 };
 
@@ -288,6 +322,8 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	err = mlx5_query_nic_vport_node_guid(mdev, &node_guid);
 	if (err)
 		goto err_free;
+	/* A device without the register keeps an empty description. */
+	mlx5_ib_node_desc(dev, NULL, false);
 
 	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	dev->ib_dev.node_guid = cpu_to_be64(node_guid);

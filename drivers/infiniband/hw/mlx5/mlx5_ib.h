@@ -354,6 +354,7 @@ int mlx5_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 		       u16 *pkey);
 struct net_device *mlx5_ib_get_netdev(struct ib_device *ibdev, u32 port);
 int mlx5_ib_netdev_init(struct mlx5_ib_dev *dev);
+extern const struct uapi_definition mlx5_ib_port_defs[];
 void mlx5_ib_netdev_cleanup(struct mlx5_ib_dev *dev);
 void mlx5_ib_port_mtu(struct mlx5_ib_dev *dev, enum ib_mtu *max,
 		      enum ib_mtu *active);

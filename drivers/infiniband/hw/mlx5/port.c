@@ -14,6 +14,11 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#define UVERBS_MODULE_NAME mlx5_ib
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/mlx5_user_ioctl_cmds.h>
+#include <rdma/mlx5_user_ioctl_verbs.h>
+
 #include "mlx5_ib.h"
 
 /*
@@ -250,3 +255,49 @@ void mlx5_ib_netdev_cleanup(struct mlx5_ib_dev *dev)
 	unregister_netdevice_notifier(&dev->netdev_events);
 	mlx5_ib_set_netdev(dev, NULL);
 }
+
+/*
+ * mlx5dv_query_port(): the function's own vport (0) and its vHCA id.  No
+ * e-switch is offered, so nothing of a representor's (steering ICM
+ * addresses, reg_c0) is ever set.
+ */
+static int UVERBS_HANDLER(MLX5_IB_METHOD_QUERY_PORT)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_ucontext *ucontext = ib_uverbs_get_ucontext(attrs);
+	struct mlx5_ib_uapi_query_port info = {};
+	struct mlx5_ib_dev *dev;
+	u32 port;
+	int err;
+
+	if (IS_ERR(ucontext))
+		return PTR_ERR(ucontext);
+	dev = to_mdev(ucontext->device);
+
+	err = uverbs_get_const(&port, attrs, MLX5_IB_ATTR_QUERY_PORT_PORT_NUM);
+	if (err)
+		return err;
+	if (port != MLX5_IB_PORT)
+		return -EINVAL;
+	info.flags = MLX5_IB_UAPI_QUERY_PORT_VPORT |
+		     MLX5_IB_UAPI_QUERY_PORT_VPORT_VHCA_ID;
+	info.vport = 0;
+	info.vport_vhca_id = MLX5_CAP_GEN(dev->mdev, vhca_id);
+	return uverbs_copy_to_struct_or_zero(attrs, MLX5_IB_ATTR_QUERY_PORT,
+					     &info, sizeof(info));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_QUERY_PORT,
+			    UVERBS_ATTR_CONST_IN(MLX5_IB_ATTR_QUERY_PORT_PORT_NUM,
+						 u32, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_PORT,
+						UVERBS_ATTR_STRUCT(struct mlx5_ib_uapi_query_port,
+								   reg_c0),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(mlx5_ib_device, UVERBS_OBJECT_DEVICE,
+		   &UVERBS_METHOD(MLX5_IB_METHOD_QUERY_PORT));
+
+const struct uapi_definition mlx5_ib_port_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &mlx5_ib_device),
+	{}
+};

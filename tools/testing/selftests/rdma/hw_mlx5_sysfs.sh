@@ -162,7 +162,25 @@ same() {
 	printf '%s\n' "$d" | head -n 60
 	return 1
 }
+# Our own mlx5_ib (issue 35; scripts/vm --preview) in place of Debian's:
+# the loaded module has our version, Debian's none.
+our_mlx5_ib() {
+	[ -n "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" ]
+}
 for s in "${SECTIONS[@]}"; do
-	ktap_test_result "mlx5_0 $s: stock's view" same "$s"
+	if our_mlx5_ib && [ "$s" = rdma-res ]; then
+		# The device's own objects differ by design: Debian's
+		# makes PDs, CQs and SRQs of its own through the verbs (its
+		# XRC and UMR resources), ours keeps its PD and XRC domain
+		# in the device alone.
+		ktap_test_skip "mlx5_0 $s: stock's view" \
+			"our mlx5_ib: driver-internal objects differ from Debian's"
+	elif our_mlx5_ib && [ "$s" = rdma-dev ]; then
+		ktap_test_todo "mlx5_0 $s: stock's view" \
+			"issue 35: raw packet (RAW_IP_CSUM, MANAGED_FLOW_STEERING)" \
+			same "$s"
+	else
+		ktap_test_result "mlx5_0 $s: stock's view" same "$s"
+	fi
 done
 ktap_finished
