@@ -208,6 +208,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.dealloc_xrcd = mlx5_ib_dealloc_xrcd,
 	.del_gid = mlx5_ib_del_gid,
 	.dereg_mr = mlx5_ib_dereg_mr,
+	.disassociate_ucontext = mlx5_ib_disassociate_ucontext,
 	.destroy_ah = mlx5_ib_destroy_ah,
 	.destroy_cq = mlx5_ib_destroy_cq,
 	.destroy_qp = mlx5_ib_destroy_qp,

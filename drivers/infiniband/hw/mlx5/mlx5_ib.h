@@ -126,6 +126,13 @@ struct mlx5_ib_mmap_entry {
 	u64 address;			/* physical address in BAR0 */
 };
 
+/*
+ * mmap offsets (pages): libmlx5's legacy commands (in bits 15:8, such as
+ * the clock page's) lie below the first offset of an entry.
+ */
+#define MLX5_IB_MMAP_CMD_SHIFT		8
+#define MLX5_IB_MMAP_FIRST_ENTRY	BIT(16)
+
 static inline struct mlx5_ib_mmap_entry *
 to_mmmap(struct rdma_user_mmap_entry *rdma_entry)
 {
@@ -366,6 +373,7 @@ int mlx5_ib_del_gid(const struct ib_gid_attr *attr, void **context);
 /* ucontext.c */
 int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
+void mlx5_ib_disassociate_ucontext(struct ib_ucontext *ibuc);
 int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void mlx5_ib_mmap_free(struct rdma_user_mmap_entry *entry);
 int mlx5_ib_query_ucontext(struct ib_ucontext *ibuc,

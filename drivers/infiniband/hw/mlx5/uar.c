@@ -107,7 +107,9 @@ UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundle *attrs)
 	err = xa_insert(&ctx->uars, entry->uar_index, entry, GFP_KERNEL);
 	if (err)
 		goto err_uar;
-	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma_entry, length);
+	/* Above the legacy command offsets (the clock page's, ucontext.c). */
+	err = rdma_user_mmap_entry_insert_range(ibuc, &entry->rdma_entry, length,
+						MLX5_IB_MMAP_FIRST_ENTRY, U32_MAX);
 	if (err)
 		goto err_xa;
 	/* From here on the entry frees the UAR (mlx5_ib_mmap_free()). */

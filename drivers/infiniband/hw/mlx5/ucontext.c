@@ -73,6 +73,10 @@ static void mlx5_ib_uctx_resp(struct mlx5_ib_ucontext *ctx,
 	/* The UAR area is 2^uar_sz MiB. */
 	resp->num_dyn_bfregs = (1 << (MLX5_CAP_GEN(mdev, uar_sz) + 20 -
 				     PAGE_SHIFT)) * MLX5_NON_FP_BFREGS_PER_UAR;
+	/* The free-running clock, read through a mapping of its page. */
+	resp->comp_mask |= MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_CORE_CLOCK_OFFSET;
+	resp->hca_core_clock_offset =
+		offsetof(struct mlx5_init_seg, internal_timer_h) % PAGE_SIZE;
 }
 
 int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -125,6 +129,17 @@ err_td:
 	return err;
 }
 
+/*
+ * Device removal with contexts still open: the core zaps every mapping
+ * of theirs (the UAR pages are rdma_user_mmap entries) and destroys
+ * their objects through the driver, so nothing of the device stays
+ * reachable from user space and removal need not wait for the
+ * processes to close their files.  Nothing is left for the driver.
+ */
+void mlx5_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct mlx5_ib_ucontext *ctx = to_mucontext(ibuc);
@@ -142,16 +157,39 @@ void mlx5_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
  * Map a UAR page: write-only from user space's view, uncached, never
  * executable or readable (a UAR read has side effects on real devices).
  */
+/*
+ * The page of the initialization segment that holds the free-running
+ * clock (internal_timer_h/l), read-only: libmlx5 reads completion and
+ * query_rt_values timestamps there.  It asks for it at the legacy
+ * command offset MLX5_IB_MMAP_CORE_CLOCK << 8, below every UAR entry
+ * (uar.c).
+ */
+static int mlx5_ib_mmap_clock(struct ib_ucontext *ibuc,
+			      struct vm_area_struct *vma)
+{
+	struct mlx5_core_dev *mdev = to_mdev(ibuc->device)->mdev;
+	phys_addr_t clock = mdev->iseg_base +
+			    offsetof(struct mlx5_init_seg, internal_timer_h);
+
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	return rdma_user_mmap_io(ibuc, vma, PFN_DOWN(clock), PAGE_SIZE,
+				 pgprot_noncached(vma->vm_page_prot), NULL);
+}
+
 int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct mlx5_ib_mmap_entry *entry;
 	int err;
 
-	if (vma->vm_flags & (VM_READ | VM_EXEC))
-		return -EPERM;
 	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
+	if (vma->vm_pgoff == MLX5_IB_MMAP_CORE_CLOCK << MLX5_IB_MMAP_CMD_SHIFT)
+		return mlx5_ib_mmap_clock(ibuc, vma);
+	if (vma->vm_flags & (VM_READ | VM_EXEC))
+		return -EPERM;
 
 	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!rdma_entry)
