@@ -125,7 +125,8 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	unsigned int entries;
 	int eqn, err;
 
-	if (attr->flags)
+	/* Every CQE carries the free-running clock: timestamps are free. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 ||
 	    attr->cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))

@@ -273,7 +273,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_QUERY_PORT)(struct uverbs_attr_bundle *
 		return PTR_ERR(ucontext);
 	dev = to_mdev(ucontext->device);
 
-	err = uverbs_get_const(&port, attrs, MLX5_IB_ATTR_QUERY_PORT_PORT_NUM);
+	err = uverbs_copy_from(&port, attrs, MLX5_IB_ATTR_QUERY_PORT_PORT_NUM);
 	if (err)
 		return err;
 	if (port != MLX5_IB_PORT)
@@ -287,8 +287,8 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_QUERY_PORT)(struct uverbs_attr_bundle *
 }
 
 DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_QUERY_PORT,
-			    UVERBS_ATTR_CONST_IN(MLX5_IB_ATTR_QUERY_PORT_PORT_NUM,
-						 u32, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_QUERY_PORT_PORT_NUM,
+					       UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
 			    UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_QUERY_PORT,
 						UVERBS_ATTR_STRUCT(struct mlx5_ib_uapi_query_port,
 								   reg_c0),

@@ -77,6 +77,9 @@ static void mlx5_ib_uctx_resp(struct mlx5_ib_ucontext *ctx,
 	resp->comp_mask |= MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_CORE_CLOCK_OFFSET;
 	resp->hca_core_clock_offset =
 		offsetof(struct mlx5_init_seg, internal_timer_h) % PAGE_SIZE;
+	/* And mlx5_core's conversion of it to time (mult, shift, epoch). */
+	if (mdev->clock_info)
+		resp->clock_info_versions = BIT(MLX5_IB_CLOCK_INFO_V1);
 }
 
 int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -178,6 +181,26 @@ static int mlx5_ib_mmap_clock(struct ib_ucontext *ibuc,
 				 pgprot_noncached(vma->vm_page_prot), NULL);
 }
 
+/*
+ * mlx5_core's clock_info page (struct mlx5_ib_clock_info, kept current
+ * by its PTP clock), read-only: libmlx5 converts device timestamps to
+ * nanoseconds with it (mlx5dv_ts_to_ns()).
+ */
+static int mlx5_ib_mmap_clock_info(struct ib_ucontext *ibuc,
+				   struct vm_area_struct *vma)
+{
+	struct mlx5_core_dev *mdev = to_mdev(ibuc->device)->mdev;
+
+	if (!mdev->clock_info)
+		return -EOPNOTSUPP;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	return rdma_user_mmap_io(ibuc, vma,
+				 PFN_DOWN(virt_to_phys(mdev->clock_info)),
+				 PAGE_SIZE, PAGE_READONLY, NULL);
+}
+
 int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
@@ -188,6 +211,9 @@ int mlx5_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_pgoff == MLX5_IB_MMAP_CORE_CLOCK << MLX5_IB_MMAP_CMD_SHIFT)
 		return mlx5_ib_mmap_clock(ibuc, vma);
+	if (vma->vm_pgoff == (MLX5_IB_MMAP_CLOCK_INFO << MLX5_IB_MMAP_CMD_SHIFT |
+			      MLX5_IB_CLOCK_INFO_V1))
+		return mlx5_ib_mmap_clock_info(ibuc, vma);
 	if (vma->vm_flags & (VM_READ | VM_EXEC))
 		return -EPERM;
 
