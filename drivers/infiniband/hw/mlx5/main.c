@@ -353,9 +353,13 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 	if (err)
 		goto err_devr;
 
-	err = mlx5_ib_qp_event_init(dev);
+	err = mlx5_ib_umr_init(dev);
 	if (err)
 		goto err_counters;
+
+	err = mlx5_ib_qp_event_init(dev);
+	if (err)
+		goto err_umr;
 
 	dev->mdev_events.notifier_call = mlx5_ib_mdev_event;
 	mlx5_notifier_register(mdev, &dev->mdev_events);
@@ -370,6 +374,8 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 err_events:
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+err_umr:
+	mlx5_ib_umr_cleanup(dev);
 err_counters:
 	mlx5_ib_counters_cleanup(dev);
 err_devr:
@@ -391,6 +397,7 @@ static void mlx5_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ib_dev);
 	mlx5_notifier_unregister(mdev, &dev->mdev_events);
 	mlx5_ib_qp_event_cleanup(dev);
+	mlx5_ib_umr_cleanup(dev);
 	mlx5_ib_counters_cleanup(dev);
 	mlx5_ib_devr_cleanup(dev);
 	mlx5_ib_netdev_cleanup(dev);

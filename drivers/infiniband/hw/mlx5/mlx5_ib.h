@@ -59,6 +59,9 @@ struct mlx5_ib_dev {
 	 */
 	struct xarray qps;
 
+	/* The memory registration QP that changes user keys (umr.c). */
+	struct mlx5_ib_umr *umr;
+
 	/* Port 1's Q counter set, named by every QP (counters.c); 0: none. */
 	u16 q_counter;
 
@@ -324,6 +327,7 @@ struct mlx5_ib_qp {
 	struct ib_umem *umem;
 	struct mlx5_ib_user_db db;
 	struct mlx5_ib_kqp *k;
+	bool reg_umr;			/* the driver's own UMR QP (umr.c) */
 
 	/* What the creator asked for, which query_qp answers. */
 	struct ib_qp_cap cap;
@@ -524,6 +528,12 @@ int mlx5_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 			const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 			const struct ib_mad *in_mad, struct ib_mad *out_mad,
 			size_t *out_mad_size, u16 *out_mad_pkey_index);
+
+/* umr.c */
+int mlx5_ib_umr_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_umr_cleanup(struct mlx5_ib_dev *dev);
+int mlx5_ib_umr_rereg(struct mlx5_ib_dev *dev, struct mlx5_ib_mr *mr,
+		      int access, u32 pdn);
 
 /* mcg.c */
 int mlx5_ib_mcg_attach(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -95,6 +95,8 @@ static int mlx5_ib_create_mtt_mkey(struct mlx5_ib_dev *dev,
 
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 	mlx5_ib_set_mkc(mkc, pdn, access, MLX5_MKC_ACCESS_MODE_MTT);
+	/* The UMR QP may change its rights and PD in place (umr.c). */
+	MLX5_SET(mkc, mkc, umr_en, 1);
 	MLX5_SET64(mkc, mkc, start_addr, iova);
 	MLX5_SET64(mkc, mkc, len, length);
 	MLX5_SET(mkc, mkc, log_page_size, shift);
@@ -173,19 +175,38 @@ int mlx5_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 }
 
 /*
- * ibv_rereg_mr(): a new key over the region as it is to be (the new
- * range, rights or PD, the rest as they were); the core moves the
- * handle to it and deregisters the old one.  The old key stays valid
- * until then, so a failure leaves the MR as it was.
+ * ibv_rereg_mr().  New rights or a new PD alone: the UMR QP changes the
+ * key in place, so a peer that holds it keeps a valid key (as stock).
+ * A new range: a new key over the region as it is to be (the rest as it
+ * was); the core moves the handle to it and deregisters the old one.
+ * The old key stays valid until then, so a failure leaves the MR as it
+ * was.
  */
 struct ib_mr *mlx5_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 virt_addr, int access,
 				    struct ib_pd *pd, struct ib_udata *udata)
 {
+	struct mlx5_ib_dev *dev = to_mdev(ibmr->device);
 	struct mlx5_ib_mr *mr = to_mmr(ibmr);
+	int err;
 
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		if (!(flags & IB_MR_REREG_ACCESS))
+			access = mr->access;
+		if (access & ~MLX5_IB_MR_ACCESS)
+			return ERR_PTR(-EOPNOTSUPP);
+		err = mlx5_ib_umr_rereg(dev, mr, access,
+					to_mpd(flags & IB_MR_REREG_PD ? pd : ibmr->pd)->pdn);
+		if (!err) {
+			mr->access = access;
+			/* The core moves the MR to the new PD. */
+			return NULL;
+		}
+		if (err != -EOPNOTSUPP)
+			return ERR_PTR(err);
+	}
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = ibmr->length;

@@ -186,9 +186,12 @@ static int mlx5_ib_kqp_cmd(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 				  (__be64 *)MLX5_ADDR_OF(create_qp_in, in, pas));
 
 	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
-	MLX5_SET(qpc, qpc, st, mlx5_ib_qp_st(attr->qp_type));
+	/* The driver's memory registration QP has no PD (umr.c). */
+	MLX5_SET(qpc, qpc, st, qp->reg_umr ? MLX5_QP_ST_REG_UMR :
+					     mlx5_ib_qp_st(attr->qp_type));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);
-	MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
+	if (!qp->reg_umr)
+		MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
 	MLX5_SET(qpc, qpc, uar_page, k->bfreg.index);
 	MLX5_SET(qpc, qpc, log_page_size,
 		 k->buf.page_shift - MLX5_IB_ADAPTER_PAGE_SHIFT);
