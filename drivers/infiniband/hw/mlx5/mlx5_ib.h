@@ -460,6 +460,8 @@ int mlx5_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int mlx5_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int mlx5_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+void mlx5_ib_srq_created(struct mlx5_ib_srq *srq, struct ib_srq_attr *attr,
+			 u32 entries, u32 wqe_shift);
 int mlx5_ib_srq_geometry(struct mlx5_ib_dev *dev, const struct ib_srq_attr *attr,
 			 u32 *entries, u32 *wqe_shift);
 int mlx5_ib_create_rmp(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,

@@ -118,6 +118,21 @@ static int mlx5_ib_destroy_srq_cmd(struct mlx5_ib_dev *dev,
 	return mlx5_ib_destroy_rmp(dev, srq->srqn);
 }
 
+/*
+ * A new SRQ of @entries WQEs of 2^@wqe_shift bytes: what it holds, which
+ * creation reports back in @attr.
+ */
+void mlx5_ib_srq_created(struct mlx5_ib_srq *srq, struct ib_srq_attr *attr,
+			 u32 entries, u32 wqe_shift)
+{
+	srq->max_wr = entries - 1;
+	srq->max_sge = ((1U << wqe_shift) - MLX5_IB_SRQ_NEXT_SEG) /
+		       sizeof(struct mlx5_wqe_data_seg);
+	srq->limit = attr->srq_limit;
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+}
+
 int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		       struct ib_udata *udata)
 {
@@ -171,12 +186,7 @@ int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (err)
 		goto err_db;
 
-	srq->max_wr = entries - 1;
-	srq->max_sge = ((1U << wqe_shift) - MLX5_IB_SRQ_NEXT_SEG) /
-		       sizeof(struct mlx5_wqe_data_seg);
-	srq->limit = attr->attr.srq_limit;
-	attr->attr.max_wr = srq->max_wr;
-	attr->attr.max_sge = srq->max_sge;
+	mlx5_ib_srq_created(srq, &attr->attr, entries, wqe_shift);
 
 	resp.srqn = srq->srqn;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));

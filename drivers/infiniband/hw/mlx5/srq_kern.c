@@ -51,12 +51,7 @@ int mlx5_ib_create_kernel_srq(struct mlx5_ib_dev *dev, struct mlx5_ib_srq *srq,
 				 srq->kdb.dma);
 	if (err)
 		goto err_buf;
-	srq->max_wr = entries - 1;
-	srq->max_sge = ((1U << wqe_shift) - MLX5_IB_SRQ_NEXT_SEG) /
-		       sizeof(struct mlx5_wqe_data_seg);
-	srq->limit = attr->attr.srq_limit;
-	attr->attr.max_wr = srq->max_wr;
-	attr->attr.max_sge = srq->max_sge;
+	mlx5_ib_srq_created(srq, &attr->attr, entries, wqe_shift);
 	return 0;
 
 err_buf:

@@ -135,7 +135,6 @@ static void mlx5_ib_umr_post(struct mlx5_ib_umr *umr, u32 mkey, u64 mask,
 	struct mlx5_wqe_umr_ctrl_seg uctrl = {};
 	struct mlx5_wqe_ctrl_seg *c;
 	unsigned long flags;
-	u32 slot;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	w.p = mlx5_ib_sq_bb(sq, w.bb);
@@ -144,26 +143,10 @@ static void mlx5_ib_umr_post(struct mlx5_ib_umr *umr, u32 mkey, u64 mask,
 	mlx5_ib_wqe_put(&w, &uctrl, sizeof(uctrl));
 	mlx5_ib_wqe_put(&w, mkc, MLX5_ST_SZ_BYTES(mkc));
 
-	c->opmod_idx_opcode = cpu_to_be32((sq->head & 0xffff) << 8 |
-					  MLX5_OPCODE_UMR);
-	c->qpn_ds = cpu_to_be32(umr->qp.qpn << 8 | w.size / MLX5_IB_DS);
-	c->signature = 0;
-	c->rsvd[0] = 0;
-	c->rsvd[1] = 0;
-	c->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
 	c->umr_mkey = cpu_to_be32(mkey);
-
-	slot = sq->head & (sq->cnt - 1);
-	sq->wrid[slot] = 0;
-	sq->wc_op[slot] = IB_WC_REG_MR;
-	sq->next[slot] = sq->head + DIV_ROUND_UP(w.size, MLX5_SEND_WQE_BB);
-	sq->head = sq->next[slot];
-	/* The WQE before the record that offers it... */
-	wmb();
-	k->db.db[MLX5_SND_DBR] = cpu_to_be32(sq->head & 0xffff);
-	/* ...and the record before the doorbell that has it read. */
-	wmb();
-	mlx5_write64((__be32 *)c, k->bfreg.map);
+	mlx5_ib_wqe_finish(&w, c, umr->qp.qpn, MLX5_OPCODE_UMR,
+			   MLX5_WQE_CTRL_CQ_UPDATE, 0, IB_WC_REG_MR);
+	mlx5_ib_sq_ring(k, c);
 	spin_unlock_irqrestore(&sq->lock, flags);
 }
 

@@ -82,83 +82,70 @@ static int mlx5_ib_wqe_data(struct mlx5_ib_kqp *k, struct mlx5_ib_wqe *w,
 	return 0;
 }
 
+/* The QP types a send opcode is posted on (kernel QPs: no XRC). */
+#define MLX5_IB_ON_UD	BIT(0)		/* UD and GSI */
+#define MLX5_IB_ON_UC	BIT(1)
+#define MLX5_IB_ON_RC	BIT(2)
+#define MLX5_IB_ON_CONN	(MLX5_IB_ON_UC | MLX5_IB_ON_RC)
+#define MLX5_IB_ON_ALL	(MLX5_IB_ON_UD | MLX5_IB_ON_CONN)
+
 /* What a send opcode is to the device and to its completion. */
 struct mlx5_ib_send_op {
 	u8 opcode;
 	u8 wc_op;
-	bool raddr;
-	bool atomic;
+	u8 on;		/* MLX5_IB_ON_*; 0: not offered */
+	bool raddr;	/* a remote address segment */
+	bool atomic;	/* and an atomic segment */
 };
 
-static int mlx5_ib_send_op(enum ib_qp_type type, enum ib_wr_opcode op,
-			   struct mlx5_ib_send_op *o)
-{
-	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI;
+static const struct mlx5_ib_send_op mlx5_ib_send_ops[] = {
+	[IB_WR_SEND] = { MLX5_OPCODE_SEND, IB_WC_SEND, MLX5_IB_ON_ALL },
+	[IB_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, IB_WC_SEND,
+				  MLX5_IB_ON_ALL },
+	[IB_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, IB_WC_SEND,
+				  MLX5_IB_ON_CONN },
+	[IB_WR_REG_MR] = { MLX5_OPCODE_UMR, IB_WC_REG_MR, MLX5_IB_ON_CONN },
+	[IB_WR_LOCAL_INV] = { MLX5_OPCODE_UMR, IB_WC_LOCAL_INV,
+			      MLX5_IB_ON_CONN },
+	[IB_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, IB_WC_RDMA_WRITE,
+			       MLX5_IB_ON_CONN, true },
+	[IB_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
+					IB_WC_RDMA_WRITE, MLX5_IB_ON_CONN,
+					true },
+	[IB_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, IB_WC_RDMA_READ,
+			      MLX5_IB_ON_RC, true },
+	[IB_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, IB_WC_COMP_SWAP,
+				       MLX5_IB_ON_RC, true, true },
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
+					 IB_WC_FETCH_ADD, MLX5_IB_ON_RC,
+					 true, true },
+};
 
-	memset(o, 0, sizeof(*o));
-	switch (op) {
-	case IB_WR_SEND:
-		o->opcode = MLX5_OPCODE_SEND;
-		o->wc_op = IB_WC_SEND;
-		return 0;
-	case IB_WR_SEND_WITH_IMM:
-		o->opcode = MLX5_OPCODE_SEND_IMM;
-		o->wc_op = IB_WC_SEND;
-		return 0;
-	default:
+/* @op's entry if a QP of @type may post it, else NULL. */
+static const struct mlx5_ib_send_op *mlx5_ib_send_op(enum ib_qp_type type,
+						     enum ib_wr_opcode op)
+{
+	const struct mlx5_ib_send_op *o;
+	u8 on;
+
+	if (op >= ARRAY_SIZE(mlx5_ib_send_ops))
+		return NULL;
+	o = &mlx5_ib_send_ops[op];
+	switch (type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		on = MLX5_IB_ON_UD;
 		break;
-	}
-	if (ud)
-		return -EINVAL;
-	switch (op) {
-	case IB_WR_REG_MR:
-		o->opcode = MLX5_OPCODE_UMR;
-		o->wc_op = IB_WC_REG_MR;
-		return 0;
-	case IB_WR_LOCAL_INV:
-		o->opcode = MLX5_OPCODE_UMR;
-		o->wc_op = IB_WC_LOCAL_INV;
-		return 0;
-	case IB_WR_SEND_WITH_INV:
-		o->opcode = MLX5_OPCODE_SEND_INVAL;
-		o->wc_op = IB_WC_SEND;
-		return 0;
-	case IB_WR_RDMA_WRITE:
-		o->opcode = MLX5_OPCODE_RDMA_WRITE;
-		o->wc_op = IB_WC_RDMA_WRITE;
-		o->raddr = true;
-		return 0;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		o->opcode = MLX5_OPCODE_RDMA_WRITE_IMM;
-		o->wc_op = IB_WC_RDMA_WRITE;
-		o->raddr = true;
-		return 0;
-	default:
+	case IB_QPT_UC:
+		on = MLX5_IB_ON_UC;
 		break;
-	}
-	if (type != IB_QPT_RC)
-		return -EINVAL;
-	switch (op) {
-	case IB_WR_RDMA_READ:
-		o->opcode = MLX5_OPCODE_RDMA_READ;
-		o->wc_op = IB_WC_RDMA_READ;
-		o->raddr = true;
-		return 0;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		o->opcode = MLX5_OPCODE_ATOMIC_CS;
-		o->wc_op = IB_WC_COMP_SWAP;
-		o->raddr = true;
-		o->atomic = true;
-		return 0;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		o->opcode = MLX5_OPCODE_ATOMIC_FA;
-		o->wc_op = IB_WC_FETCH_ADD;
-		o->raddr = true;
-		o->atomic = true;
-		return 0;
+	case IB_QPT_RC:
+		on = MLX5_IB_ON_RC;
+		break;
 	default:
-		return -EINVAL;
+		return NULL;
 	}
+	return o->on & on ? o : NULL;
 }
 
 static void mlx5_ib_wqe_av(struct mlx5_ib_wqe *w, const struct ib_send_wr *wr)
@@ -210,6 +197,44 @@ static u8 mlx5_ib_wqe_flags(struct mlx5_ib_kqp *k, const struct ib_send_wr *wr)
 	return f;
 }
 
+/*
+ * Close the WQE being written at the SQ's head, whose control segment
+ * is @c (its key or immediate already set): the rest of that segment,
+ * and what its completion will report (@wrid, @wc_op) and where the
+ * next WQE starts.  Called with the SQ's lock held.
+ */
+void mlx5_ib_wqe_finish(struct mlx5_ib_wqe *w, struct mlx5_wqe_ctrl_seg *c,
+			u32 qpn, u8 opcode, u8 flags, u64 wrid,
+			enum ib_wc_opcode wc_op)
+{
+	struct mlx5_ib_wq *sq = w->sq;
+	u32 slot = sq->head & (sq->cnt - 1);
+
+	lockdep_assert_held(&sq->lock);
+	c->opmod_idx_opcode = cpu_to_be32((sq->head & 0xffff) << 8 | opcode);
+	c->qpn_ds = cpu_to_be32(qpn << 8 | w->size / MLX5_IB_DS);
+	c->signature = 0;
+	c->rsvd[0] = 0;
+	c->rsvd[1] = 0;
+	c->fm_ce_se = flags;
+	sq->wrid[slot] = wrid;
+	sq->wc_op[slot] = wc_op;
+	sq->next[slot] = sq->head + DIV_ROUND_UP(w->size, MLX5_SEND_WQE_BB);
+	sq->head = sq->next[slot];
+}
+
+/* Offer the WQEs up to the SQ's head; @last is the last one's control. */
+void mlx5_ib_sq_ring(struct mlx5_ib_kqp *k, struct mlx5_wqe_ctrl_seg *last)
+{
+	lockdep_assert_held(&k->sq.lock);
+	/* The WQEs before the record that offers them... */
+	wmb();
+	k->db.db[MLX5_SND_DBR] = cpu_to_be32(k->sq.head & 0xffff);
+	/* ...and the record before the doorbell that has it read. */
+	wmb();
+	mlx5_write64((__be32 *)last, k->bfreg.map);
+}
+
 /* One send WQE at the SQ's head; *@ctrl is its control segment. */
 static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 			    struct mlx5_wqe_ctrl_seg **ctrl)
@@ -218,19 +243,18 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 	struct mlx5_ib_wq *sq = &k->sq;
 	struct mlx5_ib_wqe w = { .sq = sq, .bb = sq->head };
 	enum ib_qp_type type = qp->ibqp.qp_type;
-	struct mlx5_ib_send_op o;
+	const struct mlx5_ib_send_op *o;
 	struct mlx5_wqe_ctrl_seg *c;
-	u32 slot, nbb;
 	int err;
 
 	if (!sq->cnt)
 		return -EINVAL;
 	if (sq->head - READ_ONCE(sq->tail) + k->sq_max_bbs > sq->cnt)
 		return -ENOMEM;
-	err = mlx5_ib_send_op(type, wr->opcode, &o);
-	if (err)
-		return err;
-	if (o.atomic && (wr->num_sge != 1 || wr->sg_list[0].length != 8))
+	o = mlx5_ib_send_op(type, wr->opcode);
+	if (!o)
+		return -EINVAL;
+	if (o->atomic && (wr->num_sge != 1 || wr->sg_list[0].length != 8))
 		return -EINVAL;
 
 	w.p = mlx5_ib_sq_bb(sq, w.bb);
@@ -242,23 +266,17 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 	} else {
 		if (type == IB_QPT_UD || type == IB_QPT_GSI)
 			mlx5_ib_wqe_av(&w, wr);
-		else if (o.raddr)
-			mlx5_ib_wqe_remote(&w, wr, &o);
+		else if (o->raddr)
+			mlx5_ib_wqe_remote(&w, wr, o);
 		err = mlx5_ib_wqe_data(k, &w, wr);
 	}
 	if (err)
 		return err;
 
-	c->opmod_idx_opcode = cpu_to_be32((sq->head & 0xffff) << 8 | o.opcode);
-	c->qpn_ds = cpu_to_be32(qp->qpn << 8 | w.size / MLX5_IB_DS);
-	c->signature = 0;
-	c->rsvd[0] = 0;
-	c->rsvd[1] = 0;
-	c->fm_ce_se = mlx5_ib_wqe_flags(k, wr);
-	/* The key to invalidate or change. */
+	/* The key to invalidate or change, or the immediate. */
 	if (wr->opcode == IB_WR_REG_MR)
 		c->imm = cpu_to_be32(reg_wr(wr)->key);
-	else if (o.opcode == MLX5_OPCODE_SEND_INVAL ||
+	else if (o->opcode == MLX5_OPCODE_SEND_INVAL ||
 		 wr->opcode == IB_WR_LOCAL_INV)
 		c->imm = cpu_to_be32(wr->ex.invalidate_rkey);
 	else if (wr->opcode == IB_WR_SEND_WITH_IMM ||
@@ -266,13 +284,8 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 		c->imm = wr->ex.imm_data;
 	else
 		c->imm = 0;
-
-	nbb = DIV_ROUND_UP(w.size, MLX5_SEND_WQE_BB);
-	slot = sq->head & (sq->cnt - 1);
-	sq->wrid[slot] = wr->wr_id;
-	sq->wc_op[slot] = o.wc_op;
-	sq->next[slot] = sq->head + nbb;
-	sq->head += nbb;
+	mlx5_ib_wqe_finish(&w, c, qp->qpn, o->opcode, mlx5_ib_wqe_flags(k, wr),
+			   wr->wr_id, o->wc_op);
 	*ctrl = c;
 	return 0;
 }
@@ -293,14 +306,8 @@ int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 	}
-	if (ctrl) {
-		/* The WQEs before the record that offers them... */
-		wmb();
-		k->db.db[MLX5_SND_DBR] = cpu_to_be32(k->sq.head & 0xffff);
-		/* ...and the record before the doorbell that has it read. */
-		wmb();
-		mlx5_write64((__be32 *)ctrl, k->bfreg.map);
-	}
+	if (ctrl)
+		mlx5_ib_sq_ring(k, ctrl);
 	spin_unlock_irqrestore(&k->sq.lock, flags);
 	return err;
 }

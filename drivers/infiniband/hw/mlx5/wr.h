@@ -49,6 +49,10 @@ static inline void mlx5_ib_wqe_put(struct mlx5_ib_wqe *w, const void *seg, size_
 		memcpy(mlx5_ib_wqe_ds(w), seg + i, MLX5_IB_DS);
 }
 
+void mlx5_ib_wqe_finish(struct mlx5_ib_wqe *w, struct mlx5_wqe_ctrl_seg *c,
+			u32 qpn, u8 opcode, u8 flags, u64 wrid,
+			enum ib_wc_opcode wc_op);
+void mlx5_ib_sq_ring(struct mlx5_ib_kqp *k, struct mlx5_wqe_ctrl_seg *last);
 void mlx5_ib_wqe_dseg(struct mlx5_wqe_data_seg *d, const struct ib_sge *sge);
 
 /* fastreg.c: the UMR WQEs of IB_WR_REG_MR and IB_WR_LOCAL_INV, after the ctrl segment. */
