@@ -49,12 +49,6 @@ NOT_YET='device_cap_flags|RAW_IP_CSUM|MANAGED_FLOW_STEERING'
 NOT_YET+='|raw packet caps|C-VLAN stripping|IP csum offload|max_tso|supported_qp'
 NOT_YET+='|SUPPORT_RAW_PACKET|max_rwq_indirection|rx_hash_|max_wq_type_rq|^$'
 
-# mlx5_ib_registered: mlx5_0 there, with its uverbs device.
-mlx5_ib_registered() {
-	eventually 120 test -d /sys/class/infiniband/mlx5_0 &&
-		eventually 60 test -n "$(ls /sys/class/infiniband/mlx5_0/device/infiniband_verbs 2>/dev/null)"
-}
-
 # views NAME: what ibv_devinfo -v and rdma dev/link show of mlx5_0, in
 # $OUT/NAME.{devinfo,rdma} (the device's index masked).
 views() {
@@ -75,8 +69,7 @@ debian_up() {
 # Ours in its place: the loaded mlx5_ib has our version (Debian's none).
 ours_up() {
 	rmmod mlx5_ib && insmod "$OURS" && mlx5_ib_registered &&
-		[ "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" = \
-		  "$(modinfo -F version "$OURS")" ]
+		mlx5_ib_is "$OURS"
 }
 
 # rdma dev: the capabilities above.
@@ -136,19 +129,8 @@ for t in write read send; do
 	ktap_test_result "ib_${t}_bw on our mlx5_0" perftest $t
 done
 
-nothing_left() {
-	local left
-
-	left=$(res_left mlx5_0)
-	[ -z "$left" ] || { echo "left: $left"; return 1; }
-}
-
 # Ours goes; Debian's comes back for the tests that follow.
-ours_down() {
-	nothing_left && rmmod mlx5_ib && mlx5_log_clean "$before" &&
-		! dmesg | tail -n +$((before + 1)) | grep -E 'WARNING|BUG|refcount' &&
-		modprobe mlx5_ib && mlx5_ib_registered
-}
-ktap_test_result "nothing left; ours unloads with a clean log, Debian's returns" ours_down
+ktap_test_result "nothing left; ours unloads with a clean log, Debian's returns" \
+	mlx5_ours_down "$before"
 
 ktap_finished

@@ -76,9 +76,7 @@ debian_kverbs() {
 }
 
 ours_up() {
-	rmmod mlx5_ib && insmod "$OURS" && registered &&
-		[ "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" = \
-		  "$(modinfo -F version "$OURS")" ]
+	rmmod mlx5_ib && insmod "$OURS" && registered && mlx5_ib_is "$OURS"
 }
 
 # The line of case N in a KTAP file, and its verdict: ok, skip or fail.
@@ -122,55 +120,22 @@ for ((i = 1; i <= MODULE_CASES; i++)); do
 	esac
 done
 
-# server_client SERVER... -- CLIENT...: the server, then the client,
-# each within 120 s; both must exit 0 (their outputs shown if not).
-server_client() {
-	local srv_cmd=() rc=0 srv
-
-	while [ "$1" != -- ]; do
-		srv_cmd+=("$1")
-		shift
-	done
-	shift
-	timeout 120 "${srv_cmd[@]}" >"$OUT/server" 2>&1 &
-	srv=$!
-	sleep 2
-	timeout 120 "$@" >"$OUT/client" 2>&1 || rc=1
-	wait $srv || rc=1
-	if [ $rc != 0 ]; then
-		sed 's/^/server: /' "$OUT/server"
-		sed 's/^/client: /' "$OUT/client"
-	fi
-	return $rc
-}
-
 # The CM's tools to the netdev's own address: their MADs go through our
 # GSI QP both ways.
 rping_pair() {
-	server_client rping -s -a $ADDR -C 5 -v -- rping -c -a $ADDR -C 5 -v &&
+	server_client 120 rping -s -a $ADDR -C 5 -v -- rping -c -a $ADDR -C 5 -v &&
 		expect_eq "rping's pings" "$(grep -c 'ping data' "$OUT/client")" 5
 }
 ktap_test_result "rping -C 5 over our mlx5_0 (CM MADs on our GSI QP)" rping_pair
 ktap_test_result "ucmatose to $ADDR over our mlx5_0" \
-	server_client ucmatose -- ucmatose -s $ADDR
+	server_client 120 ucmatose -- ucmatose -s $ADDR
 ktap_test_result "udaddy (SIDR, UD) to $ADDR over our mlx5_0" \
-	server_client udaddy -- udaddy -s $ADDR
+	server_client 120 udaddy -- udaddy -s $ADDR
 ktap_test_result "ib_send_bw -R to $ADDR over our mlx5_0" \
 	pair_to $ADDR 120 ib_send_bw -d mlx5_0 -R -n 100 -s 4096 -F
 
-nothing_left() {
-	local left
-
-	left=$(res_left mlx5_0)
-	[ -z "$left" ] || { echo "left: $left"; return 1; }
-}
-
 # Ours goes; Debian's comes back for the tests that follow.
-ours_down() {
-	nothing_left && rmmod mlx5_ib && mlx5_log_clean "$before" &&
-		! dmesg | tail -n +$((before + 1)) | grep -E 'WARNING|BUG|refcount' &&
-		modprobe mlx5_ib && eventually 120 test -d /sys/class/infiniband/mlx5_0
-}
-ktap_test_result "nothing left; ours unloads with a clean log, Debian's returns" ours_down
+ktap_test_result "nothing left; ours unloads with a clean log, Debian's returns" \
+	mlx5_ours_down "$before"
 
 ktap_finished

@@ -257,23 +257,37 @@ mlx5_roce_cases() {
 	MLX5_GIDX=$(topo_gid mlx5_0 "$1")
 }
 
-# pair_to HOST SECONDS TOOL ARGS...: TOOL's server, then its client to
-# HOST, each within SECONDS; both must exit 0.  Their outputs go to
+# server_client SECONDS SERVER... -- CLIENT...: the server, then the
+# client, each within SECONDS; both must exit 0.  Their outputs go to
 # $OUT/server and $OUT/client (the caller's OUT), shown when either fails.
-pair_to() {
-	local host=$1 secs=$2 rc=0 srv
+server_client() {
+	local secs=$1 srv_cmd=() rc=0 srv
 
-	shift 2
-	timeout "$secs" "$@" >"$OUT/server" 2>&1 &
+	shift
+	while [ "$1" != -- ]; do
+		srv_cmd+=("$1")
+		shift
+	done
+	shift
+	timeout "$secs" "${srv_cmd[@]}" >"$OUT/server" 2>&1 &
 	srv=$!
 	sleep 2
-	timeout "$secs" "$@" "$host" >"$OUT/client" 2>&1 || rc=1
+	timeout "$secs" "$@" >"$OUT/client" 2>&1 || rc=1
 	wait $srv || rc=1
 	if [ $rc != 0 ]; then
 		sed 's/^/server: /' "$OUT/server"
 		sed 's/^/client: /' "$OUT/client"
 	fi
 	return $rc
+}
+
+# pair_to HOST SECONDS TOOL ARGS...: TOOL's server, then its client to
+# HOST (server_client).
+pair_to() {
+	local host=$1 secs=$2
+
+	shift 2
+	server_client "$secs" "$@" -- "$@" "$host"
 }
 
 # localhost_pair SECONDS TOOL ARGS...: pair_to localhost (no rdma_cm:
@@ -299,6 +313,36 @@ res_left() {
 mlx5_log_clean() {
 	! dmesg | tail -n +$(($1 + 1)) | grep -a mlx5 |
 		grep -aiE "WC error|failed|err\(|timeout"
+}
+
+# res_none DEV: nothing of DEV's left (res_left); what is, when not.
+res_none() {
+	local left
+
+	left=$(res_left "$1")
+	[ -z "$left" ] || { echo "left: $left"; return 1; }
+}
+
+# mlx5_ib_registered: mlx5_0 there, with its uverbs device.
+mlx5_ib_registered() {
+	eventually 120 test -d /sys/class/infiniband/mlx5_0 &&
+		eventually 60 test -n "$(ls /sys/class/infiniband/mlx5_0/device/infiniband_verbs 2>/dev/null)"
+}
+
+# mlx5_ib_is KO: the loaded mlx5_ib is KO, by its version (ours has one,
+# Debian's none).
+mlx5_ib_is() {
+	[ "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" = \
+	  "$(modinfo -F version "$1")" ]
+}
+
+# mlx5_ours_down SINCE: our mlx5_ib leaves nothing on mlx5_0 and unloads
+# with no error, warning or bug logged after dmesg line SINCE; the one
+# modprobe finds (Debian's, in a guest without --preview) registers.
+mlx5_ours_down() {
+	res_none mlx5_0 && rmmod mlx5_ib && mlx5_log_clean "$1" &&
+		! dmesg | tail -n +$(($1 + 1)) | grep -E 'WARNING|BUG|refcount' &&
+		modprobe mlx5_ib && mlx5_ib_registered
 }
 
 # The names of the modules this tree builds and the guest has in updates/:
