@@ -13,7 +13,8 @@
 # the engine reports (descriptor type, lengths, null, unaligned and
 # unmapped mailboxes, block numbers, tokens, a chain that loops); the
 # command statuses (unknown opcode, short input and output, state); and
-# FUZZ_ROUNDS rounds of random slots and mailboxes.  After each case QEMU
+# FUZZ_ROUNDS rounds of random slots and mailboxes; at the end a fatal
+# error raised through x-fault-inject.  After each case QEMU
 # must still answer, and every slot handed to the device must come back.
 import os
 import random
@@ -28,6 +29,7 @@ FUZZ_ROUNDS = int(os.environ.get("FUZZ_ROUNDS", "2000"))
 
 BAR0 = 0xE0000000
 MSIX_BAR = 0xE4000000
+ECAM = 0xB0000000        # q35's PCIe configuration window, placed by Dev
 CMDQ = 0x100000          # the command queue page
 MB = 0x200000            # mailboxes from here, 1 KiB apart
 RAM = 256 << 20
@@ -71,12 +73,12 @@ class Wire:
 
 
 class QTest:
-    def __init__(self, qemu, wire):
+    def __init__(self, qemu, wire, opts=",x-fault-inject=on"):
         self.p = subprocess.Popen(
             [qemu, "-M", "q35", "-accel", "qtest", "-qtest", "stdio",
              "-qtest-log", "/dev/null", "-display", "none", "-nodefaults",
              "-m", "256M", "-netdev", wire.netdev(),
-             "-device", "mlx5,netdev=w0"],
+             "-device", "mlx5,netdev=w0" + opts],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
 
@@ -158,6 +160,15 @@ class Dev:
     def cfg_r(self, off):
         self.qt.outl(0xCF8, cfg_addr(self.bdf, off))
         return self.qt.inl(0xCFC)
+
+    def ext_cfg_w(self, off, v):
+        """A dword of extended configuration space, through q35's ECAM
+        window (its host bridge's PCIEXBAR, enabled here: no firmware)."""
+        self.qt.outl(0xCF8, cfg_addr(0, 0x64))
+        self.qt.outl(0xCFC, 0)
+        self.qt.outl(0xCF8, cfg_addr(0, 0x60))
+        self.qt.outl(0xCFC, ECAM | 1)
+        self.qt.writel(ECAM + (self.bdf << 12) + off, v)
 
     def reg(self, off):
         """A big-endian register of the initialization segment."""
@@ -294,7 +305,7 @@ def main():
     qt = QTest(qemu, wire)
     dev = Dev(qt)
     print("TAP version 13")
-    print("1..%d" % (11 + len(ETH_CASES) + len(MKEY_CASES) +
+    print("1..%d" % (12 + len(ETH_CASES) + len(MKEY_CASES) +
                      len(STEER_CASES) + len(QP_CASES) +
                      len(ROCE_CASES) + len(UMR_CASES) + len(MCG_CASES) +
                      len(XRC_CASES)))
@@ -617,6 +628,43 @@ def main():
         expect("QUERY_ISSI after all that", (d, status(out)[0]), (0, 0))
         return None
     case("the device still works", alive)
+
+    def fatal():
+        dev.ext_cfg_w(0x400, 0x5)                     # x-fault-inject's
+        expect("NIC interface after a fatal error", dev.reg(0x14) >> 8 & 7, 1)
+        expect("health syndrome", dev.reg(0x23C) >> 16 & 0xFF, 5)
+        lay = bytearray(LAY_SIZE)
+        lay[0] = 7
+        struct.pack_into(">I", lay, 4, 16)
+        lay[0x10:0x20] = hdr(0x10A)
+        struct.pack_into(">I", lay, 0x38, 16)
+        lay[0x3F] = 1
+        qt.write(CMDQ, bytes(lay))
+        dev.ring(1)
+        qt.clock_step(10**6)
+        expect("a command rung while down stays the device's",
+               qt.readb(CMDQ + 0x3F) & 1, 1)
+        dev.setup_cmdq()                              # the driver again
+        expect("NIC interface after a new queue", dev.reg(0x14), CMDQ | 0x56)
+        expect("health syndrome after", dev.reg(0x23C), 0)
+        d, out = dev.exec(hdr(0x102, size=32), 16)
+        expect("INIT_HCA: the enabled function was forgotten",
+               status(out)[0], 0x4)
+        for op in (0x104, 0x10A):
+            d, out = dev.exec(hdr(op), 112 if op == 0x10A else 16)
+            expect("status of 0x%x after the restart" % op, status(out)[0], 0)
+        # Without x-fault-inject the word is reserved: writes do nothing.
+        plain = QTest(qemu, Wire(), opts="")
+        try:
+            pdev = Dev(plain)
+            pdev.ext_cfg_w(0x400, 0x5)
+            expect("x-fault-inject off: NIC interface", pdev.reg(0x14) >> 8 & 7, 0)
+            expect("x-fault-inject off: syndrome", pdev.reg(0x23C), 0)
+        finally:
+            plain.close()
+        return None
+    case("a fatal error (x-fault-inject): firmware down, back with a new queue",
+         fatal)
 
     qt.close()
     failed = results.count(False)

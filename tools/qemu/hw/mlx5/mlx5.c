@@ -7,7 +7,19 @@
  * segment: firmware revision, command interface revision, the command
  * queue's address and doorbell, the `initializing' flag, the health
  * buffer, the free-running timer and the health counter.  All registers
- * are big-endian dwords.  UAR pages follow from page 4 on: their EQ
+ * are big-endian dwords.
+ *
+ * A test can make the firmware die (x-fault-inject=on only): a dword
+ * written to MLX5_CFG_X_FATAL, a word of extended configuration space
+ * outside every capability, whose low byte, when not 0, is the health
+ * syndrome of a fatal error.  Configuration space, not BAR0: a root
+ * process may write it through sysfs while mlx5_core owns the BAR
+ * (IO_STRICT_DEVMEM refuses to map a driver's registers).  The device
+ * forgets every object at once, as a crashed firmware would, runs no
+ * command, and shows the NIC interface disabled with the syndrome in
+ * the health buffer, which mlx5_core's health poll takes for a fatal
+ * error (NIC_DISABLED).  Its recovery reloads the driver, whose next
+ * command queue address starts the firmware again.  UAR pages follow from page 4 on: their EQ
  * doorbells (mlx5-eq.c) work, the rest of them reads 0 and ignores
  * writes for now.
  *
@@ -41,13 +53,16 @@ static uint32_t mlx5_iseg_read(MLX5State *s, hwaddr addr)
     case MLX5_ISEG_CMDQ_ADDR_H:
         return s->cmdq_addr_h;
     case MLX5_ISEG_CMDQ_ADDR_L_SZ:
-        /* nic_ifc (bits 10:8) is 0: the interface is fully up. */
-        return s->cmdq_addr_l | MLX5_CMDQ_LOG_SIZE << 4 | MLX5_CMDQ_LOG_STRIDE;
+        /* nic_ifc (bits 10:8): 0, fully up, or disabled by a fatal error. */
+        return s->cmdq_addr_l | MLX5_CMDQ_LOG_SIZE << 4 | MLX5_CMDQ_LOG_STRIDE |
+               (s->fatal_synd ? MLX5_NIC_IFC_DISABLED << 8 : 0);
     case MLX5_ISEG_CMD_DBELL:
         return 0;
     case MLX5_ISEG_INITIALIZING:
         /* Bit 31 clear: firmware initialization is over. */
         return 0;
+    case MLX5_ISEG_HEALTH + MLX5_HEALTH_SYND:
+        return s->fatal_synd << 16;
     case MLX5_ISEG_HEALTH + MLX5_HEALTH_FW_VER:
         return MLX5_FW_MAJOR << 24 | MLX5_FW_MINOR << 16 | MLX5_FW_SUBMINOR;
     case MLX5_ISEG_CMD_EXEC_TO:
@@ -120,6 +135,15 @@ static void mlx5_uar_write(MLX5State *s, unsigned int page, hwaddr off,
     }
 }
 
+/* The firmware dies with health syndrome @synd: see the top of the file. */
+static void mlx5_fatal(MLX5State *s, uint8_t synd)
+{
+    trace_mlx5_fatal(synd);
+    s->fatal_synd = synd;
+    mlx5_cmd_reset(s);
+    mlx5_hca_reset(s);
+}
+
 static void mlx5_bar0_write(void *opaque, hwaddr addr, uint64_t val,
                             unsigned size)
 {
@@ -137,11 +161,20 @@ static void mlx5_bar0_write(void *opaque, hwaddr addr, uint64_t val,
         s->cmdq_addr_h = dw;
         break;
     case MLX5_ISEG_CMDQ_ADDR_L_SZ:
-        /* The queue is page aligned; the size bits are read-only. */
+        /*
+         * The queue is page aligned; the size bits are read-only.  The
+         * driver starting over after a fatal error: firmware is back.
+         */
         s->cmdq_addr_l = dw & ~0xfffu;
+        if (s->fatal_synd) {
+            trace_mlx5_fatal_cleared(s->fatal_synd);
+            s->fatal_synd = 0;
+        }
         break;
     case MLX5_ISEG_CMD_DBELL:
-        mlx5_cmd_doorbell(s, dw);
+        if (!s->fatal_synd) {
+            mlx5_cmd_doorbell(s, dw);
+        }
         break;
     default:
         if (addr >= MLX5_UAR_FIRST * 4096ULL &&
@@ -248,6 +281,7 @@ static void mlx5_reset(DeviceState *dev)
     trace_mlx5_reset();
     s->cmdq_addr_h = 0;
     s->cmdq_addr_l = 0;
+    s->fatal_synd = 0;
     mlx5_cmd_reset(s);
     mlx5_hca_reset(s);
     mlx5_vsc_reset(s);
@@ -270,6 +304,14 @@ static uint32_t mlx5_config_read(PCIDevice *pci_dev, uint32_t addr, int len)
 static void mlx5_config_write(PCIDevice *pci_dev, uint32_t addr,
                               uint32_t val, int len)
 {
+    MLX5State *s = MLX5(pci_dev);
+
+    if (addr == MLX5_CFG_X_FATAL && len == 4) {
+        if (s->fault_inject && (val & 0xff) && !s->fatal_synd) {
+            mlx5_fatal(s, val & 0xff);
+        }
+        return;
+    }
     if (!mlx5_vsc_write(MLX5(pci_dev), addr, val, len)) {
         pci_default_write_config(pci_dev, addr, val, len);
     }
@@ -277,6 +319,7 @@ static void mlx5_config_write(PCIDevice *pci_dev, uint32_t addr,
 
 static Property mlx5_properties[] = {
     DEFINE_NIC_PROPERTIES(MLX5State, conf),
+    DEFINE_PROP_BOOL("x-fault-inject", MLX5State, fault_inject, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -71,9 +71,19 @@ typedef struct MLX5RoceQP MLX5RoceQP;
 #define MLX5_ISEG_TIMER_L           0x1004
 #define MLX5_ISEG_HEALTH_COUNTER    0x1010
 
+/*
+ * The model's own, in PCIe extended configuration space, where no
+ * capability list reaches (x-fault-inject only): see mlx5.c.
+ */
+#define MLX5_CFG_X_FATAL            0x400
+
 /* Health buffer fields, from its start. */
 #define MLX5_HEALTH_FW_VER          0x30
 #define MLX5_HEALTH_HW_ID           0x34
+#define MLX5_HEALTH_SYND            0x3c    /* irisc index, synd, ext synd */
+
+/* cmdq_addr_l_sz bits 10:8, the state of the NIC interface */
+#define MLX5_NIC_IFC_DISABLED       1
 
 /*
  * The firmware we claim: 14 is ConnectX-4 Lx's major number, the rest is
@@ -418,6 +428,14 @@ struct MLX5State {
     uint64_t cmdq_base;         /* of the doorbells being run */
     uint32_t cmd_pending;       /* doorbell bits not yet run */
     QEMUBH *cmd_bh;
+
+    /*
+     * A fatal error raised through MLX5_CFG_X_FATAL (x-fault-inject
+     * only): its health syndrome, 0 when there is none.  Set, the
+     * firmware is down until the driver starts over.
+     */
+    bool fault_inject;
+    uint8_t fatal_synd;
 
     /* Function state */
     MLX5HcaState hca_state;

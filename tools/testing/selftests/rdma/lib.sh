@@ -136,6 +136,20 @@ mlx5_function() {
 	pci_function 0x15b3 0x1015
 }
 
+# mlx5_fault_inject SYND: the model's firmware dies with health syndrome
+# SYND (1-255), through its x-fault-inject word (mlx5-model.rst,
+# "Faults"; scripts/vm turns it on): a little-endian dword at 0x400 of
+# the function's configuration space, one 4-byte write.
+mlx5_fault_inject() {
+	local bdf
+
+	bdf=$(mlx5_function)
+	[ -n "$bdf" ] || return 1
+	printf "\\x$(printf %02x "$1")\\x00\\x00\\x00" |
+		dd of="/sys/bus/pci/devices/$bdf/config" bs=4 seek=256 \
+			conv=notrunc status=none
+}
+
 # mlx5_ifname: the netdev mlx5_core made for it (after modprobe
 # mlx5_core: probe takes a while under TCG), or nothing.
 mlx5_ifname() {
