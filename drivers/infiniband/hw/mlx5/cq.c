@@ -26,6 +26,7 @@ void mlx5_ib_cq_comp(struct mlx5_core_cq *mcq, struct mlx5_eqe *eqe)
 	 * The device disarmed the CQ; mlx5_core already advanced arm_sn,
 	 * which the next arm doorbell of a kernel CQ carries.
 	 */
+	clear_bit(0, &to_mibcq(mcq)->armed);
 	if (ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 }

@@ -15,6 +15,12 @@
  * under the CQ's lock, which a QP's destroy (or reset) takes after the
  * device has let go of the QP, to remove its entries still in the ring
  * (mlx5_ib_kcq_clean()).
+ *
+ * A function mlx5_core declared dead (internal error) completes nothing
+ * any more, yet the ULPs drain their QPs before they let go of them: the
+ * poller then completes every WQE still posted to the CQ's QPs with a
+ * flush error itself, and the CQs armed when the error came, or armed or
+ * posted to after, get the event that makes their consumer poll.
  */
 #include "mlx5_ib.h"
 
@@ -55,6 +61,7 @@ int mlx5_ib_create_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
 
 	spin_lock_init(&cq->lock);
 	cq->kernel = true;
+	INIT_LIST_HEAD(&cq->kcq_entry);
 
 	err = mlx5_db_alloc(mdev, &cq->kdb);
 	if (err)
@@ -98,6 +105,9 @@ int mlx5_ib_create_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
 	err = mlx5_ib_cmd_status(dev, err);
 	if (err)
 		goto err_buf;
+	spin_lock_irq(&dev->kcq_lock);
+	list_add_tail(&cq->kcq_entry, &dev->kcqs);
+	spin_unlock_irq(&dev->kcq_lock);
 	return 0;
 
 err_buf:
@@ -110,6 +120,11 @@ err_db:
 /* After DESTROY_CQ: the device writes the ring no more. */
 void mlx5_ib_destroy_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->kcq_lock, flags);
+	list_del(&cq->kcq_entry);
+	spin_unlock_irqrestore(&dev->kcq_lock, flags);
 	mlx5_frag_buf_free(dev->mdev, &cq->buf);
 	mlx5_db_free(dev->mdev, &cq->kdb);
 }
@@ -292,6 +307,102 @@ static bool mlx5_ib_kcq_one(struct mlx5_ib_dev *dev, struct mlx5_cqe64 *cqe,
 	}
 }
 
+bool mlx5_ib_fatal(struct mlx5_ib_dev *dev)
+{
+	return dev->mdev->state == MLX5_DEVICE_STATE_INTERNAL_ERROR;
+}
+
+static void mlx5_ib_wc_flush(struct mlx5_ib_qp *qp, u64 wr_id, u8 opcode,
+			     struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wr_id;
+	wc->status = IB_WC_WR_FLUSH_ERR;
+	wc->opcode = opcode;
+	wc->qp = &qp->ibqp;
+	wc->port_num = MLX5_IB_PORT;
+}
+
+/* A dead device's flushes of @qp's SQ, at most @n. */
+static int mlx5_ib_flush_sq(struct mlx5_ib_qp *qp, struct ib_wc *wc, int n)
+{
+	struct mlx5_ib_wq *sq = &qp->k->sq;
+	unsigned long flags;
+	u32 slot;
+	int done = 0;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	while (done < n && sq->tail != sq->head) {
+		slot = sq->tail & (sq->cnt - 1);
+		mlx5_ib_wc_flush(qp, sq->wrid[slot], sq->wc_op[slot], &wc[done++]);
+		WRITE_ONCE(sq->tail, sq->next[slot]);
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return done;
+}
+
+/* And of its RQ (an SRQ's WQEs are the SRQ's, not flushed with a QP). */
+static int mlx5_ib_flush_rq(struct mlx5_ib_qp *qp, struct ib_wc *wc, int n)
+{
+	struct mlx5_ib_wq *rq = &qp->k->rq;
+	unsigned long flags;
+	int done = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	while (done < n && rq->tail != rq->head) {
+		mlx5_ib_wc_flush(qp, rq->wrid[rq->tail & (rq->cnt - 1)],
+				 IB_WC_RECV, &wc[done++]);
+		WRITE_ONCE(rq->tail, rq->tail + 1);
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return done;
+}
+
+/*
+ * The flushes a dead device owes @cq: every WQE still posted to a kernel
+ * QP of it.  Under the CQ's lock, which keeps the QPs found (as a CQE's).
+ */
+static int mlx5_ib_kcq_flush(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
+			     int n, struct ib_wc *wc)
+{
+	struct mlx5_ib_qp *qp;
+	unsigned long index;
+	int done = 0;
+
+	lockdep_assert_held(&cq->lock);
+	xa_for_each(&dev->qps, index, qp) {
+		if (!qp->k)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq)
+			done += mlx5_ib_flush_sq(qp, wc + done, n - done);
+		if (done < n && qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq)
+			done += mlx5_ib_flush_rq(qp, wc + done, n - done);
+		if (done == n)
+			break;
+	}
+	return done;
+}
+
+/* Whether a dead device owes @cq a flush. */
+static bool mlx5_ib_kcq_flush_owed(struct mlx5_ib_dev *dev,
+				   struct mlx5_ib_cq *cq)
+{
+	struct mlx5_ib_qp *qp;
+	unsigned long index;
+
+	xa_for_each(&dev->qps, index, qp) {
+		if (!qp->k)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq &&
+		    READ_ONCE(qp->k->sq.tail) != READ_ONCE(qp->k->sq.head))
+			return true;
+		if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq &&
+		    READ_ONCE(qp->k->rq.tail) != READ_ONCE(qp->k->rq.head))
+			return true;
+	}
+	return false;
+}
+
 int mlx5_ib_kcq_poll(struct mlx5_ib_cq *cq, int num_entries, struct ib_wc *wc)
 {
 	struct mlx5_ib_dev *dev = to_mdev(cq->ibcq.device);
@@ -312,25 +423,77 @@ int mlx5_ib_kcq_poll(struct mlx5_ib_cq *cq, int num_entries, struct ib_wc *wc)
 	}
 	if (consumed)
 		mlx5_cq_set_ci(&cq->mcq);
+	if (n < num_entries && mlx5_ib_fatal(dev))
+		n += mlx5_ib_kcq_flush(dev, cq, num_entries - n, wc + n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
 
 int mlx5_ib_kcq_arm(struct mlx5_ib_cq *cq, enum ib_cq_notify_flags flags)
 {
-	struct mlx5_core_dev *mdev = to_mdev(cq->ibcq.device)->mdev;
+	struct mlx5_ib_dev *dev = to_mdev(cq->ibcq.device);
+	struct mlx5_core_dev *mdev = dev->mdev;
 	u32 cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 		  MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
 	unsigned long irqflags;
 	int missed = 0;
+	bool owed;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	set_bit(0, &cq->armed);
 	mlx5_cq_arm(&cq->mcq, cmd, mdev->priv.uar->map, cq->mcq.cons_index);
+	owed = mlx5_ib_fatal(dev) && mlx5_ib_kcq_flush_owed(dev, cq);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    mlx5_ib_kcqe_ready(cq, cq->mcq.cons_index))
+	    (owed || mlx5_ib_kcqe_ready(cq, cq->mcq.cons_index)))
 		missed = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
+	/* A dead device raises no event: the flushes owed raise one. */
+	if (owed && !missed)
+		mlx5_ib_kcq_fatal(dev);
 	return missed;
+}
+
+/*
+ * The events a dead device owes the armed kernel CQs, raised from a work
+ * item and never from within the consumer's own call (a post, an arm):
+ * its handler may post or arm again, and would be called back at once,
+ * without end.  Called as the device calls them, with interrupts off.
+ */
+static void mlx5_ib_kcq_work(struct work_struct *work)
+{
+	struct mlx5_ib_dev *dev = container_of(work, struct mlx5_ib_dev,
+					       kcq_work);
+	struct ib_cq *ibcq;
+	struct mlx5_ib_cq *cq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->kcq_lock, flags);
+	list_for_each_entry(cq, &dev->kcqs, kcq_entry) {
+		ibcq = &cq->ibcq;
+		if (test_and_clear_bit(0, &cq->armed) && ibcq->comp_handler)
+			ibcq->comp_handler(ibcq, ibcq->cq_context);
+	}
+	spin_unlock_irqrestore(&dev->kcq_lock, flags);
+}
+
+void mlx5_ib_kcq_init(struct mlx5_ib_dev *dev)
+{
+	spin_lock_init(&dev->kcq_lock);
+	INIT_LIST_HEAD(&dev->kcqs);
+	INIT_WORK(&dev->kcq_work, mlx5_ib_kcq_work);
+}
+
+/* Every kernel CQ gone: no event is owed any more. */
+void mlx5_ib_kcq_cleanup(struct mlx5_ib_dev *dev)
+{
+	WARN_ON(!list_empty(&dev->kcqs));
+	cancel_work_sync(&dev->kcq_work);
+}
+
+/* A dead device: the armed kernel CQs get their events. */
+void mlx5_ib_kcq_fatal(struct mlx5_ib_dev *dev)
+{
+	queue_work(system_highpri_wq, &dev->kcq_work);
 }
 
 /**

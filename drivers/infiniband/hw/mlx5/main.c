@@ -209,6 +209,8 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.del_gid = mlx5_ib_del_gid,
 	.dereg_mr = mlx5_ib_dereg_mr,
 	.disassociate_ucontext = mlx5_ib_disassociate_ucontext,
+	.drain_rq = mlx5_ib_drain_rq,
+	.drain_sq = mlx5_ib_drain_sq,
 	.destroy_ah = mlx5_ib_destroy_ah,
 	.destroy_cq = mlx5_ib_destroy_cq,
 	.destroy_qp = mlx5_ib_destroy_qp,
@@ -279,6 +281,8 @@ static int mlx5_ib_mdev_event(struct notifier_block *nb, unsigned long event,
 		ibev.event = IB_EVENT_DEVICE_FATAL;
 		ibev.element.port_num = MLX5_IB_PORT;
 		ib_dispatch_event(&ibev);
+		/* Kernel consumers poll their flushes (cq_kern.c). */
+		mlx5_ib_kcq_fatal(dev);
 		return NOTIFY_OK;
 	default:
 		return NOTIFY_DONE;
@@ -319,6 +323,7 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 		return -ENOMEM;
 	dev->mdev = mdev;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	mlx5_ib_kcq_init(dev);
 
 	err = mlx5_query_nic_vport_node_guid(mdev, &node_guid);
 	if (err)
@@ -384,6 +389,7 @@ err_netdev:
 	mlx5_ib_netdev_cleanup(dev);
 err_roce:
 	mlx5_nic_vport_disable_roce(mdev);
+	mlx5_ib_kcq_cleanup(dev);
 err_free:
 	ib_dealloc_device(&dev->ib_dev);
 	return err;
@@ -402,6 +408,7 @@ static void mlx5_ib_remove(struct auxiliary_device *adev)
 	mlx5_ib_devr_cleanup(dev);
 	mlx5_ib_netdev_cleanup(dev);
 	mlx5_nic_vport_disable_roce(mdev);
+	mlx5_ib_kcq_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	ib_dealloc_device(&dev->ib_dev);
 }

@@ -59,6 +59,15 @@ struct mlx5_ib_dev {
 	 */
 	struct xarray qps;
 
+	/*
+	 * The kernel CQs, for the events a fatal error owes their
+	 * consumers, which kcq_work raises (cq_kern.c): under kcq_lock,
+	 * taken in any context.
+	 */
+	spinlock_t kcq_lock;
+	struct list_head kcqs;
+	struct work_struct kcq_work;
+
 	/* The memory registration QP that changes user keys (umr.c). */
 	struct mlx5_ib_umr *umr;
 
@@ -216,6 +225,9 @@ struct mlx5_ib_cq {
 	 */
 	spinlock_t lock;
 	bool kernel;
+	struct list_head kcq_entry;	/* in mlx5_ib_dev.kcqs */
+	/* Armed since its last event: the next one is owed (atomic bit). */
+	unsigned long armed;
 };
 
 static inline struct mlx5_ib_cq *to_mcq(struct ib_cq *ibcq)
@@ -452,6 +464,10 @@ void mlx5_ib_destroy_kernel_cq(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq);
 int mlx5_ib_kcq_poll(struct mlx5_ib_cq *cq, int num_entries, struct ib_wc *wc);
 int mlx5_ib_kcq_arm(struct mlx5_ib_cq *cq, enum ib_cq_notify_flags flags);
 void mlx5_ib_kcq_clean(struct mlx5_ib_cq *cq, u32 qpn);
+bool mlx5_ib_fatal(struct mlx5_ib_dev *dev);
+void mlx5_ib_kcq_init(struct mlx5_ib_dev *dev);
+void mlx5_ib_kcq_cleanup(struct mlx5_ib_dev *dev);
+void mlx5_ib_kcq_fatal(struct mlx5_ib_dev *dev);
 
 /* srq.c */
 int mlx5_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
@@ -500,9 +516,13 @@ void mlx5_ib_kqp_reset(struct mlx5_ib_qp *qp);
 
 /* wr.c */
 int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad_wr);
+			  const struct ib_send_wr **bad_wr, bool drain);
 int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr);
+			  const struct ib_recv_wr **bad_wr, bool drain);
+
+/* drain.c */
+void mlx5_ib_drain_sq(struct ib_qp *ibqp);
+void mlx5_ib_drain_rq(struct ib_qp *ibqp);
 
 /* xrc.c */
 int mlx5_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);

@@ -351,7 +351,7 @@ int mlx5_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	return mlx5_ib_kqp_post_send(qp, wr, bad_wr);
+	return mlx5_ib_kqp_post_send(qp, wr, bad_wr, false);
 }
 
 int mlx5_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -363,7 +363,7 @@ int mlx5_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	return mlx5_ib_kqp_post_recv(qp, wr, bad_wr);
+	return mlx5_ib_kqp_post_recv(qp, wr, bad_wr, false);
 }
 
 /* A QP event of the EQ as the verbs name it; 0 for those we do not forward. */

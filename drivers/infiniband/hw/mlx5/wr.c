@@ -290,14 +290,22 @@ static int mlx5_ib_post_one(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * On a dead device only a drain's marker is taken (drain.c): the rest
+ * fails with -EIO, as nothing posted now could complete but by a flush.
+ */
 int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad_wr)
+			  const struct ib_send_wr **bad_wr, bool drain)
 {
 	struct mlx5_ib_kqp *k = qp->k;
 	struct mlx5_wqe_ctrl_seg *ctrl = NULL;
 	unsigned long flags;
 	int err = 0;
 
+	if (!drain && mlx5_ib_fatal(to_mdev(qp->ibqp.device))) {
+		*bad_wr = wr;
+		return -EIO;
+	}
 	spin_lock_irqsave(&k->sq.lock, flags);
 	for (; wr; wr = wr->next) {
 		err = mlx5_ib_post_one(qp, wr, &ctrl);
@@ -313,7 +321,7 @@ int mlx5_ib_kqp_post_send(struct mlx5_ib_qp *qp, const struct ib_send_wr *wr,
 }
 
 int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
+			  const struct ib_recv_wr **bad_wr, bool drain)
 {
 	struct mlx5_ib_wq *rq = &qp->k->rq;
 	struct mlx5_wqe_data_seg *d;
@@ -322,6 +330,10 @@ int mlx5_ib_kqp_post_recv(struct mlx5_ib_qp *qp, const struct ib_recv_wr *wr,
 	int err = 0;
 	int i, n;
 
+	if (!drain && mlx5_ib_fatal(to_mdev(qp->ibqp.device))) {
+		*bad_wr = wr;
+		return -EIO;
+	}
 	spin_lock_irqsave(&rq->lock, flags);
 	head = rq->head;
 	for (; wr; wr = wr->next) {
