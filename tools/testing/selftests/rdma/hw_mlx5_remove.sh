@@ -9,6 +9,13 @@
 #   - devlink dev reload pci/BDF (mlx5_core's DRIVER_REINIT: it deletes
 #     its auxiliary devices, mlx5_ib's among them, so mlx5_0 is
 #     unregistered, and adds them again);
+#   - a fatal firmware error: the model's x-fault-inject register
+#     (mlx5-model.rst, "Faults") takes the firmware down; mlx5_core's
+#     health poll sees it, raises MLX5_DEV_EVENT_SYS_ERROR (which mlx5_ib
+#     turns into IB_EVENT_DEVICE_FATAL and, for kernel QPs, their flush),
+#     and its devlink fw_fatal reporter recovers: the driver unloads
+#     without a command to the dead firmware, resets the function and
+#     loads again;
 #   - a long case: modprobe -r mlx5_ib (the open files do not hold the
 #     module of a driver that can disassociate), then modprobe mlx5_ib.
 # Each time the removal returns within a bound while the tools still
@@ -26,7 +33,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-HOWS=(pci devlink rmmod)
+HOWS=(pci devlink fatal rmmod)
 # The cases of each way of removal (the loop at the end).
 CASES=9
 PLAN=$((3 + CASES * ${#HOWS[@]} + 3))
@@ -138,10 +145,31 @@ remove() {
 	rmmod)
 		timeout "$BOUND" modprobe -r mlx5_ib || rc=$?
 		;;
+	fatal)
+		fatal_error || rc=$?
+		;;
 	esac
 	echo "$1: status $rc after $(($(date +%s) - T_REMOVE)) s"
 	[ $rc = 0 ] || tools_said
 	return $rc
+}
+
+# fatal_error: the firmware goes down with health syndrome 1; within
+# BOUND mlx5_core has recovered the function (its reporter's grace
+# period, 20 minutes after a recovery, is set to none first: a test
+# before this one may have had a fatal error too).
+fatal_error() {
+	local since
+
+	since=$(dmesg | wc -l)
+	devlink health set "pci/$BDF" reporter fw_fatal grace_period 0 ||
+		return 1
+	mlx5_fault_inject 1 || return 1
+	if ! eventually "$BOUND" eval "dmesg | tail -n +$((since + 1)) |
+			grep -q 'health recovery succeeded'"; then
+		dmesg | tail -n +$((since + 1)) | grep -a mlx5 | tail -n 20
+		return 1
+	fi
 }
 
 # The watcher's reads: IBV_EVENT_DEVICE_FATAL, and then on ours EIO,
@@ -285,6 +313,7 @@ for how in "${HOWS[@]}"; do
 	case $how in
 	pci) what="PCI remove" ;;
 	devlink) what="devlink dev reload" ;;
+	fatal) what="fatal firmware error" ;;
 	rmmod) what="modprobe -r mlx5_ib" ;;
 	esac
 	if [ $how = rmmod ] && ! long_cases; then
