@@ -7,7 +7,8 @@
  * segment: firmware revision, command interface revision, the command
  * queue's address and doorbell, the `initializing' flag, the health
  * buffer, the free-running timer and the health counter.  All registers
- * are big-endian dwords.
+ * are big-endian dwords.  UAR pages follow from page 4 on, with the
+ * doorbells of EQs, CQs and send queues (mlx5_uar_write()).
  *
  * A test can make the firmware die (x-fault-inject=on only): a dword
  * written to MLX5_CFG_X_FATAL, a word of extended configuration space
@@ -19,9 +20,7 @@
  * command, and shows the NIC interface disabled with the syndrome in
  * the health buffer, which mlx5_core's health poll takes for a fatal
  * error (NIC_DISABLED).  Its recovery reloads the driver, whose next
- * command queue address starts the firmware again.  UAR pages follow from page 4 on: their EQ
- * doorbells (mlx5-eq.c) work, the rest of them reads 0 and ignores
- * writes for now.
+ * command queue address starts the firmware again.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
