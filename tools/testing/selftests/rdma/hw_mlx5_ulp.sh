@@ -22,7 +22,12 @@
 #     the NFS modules unload, no RC QP is left;
 #   - NVMe over RDMA (ulp_lib.sh, as nvmeof_rdma.sh on rxe): a target
 #     with a file and a null_blk namespace, discovery, connect, MIB MiB
-#     of O_DIRECT writes read back and compared, disconnect, teardown;
+#     of O_DIRECT writes read back and compared, disconnect; then a
+#     fatal firmware error under O_DIRECT writes (the model's
+#     x-fault-inject): mlx5_ib's kernel QPs must flush and drain on the
+#     dead device, so the controller goes within a bound, the writes end
+#     with an error, mlx5_core recovers the function, and a new
+#     controller moves and checks I/O; teardown;
 #   - mlx5_ib logs no WC error (an error CQE it dumps) and no failed
 #     UMR, and unloads.
 . "$(dirname "$0")/ktap_helpers.sh"
@@ -39,8 +44,10 @@ WORK=$(mktemp -d)
 EXPORT=$(mktemp -d -p /dev/shm nfsexp-XXXXXX)
 BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
 NFS_CASES=5
-NVME_CASES=6
+NVME_CASES=9
 PLAN=$((3 + NFS_CASES + NVME_CASES + 1))
+# A fatal error's detection (2 s), flushes and recovery, under TCG.
+FATAL_BOUND=$((90 * ${OOT_TIMEOUT_SCALE:-1}))
 trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
 
 ktap_print_header
@@ -104,6 +111,47 @@ else
 		nvme_io "$NQN" "$MIB" "$WORK"
 	ktap_test_result "nvme disconnect removes the controller" \
 		nvme_disconnect "$NQN"
+
+	# fatal_under_io: writes to the null_blk namespace, then the
+	# firmware dies; within FATAL_BOUND the controller is gone (the
+	# device's removal waited for nvme-rdma's drains), the writes have
+	# ended with an error and the function has recovered.
+	fatal_under_io() {
+		local n since dd_pid rc=0
+
+		nvme_connect "$NQN" $ADDR $PORT "$HOSTNQN" || return 1
+		n=$(nvme_ns_dev "$NQN" 2) || { echo "no namespace 2"; return 1; }
+		dd if=/dev/zero of="$n" bs=64k count=1000000 oflag=direct \
+			status=none 2>"$WORK/dd.err" &
+		dd_pid=$!
+		sleep 3
+		kill -0 $dd_pid || { echo "dd ended early"; return 1; }
+		since=$(dmesg | wc -l)
+		devlink health set "pci/$(mlx5_function)" reporter fw_fatal \
+			grace_period 0 && mlx5_fault_inject 1 || return 1
+		eventually "$FATAL_BOUND" nvme_ctrl_gone "$NQN" ||
+			{ echo "controller still there"; rc=1; }
+		eventually "$FATAL_BOUND" eval "! kill -0 $dd_pid 2>/dev/null" ||
+			{ echo "dd still writing"; kill -9 $dd_pid; rc=1; }
+		wait $dd_pid && { echo "dd ended well on a dead device"; rc=1; }
+		eventually "$FATAL_BOUND" eval "dmesg | tail -n +$((since + 1)) |
+			grep -q 'health recovery succeeded'" ||
+			{ echo "no recovery"; rc=1; }
+		[ $rc = 0 ] || dmesg | tail -n +$((since + 1)) | grep -v print_health_info | tail -n 30
+		return $rc
+	}
+	ktap_test_result "NVMe: a fatal firmware error under writes: controller gone, writes fail, function back" \
+		fatal_under_io
+	# The netdev was made anew: its address again, the target's port on it.
+	nvme_again() {
+		mlx5_roce_up $ADDR || return 1
+		nvmet_port_down "$NQN"
+		nvmet_port_up "$NQN" $ADDR $PORT &&
+			nvme_connect "$NQN" $ADDR $PORT "$HOSTNQN"
+	}
+	ktap_test_result "NVMe: a new controller on the recovered mlx5_0" nvme_again
+	ktap_test_result "NVMe: $MIB MiB of O_DIRECT I/O after the recovery, read back and compared" \
+		nvme_io "$NQN" "$MIB" "$WORK"
 	nvme_down() {
 		nvmet_down "$NQN" || return 1
 		eventually 30 no_rc_qps || { rdma res show qp; return 1; }
