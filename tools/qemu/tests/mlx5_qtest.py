@@ -186,6 +186,17 @@ class Dev:
     def ring(self, slots):
         self.reg_w(0x18, slots)
 
+    def issi_slot(self, slot):
+        """Slot slot handed to the device with an inline QUERY_ISSI (its
+        16-byte output inline too), not yet rung."""
+        lay = bytearray(LAY_SIZE)
+        lay[0] = 7
+        struct.pack_into(">I", lay, 4, 16)
+        lay[0x10:0x20] = hdr(0x10A)
+        struct.pack_into(">I", lay, 0x38, 16)
+        lay[0x3F] = 1
+        self.qt.write(CMDQ + slot * LAY_SIZE, bytes(lay))
+
     def chain(self, base, data, n, token, override=None):
         """n mailboxes at base, 1 KiB apart, holding data."""
         addrs = [base + i * 1024 for i in range(n)]
@@ -429,13 +440,7 @@ def main():
                bytes(LAY_SIZE))
         # Several slots in one doorbell, each answered.
         for s in (1, 2, 3):
-            lay = bytearray(LAY_SIZE)
-            lay[0] = 7
-            struct.pack_into(">I", lay, 4, 16)
-            lay[0x10:0x20] = hdr(0x10A)
-            struct.pack_into(">I", lay, 0x38, 16)
-            lay[0x3F] = 1
-            qt.write(CMDQ + s * LAY_SIZE, bytes(lay))
+            dev.issi_slot(s)
         dev.ring(0b1110)
         for s in (1, 2, 3):
             expect("slot %d" % s, dev.wait(s), 0)
@@ -633,13 +638,7 @@ def main():
         dev.ext_cfg_w(0x400, 0x5)                     # x-fault-inject's
         expect("NIC interface after a fatal error", dev.reg(0x14) >> 8 & 7, 1)
         expect("health syndrome", dev.reg(0x23C) >> 16 & 0xFF, 5)
-        lay = bytearray(LAY_SIZE)
-        lay[0] = 7
-        struct.pack_into(">I", lay, 4, 16)
-        lay[0x10:0x20] = hdr(0x10A)
-        struct.pack_into(">I", lay, 0x38, 16)
-        lay[0x3F] = 1
-        qt.write(CMDQ, bytes(lay))
+        dev.issi_slot(0)
         dev.ring(1)
         qt.clock_step(10**6)
         expect("a command rung while down stays the device's",

@@ -154,19 +154,14 @@ remove() {
 	return $rc
 }
 
-# fatal_error: the firmware goes down with health syndrome 1; within
-# BOUND mlx5_core has recovered the function (its reporter's grace
-# period, 20 minutes after a recovery, is set to none first: a test
-# before this one may have had a fatal error too).
+# fatal_error: the firmware goes down; within BOUND mlx5_core has
+# recovered the function.
 fatal_error() {
 	local since
 
 	since=$(dmesg | wc -l)
-	devlink health set "pci/$BDF" reporter fw_fatal grace_period 0 ||
-		return 1
-	mlx5_fault_inject 1 || return 1
-	if ! eventually "$BOUND" eval "dmesg | tail -n +$((since + 1)) |
-			grep -q 'health recovery succeeded'"; then
+	mlx5_fatal_error || return 1
+	if ! mlx5_recovered "$since" "$BOUND"; then
 		dmesg | tail -n +$((since + 1)) | grep -a mlx5 | tail -n 20
 		return 1
 	fi

@@ -127,15 +127,13 @@ else
 		sleep 3
 		kill -0 $dd_pid || { echo "dd ended early"; return 1; }
 		since=$(dmesg | wc -l)
-		devlink health set "pci/$(mlx5_function)" reporter fw_fatal \
-			grace_period 0 && mlx5_fault_inject 1 || return 1
+		mlx5_fatal_error || return 1
 		eventually "$FATAL_BOUND" nvme_ctrl_gone "$NQN" ||
 			{ echo "controller still there"; rc=1; }
 		eventually "$FATAL_BOUND" eval "! kill -0 $dd_pid 2>/dev/null" ||
 			{ echo "dd still writing"; kill -9 $dd_pid; rc=1; }
 		wait $dd_pid && { echo "dd ended well on a dead device"; rc=1; }
-		eventually "$FATAL_BOUND" eval "dmesg | tail -n +$((since + 1)) |
-			grep -q 'health recovery succeeded'" ||
+		mlx5_recovered "$since" "$FATAL_BOUND" ||
 			{ echo "no recovery"; rc=1; }
 		[ $rc = 0 ] || dmesg | tail -n +$((since + 1)) | grep -v print_health_info | tail -n 30
 		return $rc

@@ -150,6 +150,21 @@ mlx5_fault_inject() {
 			conv=notrunc status=none
 }
 
+# mlx5_fatal_error: the model's firmware dies (health syndrome 1) with
+# mlx5_core's fw_fatal reporter set to recover at once (its grace period
+# is 20 minutes after a recovery, and a test before may have had one).
+mlx5_fatal_error() {
+	devlink health set "pci/$(mlx5_function)" reporter fw_fatal \
+		grace_period 0 && mlx5_fault_inject 1
+}
+
+# mlx5_recovered SINCE SECS: mlx5_core logged a successful recovery of
+# the function after dmesg line SINCE, within SECS.
+mlx5_recovered() {
+	eventually "$2" eval "dmesg | tail -n +$(($1 + 1)) |
+		grep -q 'health recovery succeeded'"
+}
+
 # mlx5_ifname: the netdev mlx5_core made for it (after modprobe
 # mlx5_core: probe takes a while under TCG), or nothing.
 mlx5_ifname() {
