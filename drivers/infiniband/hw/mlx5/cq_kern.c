@@ -358,6 +358,35 @@ static int mlx5_ib_flush_rq(struct mlx5_ib_qp *qp, struct ib_wc *wc, int n)
 	return done;
 }
 
+enum {
+	MLX5_IB_KCQ_SQ = BIT(0),
+	MLX5_IB_KCQ_RQ = BIT(1),
+};
+
+/*
+ * Which of @qp's work queues a dead device flushes into @cq: a kernel QP's
+ * SQ and RQ on it, not an RQ taken from an SRQ (the SRQ's WQEs are not the
+ * QP's).
+ */
+static unsigned int mlx5_ib_kcq_wqs(struct mlx5_ib_qp *qp,
+				    struct mlx5_ib_cq *cq)
+{
+	unsigned int wqs = 0;
+
+	if (!qp->k)
+		return 0;
+	if (qp->ibqp.send_cq == &cq->ibcq)
+		wqs |= MLX5_IB_KCQ_SQ;
+	if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq)
+		wqs |= MLX5_IB_KCQ_RQ;
+	return wqs;
+}
+
+static bool mlx5_ib_wq_posted(struct mlx5_ib_wq *wq)
+{
+	return READ_ONCE(wq->tail) != READ_ONCE(wq->head);
+}
+
 /*
  * The flushes a dead device owes @cq: every WQE still posted to a kernel
  * QP of it.  Under the CQ's lock, which keeps the QPs found (as a CQE's).
@@ -367,15 +396,15 @@ static int mlx5_ib_kcq_flush(struct mlx5_ib_dev *dev, struct mlx5_ib_cq *cq,
 {
 	struct mlx5_ib_qp *qp;
 	unsigned long index;
+	unsigned int wqs;
 	int done = 0;
 
 	lockdep_assert_held(&cq->lock);
 	xa_for_each(&dev->qps, index, qp) {
-		if (!qp->k)
-			continue;
-		if (qp->ibqp.send_cq == &cq->ibcq)
+		wqs = mlx5_ib_kcq_wqs(qp, cq);
+		if (wqs & MLX5_IB_KCQ_SQ)
 			done += mlx5_ib_flush_sq(qp, wc + done, n - done);
-		if (done < n && qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq)
+		if (done < n && (wqs & MLX5_IB_KCQ_RQ))
 			done += mlx5_ib_flush_rq(qp, wc + done, n - done);
 		if (done == n)
 			break;
@@ -389,15 +418,13 @@ static bool mlx5_ib_kcq_flush_owed(struct mlx5_ib_dev *dev,
 {
 	struct mlx5_ib_qp *qp;
 	unsigned long index;
+	unsigned int wqs;
 
 	xa_for_each(&dev->qps, index, qp) {
-		if (!qp->k)
-			continue;
-		if (qp->ibqp.send_cq == &cq->ibcq &&
-		    READ_ONCE(qp->k->sq.tail) != READ_ONCE(qp->k->sq.head))
+		wqs = mlx5_ib_kcq_wqs(qp, cq);
+		if ((wqs & MLX5_IB_KCQ_SQ) && mlx5_ib_wq_posted(&qp->k->sq))
 			return true;
-		if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq &&
-		    READ_ONCE(qp->k->rq.tail) != READ_ONCE(qp->k->rq.head))
+		if ((wqs & MLX5_IB_KCQ_RQ) && mlx5_ib_wq_posted(&qp->k->rq))
 			return true;
 	}
 	return false;
