@@ -27,7 +27,7 @@ ktap_print_header
 ktap_set_plan $PLAN
 
 mlx5_or_skip $PLAN "our mlx5_ib"
-OURS=${OOT_REPO:-}/drivers/infiniband/hw/mlx5/mlx5_ib.ko
+OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
 if [ "${OOT_STOCK:-0}" = 1 ] || [ ! -f "$OURS" ]; then
 	for ((i = 1; i <= PLAN; i++)); do
 		ktap_test_skip "our mlx5_ib case $i" \

@@ -24,7 +24,7 @@ ktap_print_header
 ktap_set_plan $PLAN
 
 mlx5_or_skip $PLAN "mlx5 kernel verbs"
-OURS=${OOT_REPO:-}/drivers/infiniband/hw/mlx5/mlx5_ib.ko
+OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
 skip_all() {
 	local i
 

@@ -2,11 +2,16 @@
 #
 # Helpers shared by the rdma selftests.  Sourced after ktap_helpers.sh.
 # The harness exports OOT_STOCK (1: the in-tree stack is under test),
-# OOT_KVER, OOT_REPO and OOT_VERSION; outside it, sane defaults apply.
+# OOT_KVER, OOT_REPO, OOT_BUILT and OOT_VERSION; outside it, sane
+# defaults apply.
 
 OOT_STOCK=${OOT_STOCK:-0}
 OOT_KVER=${OOT_KVER:-$(uname -r)}
 OOT_REPO=${OOT_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)}
+# Where our modules were built for the guest's kernel: the tree for
+# Debian's, .debug-build/ for the debug kernel (scripts/vm).  A test that
+# loads one of ours by its file takes it from here.
+OOT_BUILT=${OOT_BUILT:-$OOT_REPO}
 
 # Every module of the RDMA stack, users before what they use: the order
 # in which they can be unloaded.

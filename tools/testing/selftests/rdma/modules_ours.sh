@@ -208,7 +208,7 @@ done
 # kernel/, loaded by hand): refused for want of ib_core_oot_check alone.
 check_ours_refused() {
 	local m=$1 ko core lines rc log
-	ko=$OOT_REPO/drivers/infiniband/core/$m.ko
+	ko=$OOT_BUILT/drivers/infiniband/core/$m.ko
 	core=$(find "/lib/modules/$OOT_KVER/kernel/drivers/infiniband" \
 		-name ib_core.ko | head -1)
 	[ -f "$ko" ] || { echo "no $ko: not built"; return 1; }
