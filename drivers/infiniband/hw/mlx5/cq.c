@@ -46,6 +46,11 @@ void mlx5_ib_cq_event(struct mlx5_core_cq *mcq, enum mlx5_event type)
 		ibcq->event_handler(&ev, ibcq->cq_context);
 }
 
+/* The flags include/uapi/rdma/mlx5-abi.h defines for CREATE_CQ. */
+#define MLX5_IB_CQ_FLAGS_ABI	(MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD | \
+				 MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX | \
+				 MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS)
+
 static int mlx5_ib_cq_req(struct ib_udata *udata, struct mlx5_ib_create_cq *req)
 {
 	size_t need = offsetofend(struct mlx5_ib_create_cq, cqe_comp_res_format);
@@ -57,6 +62,9 @@ static int mlx5_ib_cq_req(struct ib_udata *udata, struct mlx5_ib_create_cq *req)
 	if (err)
 		return err;
 	if (req->reserved0 || req->reserved1)
+		return -EINVAL;
+	/* A flag of no ABI is bad input; one of the ABI's not offered. */
+	if (req->flags & ~MLX5_IB_CQ_FLAGS_ABI)
 		return -EINVAL;
 	if (req->flags & ~MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
 		return -EOPNOTSUPP;
@@ -140,8 +148,8 @@ int mlx5_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	/* Every CQE carries the free-running clock: timestamps are free. */
 	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 ||
-	    attr->cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))
+	/* Room for @cqe and one more: a CQ of 0 is one of a single CQE. */
+	if (attr->cqe >= (1 << MLX5_CAP_GEN(mdev, log_max_cq_sz)))
 		return -EINVAL;
 	entries = roundup_pow_of_two(attr->cqe + 1);
 

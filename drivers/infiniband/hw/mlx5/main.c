@@ -200,6 +200,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.alloc_ucontext = mlx5_ib_alloc_ucontext,
 	.alloc_xrcd = mlx5_ib_alloc_xrcd,
 	.create_ah = mlx5_ib_create_ah,
+	.create_user_ah = mlx5_ib_create_ah,
 	.create_cq = mlx5_ib_create_cq,
 	.create_qp = mlx5_ib_create_qp,
 	.create_srq = mlx5_ib_create_srq,

@@ -18,6 +18,9 @@ int mlx5_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct mlx5_ib_alloc_pd_resp resp = {};
 	int err;
 
+	/* libmlx5 needs the PD number: a response with no room is refused. */
+	if (udata && udata->outlen < sizeof(resp))
+		return -EFAULT;
 	err = mlx5_core_alloc_pd(dev->mdev, &pd->pdn);
 	if (err)
 		return mlx5_ib_cmd_status(dev, err);
@@ -25,7 +28,7 @@ int mlx5_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return 0;
 
 	resp.pdn = pd->pdn;
-	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err) {
 		mlx5_core_dealloc_pd(dev->mdev, pd->pdn);
 		return err;

@@ -16,7 +16,9 @@
 /* The SQ's basic block, the unit of its WQEs. */
 #define MLX5_IB_SQ_STRIDE_SHIFT		6
 
-/* The QP flags of libmlx5 we accept; scatter-to-CQE is an offer we decline. */
+/* The QP flags mlx5-abi.h defines: SIGNATURE (bit 0) .. DCI_STREAM (11). */
+#define MLX5_IB_QP_FLAGS_ABI	GENMASK(11, 0)
+/* Those of libmlx5 we accept; scatter-to-CQE is an offer we decline. */
 #define MLX5_IB_QP_FLAGS	(MLX5_QP_FLAG_UAR_PAGE_INDEX | \
 				 MLX5_QP_FLAG_SCATTER_CQE | \
 				 MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
@@ -51,9 +53,15 @@ static int mlx5_ib_qp_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
 	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
 	if (err)
 		return err;
-	if (req->flags & ~MLX5_IB_QP_FLAGS)
+	/* A flag of no ABI is bad input; one of the ABI's not offered. */
+	if (req->flags & ~MLX5_IB_QP_FLAGS_ABI)
+		return -EINVAL;
+	if (req->flags & ~(MLX5_IB_QP_FLAGS | MLX5_QP_FLAG_BFREG_INDEX))
 		return -EOPNOTSUPP;
-	/* Without a UAR of its own the QP has no doorbell to be rung on. */
+	/*
+	 * Without a UAR of its own the QP has no doorbell to be rung on; a
+	 * context of dynamic UARs has no bfreg for BFREG_INDEX to name.
+	 */
 	if (!(req->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX))
 		return -EINVAL;
 	if (req->sq_buf_addr)

@@ -92,7 +92,8 @@ UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundle *attrs)
 		 */
 		return -EOPNOTSUPP;
 	default:
-		return -EINVAL;
+		/* A type this driver does not know: Debian's errno. */
+		return -EOPNOTSUPP;
 	}
 
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);

@@ -66,6 +66,11 @@ static void mlx5_ib_uctx_resp(struct mlx5_ib_ucontext *ctx,
 	resp->max_srq_recv_wr = 1 << MLX5_CAP_GEN(mdev, log_max_srq_sz);
 	resp->num_ports = 1;
 	resp->cqe_version = ctx->cqe_version;
+	/*
+	 * libmlx5 creates a RoCE AH through the kernel, which resolves the
+	 * destination MAC (the response's dmac), rather than from netlink.
+	 */
+	resp->cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
 	resp->eth_min_inline = mlx5_ib_eth_min_inline(mdev);
 	/* A UAR is a page (mlx5_ib_probe() made sure). */
 	resp->log_uar_size = PAGE_SHIFT;
@@ -105,6 +110,14 @@ int mlx5_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EINVAL;
 	if (!(req.lib_caps & MLX5_LIB_CAP_DYN_UAR))
 		return -EOPNOTSUPP;
+	/*
+	 * The bfreg counts belong to the static scheme, but low-latency
+	 * bfregs that leave none of the total to the others are refused, as
+	 * by Debian's driver (hw_mlx5_bad_input).
+	 */
+	if (req.total_num_bfregs &&
+	    req.num_low_latency_bfregs >= req.total_num_bfregs)
+		return -EINVAL;
 
 	mutex_init(&ctx->db_lock);
 	INIT_LIST_HEAD(&ctx->db_pages);
