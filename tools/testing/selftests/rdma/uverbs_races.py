@@ -13,9 +13,11 @@
 
 Each case prints what went wrong, a line a problem, then "CASE: N
 problems" and a line of statistics; exit 1 on a problem.  Commands are
-built by uverbs_raw.py and go to /dev/infiniband/uverbs0 raw: os.write()
+built by uverbs_raw.py and go to the device raw: os.write()
 and fcntl.ioctl() release the GIL, so the threads are in the kernel at the
 same time.  The work is bounded by iteration counts, never by time.
+UVERBS_IBDEV names the device (rxe0 unless set; uverbs_raw.py's driver
+data for mlx5_0).
 """
 import ctypes
 import errno
@@ -57,7 +59,8 @@ class Lane(raw.Uverbs):
 
     def alloc_pd(self):
         """(outcome, handle)"""
-        res, resp = self.write(raw.ALLOC_PD, struct.pack("<Q", self.resp_addr), 4)
+        res, resp = self.write(raw.ALLOC_PD, struct.pack("<Q", self.resp_addr),
+                               4 + raw.DRIVER.pd_out)
         return res, struct.unpack_from("<I", resp)[0]
 
     def new_cq(self):
@@ -100,12 +103,12 @@ def open_context():
 
 
 def counts():
-    """rxe0's object counts as rdma res shows them: {"pd": N, ...}"""
+    """The device's object counts as rdma res shows them: {"pd": N, ...}"""
     out = subprocess.run(["rdma", "res", "show"], capture_output=True, text=True,
                          check=True).stdout
     for line in out.splitlines():
         f = line.split()
-        if len(f) > 2 and f[1] == "rxe0:":
+        if len(f) > 2 and f[1] == raw.IBDEV + ":":
             return dict(zip(f[2::2], map(int, f[3::2])))
     return {}
 
@@ -532,7 +535,7 @@ def removal(where):
     for _ in threads:
         running.acquire()
     open(os.path.join(where, "ready"), "w").close()
-    # The test removes rxe0 now; the async fd says so.
+    # The test removes the device now; the async fd says so.
     readable, _, _ = select.select([u.async_fd], [], [], 20)
     event = os.read(u.async_fd, 16) if readable else b""
     done = os.path.join(where, "done")
@@ -555,6 +558,8 @@ def main():
     cases = {"churn": churn, "busy": busy, "fork": fork, "close": close,
              "killed": killed}
     args = sys.argv[1:]
+    if "UVERBS_IBDEV" in os.environ:
+        raw.DEV = raw.uverbs_of(raw.IBDEV)
     if len(args) == 1 and args[0] in cases:
         stats = cases[args[0]]()
     elif len(args) == 2 and args[0] == "removal":

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Bad input to mlx5_0 from user space, with each mlx5_ib the guest can run
+# on its core: Debian's, then ours (our core only; a guest booted with
+# --preview loads ours first, which is unloaded for Debian's).  Needs a
+# guest with the ConnectX model (scripts/vm --hw mlx5).
+#
+# For each driver:
+#   - uverbs_raw.py's malformed commands (write() and ioctl()), the ones
+#     that create a queue carrying libmlx5's driver data, and its mlx5
+#     group: that driver data out of range (context bfregs, CQE size and
+#     flags, unmapped buffers and doorbells, WQE counts, user indexes,
+#     bfreg and UAR page indexes, short data) and mlx5's own methods on
+#     bad handles or values (UAR, PD and port queries, DEVX and VAR, which
+#     the model does not offer).  Every outcome must be the one measured
+#     with Debian's mlx5_ib on the stock stack (EXPECTED_MLX5), but for
+#     what ours refuses by design (OURS_MLX5: the static UAR scheme).
+#   - uverbs_races.py's concurrency (handle churn, busy objects and twin
+#     destroys, fork, fds closed under commands, kill -9 in a create loop
+#     that registers memory and creates QPs): each with rdma res and the
+#     pinned-page balance back where they were.
+#   - rmmod mlx5_ib under running commands: the commands after it fail
+#     with EIO, the async fd reports DEVICE_FATAL, the process exits
+#     normally; the driver loads again.
+#   - nothing of mlx5_0's left in rdma res; with ours nothing logged by
+#     mlx5 (Debian's logs what it refuses); the harness fails the run on a
+#     kernel WARN or BUG.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+GROUPS_RAW=(header context pd cq qp mr srq_ah more ioctl mlx5)
+RACES=(churn busy fork close killed)
+PER_DRIVER=$((1 + ${#GROUPS_RAW[@]} + ${#RACES[@]} + 2))
+PLAN=$((1 + 2 * PER_DRIVER))
+ktap_print_header
+ktap_set_plan $PLAN
+
+mlx5_or_skip $PLAN "mlx5 bad input"
+ADDR=192.0.2.1
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+KMOD=/lib/modules/$(uname -r)
+DEBIAN=$(find "$KMOD/kernel/drivers/infiniband/hw/mlx5" -name 'mlx5_ib.ko*' | head -1)
+OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
+export UVERBS_IBDEV=mlx5_0
+
+ktap_test_result "mlx5_0 up with a RoCE v2 GID of $ADDR" mlx5_roce_up $ADDR
+
+# registered: mlx5_0 there with its uverbs device and its GID of ADDR.
+registered() {
+	mlx5_ib_registered && eventually 60 topo_gid mlx5_0 $ADDR >/dev/null
+}
+
+# use_driver debian|ours: that mlx5_ib the one loaded, mlx5_0 registered.
+use_driver() {
+	if [ "$1" = debian ]; then
+		# ours has a version, Debian's none
+		if [ -n "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" ]; then
+			rmmod mlx5_ib || return 1
+		fi
+		module_loaded mlx5_ib || insmod "$DEBIAN" || return 1
+	else
+		if module_loaded mlx5_ib && ! mlx5_ib_is "$OURS"; then
+			rmmod mlx5_ib || return 1
+		fi
+		module_loaded mlx5_ib || insmod "$OURS" || return 1
+		mlx5_ib_is "$OURS" || { echo "the mlx5_ib loaded is not ours"; return 1; }
+	fi
+	registered
+}
+
+counts() {
+	rdma res show | sed -n 's/^[0-9]*: mlx5_0: //p'
+}
+pins() {	# pages pinned now, all users together
+	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
+	     $1 == "nr_foll_pin_released" { r = $2 }
+	     END { print a - r }' /proc/vmstat
+}
+back() {
+	expect_eq "rdma res" "$(counts)" "$base" &&
+	expect_eq "pinned pages" "$(pins)" "$base_pins"
+}
+
+# raw GROUP: the group ran to its end with no outcome other than
+# Debian's on stock.
+raw() {
+	grep "^$1: " "$OUT/raw" | grep -v "^$1: done$"
+	grep -q "^$1: done$" "$OUT/raw" ||
+		{ echo "$1 did not run to the end:"; grep -v ": done$" "$OUT/raw"; return 1; }
+	! grep -q "^$1: .*: got" "$OUT/raw"
+}
+
+races() {
+	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
+}
+
+# removal KO: rmmod mlx5_ib under uverbs_races.py's running commands;
+# then KO again.
+removal() {
+	local pid rc=0
+
+	rm -f "$OUT/ready" "$OUT/done"
+	python3 "$TESTDIR/uverbs_races.py" removal "$OUT" &
+	pid=$!
+	eventually 60 test -e "$OUT/ready" || { kill $pid; return 1; }
+	rmmod mlx5_ib || { echo "rmmod mlx5_ib failed"; rc=1; }
+	touch "$OUT/done"
+	wait $pid || rc=1
+	insmod "$1" && registered || rc=1
+	return $rc
+}
+
+# clean NAME SINCE: nothing of mlx5_0's left (objects of the kernel's own
+# as after the load); with ours, nothing of mlx5's logged after dmesg line
+# SINCE (Debian's logs each command it refuses, and mlx5_core each the
+# device refuses: "Create QP type 2 failed", "CREATE_QP(0x500) ... failed").
+clean() {
+	expect_eq "rdma res" "$(counts)" "$base" || return 1
+	[ "$1" = debian ] || mlx5_log_clean "$2"
+}
+
+# cases debian|ours NAME KO: every case with that driver.
+cases() {
+	local which=$1 name=$2 ko=$3 g r since
+
+	since=$(dmesg | wc -l)
+	# One python for all the groups (its start is slow under TCG).
+	python3 "$TESTDIR/uverbs_raw.py" check "${GROUPS_RAW[@]}" >"$OUT/raw" 2>&1
+	for g in "${GROUPS_RAW[@]}"; do
+		ktap_test_result "$name: uverbs_raw $g as Debian's mlx5_ib on stock" raw "$g"
+	done
+	base=$(counts)
+	base_pins=$(pins)
+	for r in "${RACES[@]}"; do
+		ktap_test_result "$name: uverbs_races $r: nothing left, nothing pinned" \
+			races "$r"
+	done
+	ktap_test_result "$name: rmmod mlx5_ib under running commands: EIO, DEVICE_FATAL" \
+		removal "$ko"
+	base=$(counts)
+	ktap_test_result "$name: nothing of mlx5_0's left, nothing logged" \
+		clean "$which" "$since"
+}
+
+# skip_driver NAME REASON: that driver's cases, skipped.
+skip_driver() {
+	local i
+
+	for ((i = 1; i <= PER_DRIVER; i++)); do
+		ktap_test_skip "$1: case $i" "$2"
+	done
+}
+
+if [ -z "$DEBIAN" ]; then
+	skip_driver "Debian's mlx5_ib" "no mlx5_ib.ko under $KMOD/kernel"
+else
+	ktap_test_result "Debian's mlx5_ib registers mlx5_0" use_driver debian
+	cases debian "Debian's mlx5_ib" "$DEBIAN"
+fi
+if [ "$OOT_STOCK" = 1 ]; then
+	skip_driver "our mlx5_ib" "our mlx5_ib runs on our core (stock guest)"
+elif [ ! -f "$OURS" ]; then
+	skip_driver "our mlx5_ib" "not built: $OURS"
+else
+	ktap_test_result "our mlx5_ib registers mlx5_0" use_driver ours
+	cases ours "our mlx5_ib" "$OURS"
+fi
+
+ktap_finished
