@@ -20,18 +20,20 @@
 #     destroys, fork, fds closed under commands, kill -9 in a create loop
 #     that registers memory and creates QPs): each with rdma res and the
 #     pinned-page balance back where they were.
+#   - kill -9 of both ends of ib_write_bw mid-transfer: nothing left, no
+#     page pinned, and a ping-pong runs after;
 #   - rmmod mlx5_ib under running commands: the commands after it fail
 #     with EIO, the async fd reports DEVICE_FATAL, the process exits
 #     normally; the driver loads again.
-#   - nothing of mlx5_0's left in rdma res; with ours nothing logged by
-#     mlx5 (Debian's logs what it refuses); the harness fails the run on a
-#     kernel WARN or BUG.
+#   - nothing of mlx5_0's left in rdma res; ours unloads with nothing
+#     logged by mlx5 (Debian's logs what it refuses) and the guest's own
+#     mlx5_ib returns; the harness fails the run on a kernel WARN or BUG.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 GROUPS_RAW=(header context pd cq qp mr srq_ah more ioctl mlx5)
 RACES=(churn busy fork close killed)
-PER_DRIVER=$((1 + ${#GROUPS_RAW[@]} + ${#RACES[@]} + 2))
+PER_DRIVER=$((1 + ${#GROUPS_RAW[@]} + ${#RACES[@]} + 3))
 PLAN=$((1 + 2 * PER_DRIVER))
 ktap_print_header
 ktap_set_plan $PLAN
@@ -96,6 +98,31 @@ races() {
 	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
 }
 
+# traffic_killed: ib_write_bw's server and client on mlx5_0 (RC, 64 KiB
+# WRITEs for 30 s), both killed with -9 once their QPs exist and a few
+# seconds of traffic have passed; then rdma res and the pinned pages as
+# before, and ibv_rc_pingpong runs.
+traffic_killed() {
+	local gidx srv cli rc=0
+
+	gidx=$(topo_gid mlx5_0 $ADDR) || { echo "no GID of $ADDR"; return 1; }
+	ib_write_bw -d mlx5_0 -x "$gidx" -D 30 -s 65536 -F >/dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	ib_write_bw -d mlx5_0 -x "$gidx" -D 30 -s 65536 -F $ADDR >/dev/null 2>&1 &
+	cli=$!
+	eventually 30 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
+		{ echo "no ib_write_bw QPs"; rc=1; }
+	sleep 3
+	kill -0 $srv $cli || { echo "ib_write_bw ended before the kill"; rc=1; }
+	kill -9 $srv $cli 2>/dev/null
+	wait $srv $cli 2>/dev/null
+	eventually 10 back || rc=1
+	localhost_pair 120 ibv_rc_pingpong -d mlx5_0 -g "$gidx" -n 20 -s 4096 -c ||
+		rc=1
+	return $rc
+}
+
 # removal KO: rmmod mlx5_ib under uverbs_races.py's running commands;
 # then KO again.
 removal() {
@@ -112,13 +139,15 @@ removal() {
 	return $rc
 }
 
-# clean NAME SINCE: nothing of mlx5_0's left (objects of the kernel's own
-# as after the load); with ours, nothing of mlx5's logged after dmesg line
-# SINCE (Debian's logs each command it refuses, and mlx5_core each the
-# device refuses: "Create QP type 2 failed", "CREATE_QP(0x500) ... failed").
+# clean debian|ours SINCE: nothing of mlx5_0's left (objects of the
+# kernel's own as after the load); ours then unloads with nothing of
+# mlx5's logged after dmesg line SINCE, and the guest's own mlx5_ib
+# (what modprobe finds) returns for the tests that follow.  Debian's logs
+# each command it refuses, and mlx5_core each the device refuses ("Create
+# QP type 2 failed", "CREATE_QP(0x500) ... failed").
 clean() {
 	expect_eq "rdma res" "$(counts)" "$base" || return 1
-	[ "$1" = debian ] || mlx5_log_clean "$2"
+	[ "$1" = debian ] || mlx5_ours_down "$2"
 }
 
 # cases debian|ours NAME KO: every case with that driver.
@@ -137,10 +166,12 @@ cases() {
 		ktap_test_result "$name: uverbs_races $r: nothing left, nothing pinned" \
 			races "$r"
 	done
+	ktap_test_result "$name: kill -9 under ib_write_bw: nothing left, nothing pinned" \
+		traffic_killed
 	ktap_test_result "$name: rmmod mlx5_ib under running commands: EIO, DEVICE_FATAL" \
 		removal "$ko"
 	base=$(counts)
-	ktap_test_result "$name: nothing of mlx5_0's left, nothing logged" \
+	ktap_test_result "$name: nothing of mlx5_0's left, nothing logged (ours)" \
 		clean "$which" "$since"
 }
 

@@ -18,7 +18,11 @@
 #   - NFS over RDMA (ulp_lib.sh, as nfs_rdma.sh on rxe): nfsd on
 #     "rdma 20049", an NFSv4.2 mount with proto=rdma, MIB MiB (64)
 #     written with O_DIRECT, remounted, read back, compared, also with
-#     the server's file; NFSv3 the same as a long case; the server stops,
+#     the server's file; NFSv3 the same as a long case; then a fatal
+#     firmware error under O_DIRECT writes to the mount: rpcrdma's QPs
+#     on both sides must flush and drain on the dead device, the function
+#     recovers, the client reconnects and the mount writes again (a long
+#     case: Debian's rpcrdma may oops there, below); the server stops,
 #     the NFS modules unload, no RC QP is left;
 #   - NVMe over RDMA (ulp_lib.sh, as nvmeof_rdma.sh on rxe): a target
 #     with a file and a null_blk namespace, discovery, connect, MIB MiB
@@ -43,11 +47,13 @@ MNT=$(mktemp -d)
 WORK=$(mktemp -d)
 EXPORT=$(mktemp -d -p /dev/shm nfsexp-XXXXXX)
 BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
-NFS_CASES=5
+NFS_CASES=6
 NVME_CASES=9
 PLAN=$((3 + NFS_CASES + NVME_CASES + 1))
 # A fatal error's detection (2 s), flushes and recovery, under TCG.
 FATAL_BOUND=$((90 * ${OOT_TIMEOUT_SCALE:-1}))
+# And rpcrdma's reconnection after it (its backoff, at most 30 s a try).
+NFS_RECONNECT_BOUND=$((180 * ${OOT_TIMEOUT_SCALE:-1}))
 trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
 
 ktap_print_header
@@ -84,6 +90,46 @@ else
 		nfs_roundtrip $ADDR 4.2 "$MIB" data.4.2 "$MNT" "$EXPORT" "$WORK"
 	long_case "NFSv3 over mlx5_0: $MIB MiB written, remounted, read back" \
 		nfs_roundtrip $ADDR 3 "$MIB" data.3 "$MNT" "$EXPORT" "$WORK"
+	# nfs_fatal_under_io: 4 * MIB MiB written with O_DIRECT, the firmware
+	# dying under them; the function recovers, the netdev gets its
+	# address again and the client reconnects to nfsd's listener (a
+	# wildcard's, which the new device inherits): 8 MiB more written and
+	# read back on the same mount.  The writes in flight at the error may
+	# fail (EIO when an RPC was posted to the dead device, ENOLINK when
+	# rpcrdma reconnected to it before its removal: mlx5_core's answer to
+	# a create command there) or complete (a hard mount retransmits):
+	# either way dd ends.
+	nfs_fatal_under_io() {
+		local since dd_pid rc=0
+
+		nfs_mount $ADDR 4.2 "$MNT" "$EXPORT" || return 1
+		dd if=/dev/urandom of="$WORK/fsrc" bs=1M count="$MIB" status=none ||
+			return 1
+		for _ in 1 2 3 4; do cat "$WORK/fsrc"; done |
+			dd of="$MNT/fatal" bs=1M iflag=fullblock oflag=direct \
+				status=none 2>"$WORK/fdd.err" &
+		dd_pid=$!
+		sleep 2
+		kill -0 $dd_pid || { echo "dd ended before the error"; return 1; }
+		since=$(dmesg | wc -l)
+		mlx5_fatal_error || return 1
+		mlx5_recovered "$since" "$FATAL_BOUND" || { echo "no recovery"; rc=1; }
+		mlx5_roce_up $ADDR || rc=1
+		eventually "$NFS_RECONNECT_BOUND" eval "! kill -0 $dd_pid 2>/dev/null" ||
+			{ echo "dd still writing"; kill -9 $dd_pid; rc=1; }
+		wait $dd_pid || echo "dd: $(cat "$WORK/fdd.err")"
+		dd if="$WORK/fsrc" of="$MNT/after" bs=1M count=8 oflag=direct status=none &&
+			cmp -n $((8 << 20)) "$MNT/after" "$WORK/fsrc" ||
+			{ echo "no write on the mount after the recovery"; rc=1; }
+		[ $rc = 0 ] || dmesg | tail -n +$((since + 1)) | grep -v print_health_info | tail -n 30
+		return $rc
+	}
+	# A long case: Debian's rpcrdma may oops under it, on either core
+	# (6.1: its DEVICE_REMOVAL handler reads ep->re_id, which a
+	# reconnection still resolving its route has not set; seen in 1 of 4
+	# stock runs, none of 4 on ours), taking the guest with it.
+	long_case "NFS: a fatal firmware error under writes: function back, the mount writes again" \
+		nfs_fatal_under_io
 	ktap_test_result "NFS: the server stops, no QP left, the modules unload" \
 		nfs_test_stop "$MNT"
 	ktap_test_result "mlx5_ib logs no WC error after NFS" \
