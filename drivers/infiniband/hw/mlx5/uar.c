@@ -82,19 +82,13 @@ UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundle *attrs)
 	err = uverbs_get_const(&type, attrs, MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE);
 	if (err)
 		return err;
-	switch (type) {
-	case MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC:
-		break;
-	case MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF:
-		/*
-		 * Write-combining BlueFlame registers are not offered (the
-		 * contexts say bf_reg_size 0); libmlx5 falls back to NC.
-		 */
+	/*
+	 * NC pages only: write-combining BlueFlame registers (BF) are not
+	 * offered (the contexts say bf_reg_size 0) and libmlx5 falls back to
+	 * NC; a type of no ABI gets the same errno, as from Debian's driver.
+	 */
+	if (type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC)
 		return -EOPNOTSUPP;
-	default:
-		/* A type this driver does not know: Debian's errno. */
-		return -EOPNOTSUPP;
-	}
 
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
