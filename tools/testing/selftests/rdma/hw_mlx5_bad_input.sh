@@ -73,16 +73,11 @@ use_driver() {
 }
 
 counts() {
-	rdma res show | sed -n 's/^[0-9]*: mlx5_0: //p'
-}
-pins() {	# pages pinned now, all users together
-	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
-	     $1 == "nr_foll_pin_released" { r = $2 }
-	     END { print a - r }' /proc/vmstat
+	res_counts mlx5_0
 }
 back() {
 	expect_eq "rdma res" "$(counts)" "$base" &&
-	expect_eq "pinned pages" "$(pins)" "$base_pins"
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
 }
 
 # raw GROUP: the group ran to its end with no outcome other than
@@ -161,7 +156,7 @@ cases() {
 		ktap_test_result "$name: uverbs_raw $g as Debian's mlx5_ib on stock" raw "$g"
 	done
 	base=$(counts)
-	base_pins=$(pins)
+	base_pins=$(pinned_pages)
 	for r in "${RACES[@]}"; do
 		ktap_test_result "$name: uverbs_races $r: nothing left, nothing pinned" \
 			races "$r"

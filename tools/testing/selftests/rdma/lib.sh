@@ -349,6 +349,19 @@ mlx5_log_clean() {
 		grep -aiE "WC error|failed|err\(|timeout"
 }
 
+# res_counts DEV: DEV's object counts, "pd N cq N ...", as rdma res
+# prints them.
+res_counts() {
+	rdma res show | sed -n "s/^[0-9]*: $1: //p"
+}
+
+# pinned_pages: the pages pinned (FOLL_PIN) now, all users together.
+pinned_pages() {
+	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
+	     $1 == "nr_foll_pin_released" { r = $2 }
+	     END { print a - r }' /proc/vmstat
+}
+
 # res_none DEV: nothing of DEV's left (res_left); what is, when not.
 res_none() {
 	local left

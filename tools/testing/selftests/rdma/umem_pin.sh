@@ -23,14 +23,9 @@ rdma_unload_all
 rxe0_up
 modprobe ib_uverbs
 
-pins() {	# pages pinned now, all users together
-	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
-	     $1 == "nr_foll_pin_released" { r = $2 }
-	     END { print a - r }' /proc/vmstat
-}
-base_pins=$(pins)
+base_pins=$(pinned_pages)
 unpinned() {
-	expect_eq "pinned pages" "$(pins)" "$base_pins"
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
 }
 case_run() {
 	python3 "$TESTDIR/umem_pin.py" "$1" && eventually 10 unpinned

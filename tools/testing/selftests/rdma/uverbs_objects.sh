@@ -26,17 +26,12 @@ rxe0_up
 modprobe ib_uverbs
 dir=$(mktemp -d)
 
-counts() {	# the device's counts, "pd N cq N ...", as rdma res prints them
-	rdma res show | sed -n 's/^[0-9]*: rxe0: //p'
-}
-pins() {	# pages pinned now, all users together
-	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
-	     $1 == "nr_foll_pin_released" { r = $2 }
-	     END { print a - r }' /proc/vmstat
+counts() {
+	res_counts rxe0
 }
 
 base=$(counts)
-base_pins=$(pins)
+base_pins=$(pinned_pages)
 # The holder is killed below: its bound only ends a stuck run, and a
 # loaded machine needs it long (30 s ran out before the checks ended).
 verbs_holder_start "$dir" --objects --wait 120 pd
@@ -118,13 +113,13 @@ ktap_test_result "two event files and eight queue mappings, as stock" files
 pinned() {
 	expect_eq "VmPin" "$(sed -n 's/^VmPin:[[:space:]]*//p' /proc/$HOLDER_PID/status)" \
 		"1024 kB" &&
-	expect_eq "pinned pages" "$(pins)" $((base_pins + 1024 * 1024 / $(getconf PAGESIZE)))
+	expect_eq "pinned pages" "$(pinned_pages)" $((base_pins + 1024 * 1024 / $(getconf PAGESIZE)))
 }
 ktap_test_result "the MR pins its 1 MiB" pinned
 
 back() {
 	expect_eq "counts" "$(counts)" "$base" &&
-	expect_eq "pinned pages" "$(pins)" "$base_pins"
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
 }
 killed() {
 	kill -9 $HOLDER_PID

@@ -27,18 +27,13 @@ modprobe ib_uverbs
 dir=$(mktemp -d)
 
 counts() {
-	rdma res show | sed -n 's/^[0-9]*: rxe0: //p'
-}
-pins() {	# pages pinned now, all users together
-	awk '$1 == "nr_foll_pin_acquired" { a = $2 }
-	     $1 == "nr_foll_pin_released" { r = $2 }
-	     END { print a - r }' /proc/vmstat
+	res_counts rxe0
 }
 base=$(counts)
-base_pins=$(pins)
+base_pins=$(pinned_pages)
 back() {
 	expect_eq "rdma res" "$(counts)" "$base" &&
-	expect_eq "pinned pages" "$(pins)" "$base_pins"
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
 }
 
 races() {
