@@ -186,16 +186,12 @@ class Mlx5:
 
     @staticmethod
     def uar(u):
-        """The page index of a UAR of u's context: UAR/UAR_OBJ_ALLOC(HANDLE,
-        TYPE NC (a u64, as every const attribute), MMAP_OFFSET, MMAP_LENGTH, PAGE_ID), as libmlx5 asks."""
+        """The page index of an NC UAR of u's context, as libmlx5 asks."""
         if getattr(u, "uar_page", None) is None:
-            ns = 1 << 12
-            outs = [Out(ns + 2, 8), Out(ns + 3), Out(ns + 4)]
-            res, _ = u.call(ns + 8, ns, handle(ns, 0) + u64(ns + 1, 1) +
-                            b"".join(o.attr for o in outs))
+            res, page = mlx5_uar_alloc(u, MLX5_UAR_NC)
             if res != "ok":
                 raise Failed("UAR_OBJ_ALLOC: " + res)
-            u.uar_page = outs[2].u32()
+            u.uar_page = page
         return u.uar_page
 
     def doorbell(self, u):
@@ -1046,6 +1042,16 @@ def ioctl_pd_destroy_no_such_handle(u):
 NS = 1 << 12
 OBJ_DEVICE, OBJ_PD = 0, 1
 MLX5_OBJ_DEVX, MLX5_OBJ_VAR, MLX5_OBJ_UAR = NS, NS + 6, NS + 8
+MLX5_UAR_NC = 1     # enum mlx5_ib_uapi_uar_alloc_type
+
+
+def mlx5_uar_alloc(u, uar_type):
+    """UAR/UAR_OBJ_ALLOC(HANDLE, TYPE (a u64, as every const attribute),
+    MMAP_OFFSET, MMAP_LENGTH, PAGE_ID): the outcome and the page index."""
+    outs = [Out(NS + 2, 8), Out(NS + 3), Out(NS + 4)]
+    res, _ = u.call(MLX5_OBJ_UAR, NS, handle(NS, 0) + u64(NS + 1, uar_type) +
+                    b"".join(o.attr for o in outs))
+    return res, outs[2].u32()
 
 
 @case("mlx5")
@@ -1199,11 +1205,8 @@ def mlx5_srq_buffer_unmapped(u):
 
 @case("mlx5")
 def mlx5_uar_alloc_of_type_7(u):
-    # UAR/UAR_OBJ_ALLOC(HANDLE, TYPE, MMAP_OFFSET, MMAP_LENGTH, PAGE_ID)
     u.context()
-    outs = [Out(NS + 2, 8), Out(NS + 3), Out(NS + 4)]
-    return u.ioctl(MLX5_OBJ_UAR, NS, handle(NS, 0) + u64(NS + 1, 7) +
-                   b"".join(o.attr for o in outs))
+    return mlx5_uar_alloc(u, 7)[0]
 
 
 @case("mlx5")
