@@ -42,9 +42,6 @@ mlx5_or_skip $PLAN "mlx5 bad input"
 ADDR=192.0.2.1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-KMOD=/lib/modules/$(uname -r)
-DEBIAN=$(find "$KMOD/kernel/drivers/infiniband/hw/mlx5" -name 'mlx5_ib.ko*' | head -1)
-OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
 export UVERBS_IBDEV=mlx5_0
 
 ktap_test_result "mlx5_0 up with a RoCE v2 GID of $ADDR" mlx5_roce_up $ADDR
@@ -54,22 +51,9 @@ registered() {
 	mlx5_ib_registered && eventually 60 topo_gid mlx5_0 $ADDR >/dev/null
 }
 
-# use_driver debian|ours: that mlx5_ib the one loaded, mlx5_0 registered.
+# use_driver KO: that mlx5_ib the one loaded, mlx5_0 registered.
 use_driver() {
-	if [ "$1" = debian ]; then
-		# ours has a version, Debian's none
-		if [ -n "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" ]; then
-			rmmod mlx5_ib || return 1
-		fi
-		module_loaded mlx5_ib || insmod "$DEBIAN" || return 1
-	else
-		if module_loaded mlx5_ib && ! mlx5_ib_is "$OURS"; then
-			rmmod mlx5_ib || return 1
-		fi
-		module_loaded mlx5_ib || insmod "$OURS" || return 1
-		mlx5_ib_is "$OURS" || { echo "the mlx5_ib loaded is not ours"; return 1; }
-	fi
-	registered
+	mlx5_ib_use "$1" && registered
 }
 
 counts() {
@@ -179,19 +163,21 @@ skip_driver() {
 	done
 }
 
-if [ -z "$DEBIAN" ]; then
-	skip_driver "Debian's mlx5_ib" "no mlx5_ib.ko under $KMOD/kernel"
+if [ -z "$MLX5_IB_DEBIAN" ]; then
+	skip_driver "Debian's mlx5_ib" "no mlx5_ib.ko in the guest's kernel"
 else
-	ktap_test_result "Debian's mlx5_ib registers mlx5_0" use_driver debian
-	cases debian "Debian's mlx5_ib" "$DEBIAN"
+	ktap_test_result "Debian's mlx5_ib registers mlx5_0" \
+		use_driver "$MLX5_IB_DEBIAN"
+	cases debian "Debian's mlx5_ib" "$MLX5_IB_DEBIAN"
 fi
 if [ "$OOT_STOCK" = 1 ]; then
 	skip_driver "our mlx5_ib" "our mlx5_ib runs on our core (stock guest)"
-elif [ ! -f "$OURS" ]; then
-	skip_driver "our mlx5_ib" "not built: $OURS"
+elif [ ! -f "$MLX5_IB_OURS" ]; then
+	skip_driver "our mlx5_ib" "not built: $MLX5_IB_OURS"
 else
-	ktap_test_result "our mlx5_ib registers mlx5_0" use_driver ours
-	cases ours "our mlx5_ib" "$OURS"
+	ktap_test_result "our mlx5_ib registers mlx5_0" \
+		use_driver "$MLX5_IB_OURS"
+	cases ours "our mlx5_ib" "$MLX5_IB_OURS"
 fi
 
 ktap_finished

@@ -383,6 +383,24 @@ mlx5_ib_is() {
 	  "$(modinfo -F version "$1")" ]
 }
 
+# MLX5_IB_DEBIAN, MLX5_IB_OURS: Debian's mlx5_ib.ko (none when the guest
+# has no mlx5 modules) and ours, as this tree built it (scripts/vm's
+# OOT_BUILT: the tree, or .debug-build/ on the debug kernel).
+MLX5_IB_DEBIAN=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/mlx5" \
+		 -name 'mlx5_ib.ko*' 2>/dev/null | head -n 1)
+MLX5_IB_OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
+
+# mlx5_ib_use KO: KO the mlx5_ib loaded (the one loaded before, if another,
+# unloaded first), mlx5_0 registered with its uverbs device.
+mlx5_ib_use() {
+	if module_loaded mlx5_ib && ! mlx5_ib_is "$1"; then
+		rmmod mlx5_ib || return 1
+	fi
+	module_loaded mlx5_ib || insmod "$1" || return 1
+	mlx5_ib_is "$1" || { echo "the mlx5_ib loaded is not $1"; return 1; }
+	mlx5_ib_registered
+}
+
 # mlx5_ours_down SINCE: our mlx5_ib leaves nothing on mlx5_0 and unloads
 # with no error, warning or bug logged after dmesg line SINCE; the one
 # modprobe finds (Debian's, in a guest without --preview) registers.
