@@ -59,6 +59,66 @@ static int mlx5_ib_max_sge(unsigned int wqe_size, unsigned int header)
 /* libmlx5 builds send WQEs of at most 8 basic blocks, whatever the device allows. */
 #define MLX5_IB_MAX_SQ_DESC	512
 
+/*
+ * The Ethernet side's offloads, for raw packet QPs: what the verbs'
+ * attributes say of them (checksums, VLAN stripping, WQs and RSS), with
+ * the device flags flow steering and IP checksums still go by.
+ */
+static void mlx5_ib_query_raw_caps(struct mlx5_core_dev *mdev,
+				   struct ib_device_attr *props)
+{
+	if (!MLX5_CAP_GEN(mdev, eth_net_offloads))
+		return;
+	if (MLX5_CAP_ETH(mdev, csum_cap)) {
+		props->device_cap_flags |= IB_DEVICE_RAW_IP_CSUM;
+		props->raw_packet_caps |= IB_RAW_PACKET_CAP_IP_CSUM;
+	}
+	if (MLX5_CAP_ETH(mdev, vlan_cap))
+		props->raw_packet_caps |= IB_RAW_PACKET_CAP_CVLAN_STRIPPING;
+	if (MLX5_CAP_ETH(mdev, scatter_fcs)) {
+		props->device_cap_flags |= IB_DEVICE_RAW_SCATTER_FCS;
+		props->raw_packet_caps |= IB_RAW_PACKET_CAP_SCATTER_FCS;
+	}
+	/* Receive steering: the rules of flow.c, in mlx5_core's tables. */
+	if (MLX5_CAP_GEN(mdev, nic_flow_table) &&
+	    MLX5_CAP_FLOWTABLE_NIC_RX(mdev, ft_support))
+		props->device_cap_flags |= IB_DEVICE_MANAGED_FLOW_STEERING;
+
+	props->max_wq_type_rq = 1 << MLX5_CAP_GEN(mdev, log_max_rq);
+	if (MLX5_CAP_ETH(mdev, rss_ind_tbl_cap)) {
+		props->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+		props->rss_caps.max_rwq_indirection_tables =
+			1 << MLX5_CAP_GEN(mdev, log_max_rqt);
+		props->rss_caps.max_rwq_indirection_table_size =
+			1 << MLX5_CAP_GEN(mdev, log_max_rqt_size);
+	}
+}
+
+/*
+ * libmlx5's part of ibv_query_device_ex(): segmentation offload and the
+ * fields an RSS QP may hash (Toeplitz over the outer addresses and
+ * ports, rss.c); nothing of the features the driver does not offer.
+ * As long as the caller's room, which older libmlx5 keeps shorter.
+ */
+static int mlx5_ib_query_device_resp(struct mlx5_core_dev *mdev,
+				     struct ib_udata *uhw)
+{
+	struct mlx5_ib_query_device_resp resp = {};
+
+	if (MLX5_CAP_GEN(mdev, eth_net_offloads) &&
+	    MLX5_CAP_ETH(mdev, max_lso_cap)) {
+		resp.tso_caps.max_tso = 1 << MLX5_CAP_ETH(mdev, max_lso_cap);
+		resp.tso_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+	}
+	if (MLX5_CAP_GEN(mdev, eth_net_offloads) &&
+	    MLX5_CAP_ETH(mdev, rss_ind_tbl_cap)) {
+		resp.rss_caps.rx_hash_function = MLX5_RX_HASH_FUNC_TOEPLITZ;
+		resp.rss_caps.rx_hash_fields_mask = MLX5_IB_RSS_HASH_FIELDS;
+	}
+	resp.response_length = min(uhw->outlen, sizeof(resp));
+	return ib_copy_to_udata(uhw, &resp, resp.response_length);
+}
+
 int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 			 struct ib_udata *uhw)
 {
@@ -69,7 +129,7 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	u32 vendor_id;
 	int err;
 
-	/* No vendor request or response of ours yet: both must be empty. */
+	/* libmlx5's request has nothing we read: it must be empty. */
 	if (uhw && (!ib_is_udata_cleared(uhw, 0, uhw->inlen)))
 		return -EINVAL;
 
@@ -152,6 +212,10 @@ int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->cq_caps.max_cq_moderation_count = MLX5_MAX_CQ_COUNT;
 		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
 	}
+	mlx5_ib_query_raw_caps(mdev, props);
+
+	if (uhw && uhw->outlen)
+		return mlx5_ib_query_device_resp(mdev, uhw);
 	return 0;
 }
 
@@ -202,8 +266,11 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.create_ah = mlx5_ib_create_ah,
 	.create_user_ah = mlx5_ib_create_ah,
 	.create_cq = mlx5_ib_create_cq,
+	.create_flow = mlx5_ib_create_flow,
 	.create_qp = mlx5_ib_create_qp,
+	.create_rwq_ind_table = mlx5_ib_create_rwq_ind_table,
 	.create_srq = mlx5_ib_create_srq,
+	.create_wq = mlx5_ib_create_wq,
 	.dealloc_pd = mlx5_ib_dealloc_pd,
 	.dealloc_ucontext = mlx5_ib_dealloc_ucontext,
 	.dealloc_xrcd = mlx5_ib_dealloc_xrcd,
@@ -214,8 +281,11 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.drain_sq = mlx5_ib_drain_sq,
 	.destroy_ah = mlx5_ib_destroy_ah,
 	.destroy_cq = mlx5_ib_destroy_cq,
+	.destroy_flow = mlx5_ib_destroy_flow,
 	.destroy_qp = mlx5_ib_destroy_qp,
+	.destroy_rwq_ind_table = mlx5_ib_destroy_rwq_ind_table,
 	.destroy_srq = mlx5_ib_destroy_srq,
+	.destroy_wq = mlx5_ib_destroy_wq,
 	.detach_mcast = mlx5_ib_mcg_detach,
 	.device_group = &mlx5_ib_dev_attr_group,
 	.get_dev_fw_str = mlx5_ib_get_dev_fw_str,
@@ -231,6 +301,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	.modify_device = mlx5_ib_modify_device,
 	.modify_qp = mlx5_ib_modify_qp,
 	.modify_srq = mlx5_ib_modify_srq,
+	.modify_wq = mlx5_ib_modify_wq,
 	.poll_cq = mlx5_ib_poll_cq,
 	.post_recv = mlx5_ib_post_recv,
 	.post_send = mlx5_ib_post_send,
@@ -251,6 +322,7 @@ static const struct ib_device_ops mlx5_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mlx5_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_rwq_ind_table, mlx5_ib_rwq_ind_table, ibtbl),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5_ib_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, mlx5_ib_xrcd, ibxrcd),
@@ -324,6 +396,7 @@ static int mlx5_ib_probe(struct auxiliary_device *adev,
 		return -ENOMEM;
 	dev->mdev = mdev;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	mutex_init(&dev->flow_lock);
 	mlx5_ib_kcq_init(dev);
 
 	err = mlx5_query_nic_vport_node_guid(mdev, &node_guid);

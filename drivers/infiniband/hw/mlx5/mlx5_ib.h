@@ -71,6 +71,16 @@ struct mlx5_ib_dev {
 	/* The memory registration QP that changes user keys (umr.c). */
 	struct mlx5_ib_umr *umr;
 
+	/*
+	 * The flow tables of the verbs' steering rules, by priority, each
+	 * with the rules in it (flow.c); under flow_lock.
+	 */
+	struct mutex flow_lock;
+	struct mlx5_ib_flow_prio {
+		struct mlx5_flow_table *ft;
+		unsigned int refcount;
+	} flow_prios[MLX5_BY_PASS_NUM_REGULAR_PRIOS];
+
 	/* Port 1's Q counter set, named by every QP (counters.c); 0: none. */
 	u16 q_counter;
 
@@ -306,6 +316,44 @@ struct mlx5_ib_wq {
 };
 
 /*
+ * A work queue of the Ethernet side over a user ring (eth_wq.c): an RQ
+ * or SQ object of the device.  @state is what it was last moved to,
+ * changed only under its owner's serialisation (modify_qp, modify_wq).
+ */
+struct mlx5_ib_eth_wq {
+	struct ib_umem *umem;
+	u32 num;			/* the RQ's or SQ's number */
+	u8 state;			/* MLX5_RQC_STATE_* = MLX5_SQC_STATE_* */
+};
+
+/* What such a queue is made of. */
+struct mlx5_ib_eth_wq_attr {
+	u64 buf_addr;			/* the ring, in the caller's memory */
+	u32 wqe_count;			/* a power of two */
+	u32 wqe_shift;			/* the stride (SQ: 6, basic blocks) */
+	dma_addr_t dbr;			/* the doorbell record */
+	u32 pdn;
+	u32 cqn;
+	u32 uidx;			/* the user index its CQEs carry */
+	u32 uar_page;			/* SQ: the UAR it is rung on */
+	u32 tisn;			/* SQ: the TIS it sends through */
+	bool cvlan_strip;		/* RQ */
+	bool scatter_fcs;		/* RQ */
+};
+
+/* An indirection table of WQs: an RQ table of the device (wq.c). */
+struct mlx5_ib_rwq_ind_table {
+	struct ib_rwq_ind_table ibtbl;
+	u32 rqtn;
+};
+
+static inline struct mlx5_ib_rwq_ind_table *
+to_mrwq_ind_table(struct ib_rwq_ind_table *ibtbl)
+{
+	return container_of(ibtbl, struct mlx5_ib_rwq_ind_table, ibtbl);
+}
+
+/*
  * What a kernel QP has beyond a user one: its buffer (RQ then SQ, as
  * for libmlx5), doorbell record, the UAR register its SQ is rung on,
  * and the rings' bookkeeping (qp_kern.c, wr.c).
@@ -354,6 +402,19 @@ struct mlx5_ib_qp {
 
 	refcount_t refcount;
 	struct completion free;
+
+	/*
+	 * A raw packet QP is no QP of the device (qp_raw.c): an SQ sending
+	 * through a TIS of the context's transport domain and an RQ behind
+	 * a TIR, which flow steering rules name (flow.c).  An RSS QP is a
+	 * TIR only, hashing over its indirection table's WQs (rss.c).
+	 */
+	struct {
+		struct mlx5_ib_eth_wq sq;
+		struct mlx5_ib_eth_wq rq;
+		u32 tisn;
+		u32 tirn;
+	} raw;
 };
 
 static inline struct mlx5_ib_qp *to_mqp(struct ib_qp *ibqp)
@@ -362,6 +423,15 @@ static inline struct mlx5_ib_qp *to_mqp(struct ib_qp *ibqp)
 }
 
 /* main.c */
+
+/* The fields an RSS QP may hash: outer IPv4/IPv6 addresses, TCP/UDP ports. */
+#define MLX5_IB_RSS_HASH_FIELDS	(MLX5_RX_HASH_SRC_IPV4 | MLX5_RX_HASH_DST_IPV4 | \
+				 MLX5_RX_HASH_SRC_IPV6 | MLX5_RX_HASH_DST_IPV6 | \
+				 MLX5_RX_HASH_SRC_PORT_TCP | \
+				 MLX5_RX_HASH_DST_PORT_TCP | \
+				 MLX5_RX_HASH_SRC_PORT_UDP | \
+				 MLX5_RX_HASH_DST_PORT_UDP)
+
 int mlx5_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 			 struct ib_udata *uhw);
 int mlx5_ib_cmd_status(struct mlx5_ib_dev *dev, int err);
@@ -495,6 +565,14 @@ int mlx5_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 u64 mlx5_ib_srq_complete(struct mlx5_ib_srq *srq, u16 index);
 
 /* qp.c */
+
+/* The SQ's basic block, the unit of its WQEs. */
+#define MLX5_IB_SQ_STRIDE_SHIFT		6
+
+/* The QP flags mlx5-abi.h defines: SIGNATURE (bit 0) .. DCI_STREAM (11). */
+#define MLX5_IB_QP_FLAGS_ABI	GENMASK(11, 0)
+
+int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out);
 int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		      struct ib_udata *udata);
 int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
@@ -507,6 +585,52 @@ void mlx5_ib_qp_put(struct mlx5_ib_qp *qp);
 u8 mlx5_ib_qp_st(enum ib_qp_type type);
 int mlx5_ib_destroy_qp_cmd(struct mlx5_ib_dev *dev, u32 qpn);
 void mlx5_ib_qp_event_cleanup(struct mlx5_ib_dev *dev);
+
+/* eth_wq.c */
+int mlx5_ib_create_eth_rq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
+			  const struct mlx5_ib_eth_wq_attr *attr);
+int mlx5_ib_create_eth_sq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
+			  const struct mlx5_ib_eth_wq_attr *attr);
+int mlx5_ib_modify_eth_wq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
+			  bool sq, u8 state);
+int mlx5_ib_query_eth_wq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
+			 bool sq, u8 *state);
+int mlx5_ib_destroy_eth_wq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
+			   bool sq);
+
+/* qp_raw.c */
+int mlx5_ib_create_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			  struct ib_qp_init_attr *attr, struct ib_udata *udata);
+int mlx5_ib_destroy_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			   struct mlx5_ib_ucontext *ctx);
+int mlx5_ib_modify_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			  enum ib_qp_state new);
+int mlx5_ib_query_raw_qp_state(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			       enum ib_qp_state *state);
+int mlx5_ib_create_tir(struct mlx5_ib_dev *dev, u32 *in, u32 *tirn);
+int mlx5_ib_destroy_tir(struct mlx5_ib_dev *dev, u32 tirn);
+
+/* flow.c */
+struct ib_flow *mlx5_ib_create_flow(struct ib_qp *ibqp,
+				    struct ib_flow_attr *attr,
+				    struct ib_udata *udata);
+int mlx5_ib_destroy_flow(struct ib_flow *ibflow);
+
+/* wq.c */
+struct ib_wq *mlx5_ib_create_wq(struct ib_pd *pd,
+				struct ib_wq_init_attr *init_attr,
+				struct ib_udata *udata);
+int mlx5_ib_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata);
+int mlx5_ib_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
+		      u32 attr_mask, struct ib_udata *udata);
+int mlx5_ib_create_rwq_ind_table(struct ib_rwq_ind_table *ibtbl,
+				 struct ib_rwq_ind_table_init_attr *init_attr,
+				 struct ib_udata *udata);
+int mlx5_ib_destroy_rwq_ind_table(struct ib_rwq_ind_table *ibtbl);
+
+/* rss.c */
+int mlx5_ib_create_rss_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
+			  struct ib_qp_init_attr *attr, struct ib_udata *udata);
 
 /* qp_kern.c */
 int mlx5_ib_create_kernel_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,

@@ -13,11 +13,6 @@
 
 #include "mlx5_ib.h"
 
-/* The SQ's basic block, the unit of its WQEs. */
-#define MLX5_IB_SQ_STRIDE_SHIFT		6
-
-/* The QP flags mlx5-abi.h defines: SIGNATURE (bit 0) .. DCI_STREAM (11). */
-#define MLX5_IB_QP_FLAGS_ABI	GENMASK(11, 0)
 /* Those of libmlx5 we accept; scatter-to-CQE is an offer we decline. */
 #define MLX5_IB_QP_FLAGS	(MLX5_QP_FLAG_UAR_PAGE_INDEX | \
 				 MLX5_QP_FLAG_SCATTER_CQE | \
@@ -152,7 +147,7 @@ void mlx5_ib_qp_put(struct mlx5_ib_qp *qp)
 }
 
 /* The user index a QP's CQEs carry: libmlx5's with cqe_version 1. */
-static int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out)
+int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out)
 {
 	if (ctx->cqe_version) {
 		if (uidx > 0xffffff)
@@ -229,6 +224,8 @@ int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		break;
 	case IB_QPT_XRC_TGT:
 		break;
+	case IB_QPT_RAW_PACKET:
+		return mlx5_ib_create_raw_qp(dev, qp, attr, udata);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -328,6 +325,8 @@ int mlx5_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mlx5_ib_qp *qp = to_mqp(ibqp);
 	int err;
 
+	if (ibqp->qp_type == IB_QPT_RAW_PACKET)
+		return mlx5_ib_destroy_raw_qp(dev, qp, ctx);
 	err = mlx5_ib_destroy_status(dev, mlx5_ib_destroy_qp_cmd(dev, qp->qpn));
 	if (err)
 		return err;

@@ -337,8 +337,12 @@ int mlx5_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	    attr->max_dest_rd_atomic > (1 << MLX5_CAP_GEN(dev->mdev, log_max_ra_res_qp)))
 		return -EINVAL;
 
-	err = mlx5_ib_qp_transition(qp, attr, attr_mask, cur, new);
-	err = mlx5_ib_cmd_status(dev, err);
+	if (ibqp->qp_type == IB_QPT_RAW_PACKET) {
+		err = mlx5_ib_modify_raw_qp(dev, qp, new);
+	} else {
+		err = mlx5_ib_qp_transition(qp, attr, attr_mask, cur, new);
+		err = mlx5_ib_cmd_status(dev, err);
+	}
 	if (err)
 		return err;
 	if (new == IB_QPS_RESET && qp->k)
@@ -400,7 +404,10 @@ int mlx5_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state state;
 	int err;
 
-	err = mlx5_ib_query_qp_state(dev, qp, &state);
+	if (ibqp->qp_type == IB_QPT_RAW_PACKET)
+		err = mlx5_ib_query_raw_qp_state(dev, qp, &state);
+	else
+		err = mlx5_ib_query_qp_state(dev, qp, &state);
 	if (err)
 		return err;
 

@@ -68,9 +68,12 @@ static void mlx5_ib_uctx_resp(struct mlx5_ib_ucontext *ctx,
 	resp->cqe_version = ctx->cqe_version;
 	/*
 	 * libmlx5 creates a RoCE AH through the kernel, which resolves the
-	 * destination MAC (the response's dmac), rather than from netlink.
+	 * destination MAC (the response's dmac), rather than from netlink;
+	 * it asks query_device for the driver's part of the answer (the
+	 * TSO and RSS caps, main.c) only when told there is one.
 	 */
-	resp->cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
+	resp->cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_CREATE_AH |
+			      MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE;
 	resp->eth_min_inline = mlx5_ib_eth_min_inline(mdev);
 	/* A UAR is a page (mlx5_ib_probe() made sure). */
 	resp->log_uar_size = PAGE_SHIFT;
