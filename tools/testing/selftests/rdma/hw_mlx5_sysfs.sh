@@ -175,10 +175,6 @@ for s in "${SECTIONS[@]}"; do
 		# in the device alone.
 		ktap_test_skip "mlx5_0 $s: stock's view" \
 			"our mlx5_ib: driver-internal objects differ from Debian's"
-	elif our_mlx5_ib && [ "$s" = rdma-dev ]; then
-		ktap_test_todo "mlx5_0 $s: stock's view" \
-			"issue 35: raw packet (RAW_IP_CSUM, MANAGED_FLOW_STEERING)" \
-			same "$s"
 	else
 		ktap_test_result "mlx5_0 $s: stock's view" same "$s"
 	fi
