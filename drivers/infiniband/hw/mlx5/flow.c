@@ -8,12 +8,15 @@
  * goes to the QP and not to the netdev.
  *
  * The verbs' priority is the namespace's (0 first, up to the sixteen
- * regular priorities it has); a table per priority is made with its
- * first rule and goes with its last.  The specs match the outer L2-L4
- * headers: Ethernet addresses, type and VLAN, IPv4 and IPv6 addresses,
- * protocol, traffic class and hop limit, TCP and UDP ports.  Tunnels,
- * tags, drop and counter actions, the default and sniffer rule types
- * and egress rules are not offered (EOPNOTSUPP).
+ * regular priorities it has; above, ENOMEM as from Debian's driver); a
+ * table per priority is made with its first rule and goes with its
+ * last.  The specs match the outer L2-L4 headers: Ethernet addresses,
+ * type and VLAN, IPv4 and IPv6 addresses, protocol, traffic class, hop
+ * limit and flow label, TCP and UDP ports.  Tunnel, inner and action
+ * specs are refused (EINVAL), as are IPv4 flags, the default and
+ * sniffer rule types, DONT_TRAP and egress rules (EOPNOTSUPP), each as
+ * Debian's driver answers on the model.  mlx5dv's matchers put their
+ * rules in the same tables (flow_matcher.c).
  */
 #include <linux/etherdevice.h>
 #include <linux/mlx5/fs.h>
@@ -23,12 +26,6 @@
 /* The entries of one priority's table, in automatic groups. */
 #define MLX5_IB_FLOW_TABLE_SIZE		BIT(16)
 #define MLX5_IB_FLOW_TABLE_GROUPS	8
-
-struct mlx5_ib_flow {
-	struct ib_flow ibflow;
-	struct mlx5_flow_handle *rule;
-	u16 prio;
-};
 
 /*
  * The match's two sides: the criteria (the specs' masks) and the value
@@ -152,7 +149,8 @@ static int mlx5_ib_match_spec(struct mlx5_ib_match *m,
 		mlx5_ib_set_l4(m->val, tcp, &spec->tcp_udp.val);
 		return 0;
 	default:
-		return -EOPNOTSUPP;
+		/* Tunnels, inner headers, actions: EINVAL, as Debian's. */
+		return -EINVAL;
 	}
 }
 
@@ -234,19 +232,59 @@ static void mlx5_ib_flow_table_put(struct mlx5_ib_dev *dev, u16 prio)
 	p->ft = NULL;
 }
 
+/**
+ * mlx5_ib_flow_add - put a rule in priority @prio's table
+ * @dev: the device
+ * @flow: the rule's object, whose handle and priority are set here
+ * @prio: the namespace's priority (the sixteen regular ones)
+ * @spec: what the rule matches
+ * @tirn: the TIR matching frames go to; 0: they are dropped
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5_ib_flow_add(struct mlx5_ib_dev *dev, struct mlx5_ib_flow *flow,
+		     u16 prio, const struct mlx5_flow_spec *spec, u32 tirn)
+{
+	struct mlx5_flow_act act = {
+		.action = tirn ? MLX5_FLOW_CONTEXT_ACTION_FWD_DEST :
+				 MLX5_FLOW_CONTEXT_ACTION_DROP,
+	};
+	struct mlx5_flow_destination dest = {
+		.type = MLX5_FLOW_DESTINATION_TYPE_TIR,
+		.tir_num = tirn,
+	};
+	struct mlx5_flow_table *ft;
+	int err = 0;
+
+	/* No table for it: ENOMEM, as Debian's driver answers. */
+	if (prio >= MLX5_BY_PASS_NUM_REGULAR_PRIOS)
+		return -ENOMEM;
+
+	mutex_lock(&dev->flow_lock);
+	ft = mlx5_ib_flow_table_get(dev, prio);
+	if (IS_ERR(ft)) {
+		err = PTR_ERR(ft);
+		goto out;
+	}
+	flow->rule = mlx5_add_flow_rules(ft, spec, &act, tirn ? &dest : NULL,
+					 tirn ? 1 : 0);
+	if (IS_ERR(flow->rule)) {
+		err = PTR_ERR(flow->rule);
+		mlx5_ib_flow_table_put(dev, prio);
+		goto out;
+	}
+	flow->prio = prio;
+out:
+	mutex_unlock(&dev->flow_lock);
+	return mlx5_ib_cmd_status(dev, err);
+}
+
 struct ib_flow *mlx5_ib_create_flow(struct ib_qp *ibqp,
 				    struct ib_flow_attr *attr,
 				    struct ib_udata *udata)
 {
 	struct mlx5_ib_dev *dev = to_mdev(ibqp->device);
-	struct mlx5_flow_act act = {
-		.action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
-	};
-	struct mlx5_flow_destination dest = {
-		.type = MLX5_FLOW_DESTINATION_TYPE_TIR,
-	};
 	struct mlx5_flow_spec *spec;
-	struct mlx5_flow_table *ft;
 	struct mlx5_ib_flow *flow;
 	int err;
 
@@ -255,13 +293,11 @@ struct ib_flow *mlx5_ib_create_flow(struct ib_qp *ibqp,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (attr->type != IB_FLOW_ATTR_NORMAL || attr->flags)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (attr->port != MLX5_IB_PORT ||
-	    attr->priority >= MLX5_BY_PASS_NUM_REGULAR_PRIOS)
+	if (attr->port != MLX5_IB_PORT)
 		return ERR_PTR(-EINVAL);
 	/* Only a raw packet QP has a TIR to steer to. */
 	if (ibqp->qp_type != IB_QPT_RAW_PACKET || !to_mqp(ibqp)->raw.tirn)
 		return ERR_PTR(-EINVAL);
-	dest.tir_num = to_mqp(ibqp)->raw.tirn;
 
 	spec = kvzalloc(sizeof(*spec), GFP_KERNEL);
 	flow = kzalloc(sizeof(*flow), GFP_KERNEL);
@@ -272,27 +308,13 @@ struct ib_flow *mlx5_ib_create_flow(struct ib_qp *ibqp,
 	err = mlx5_ib_flow_match(attr, spec);
 	if (err)
 		goto err;
-
-	mutex_lock(&dev->flow_lock);
-	ft = mlx5_ib_flow_table_get(dev, attr->priority);
-	if (IS_ERR(ft)) {
-		err = PTR_ERR(ft);
-		goto err_unlock;
-	}
-	flow->rule = mlx5_add_flow_rules(ft, spec, &act, &dest, 1);
-	if (IS_ERR(flow->rule)) {
-		err = PTR_ERR(flow->rule);
-		mlx5_ib_flow_table_put(dev, attr->priority);
-		goto err_unlock;
-	}
-	mutex_unlock(&dev->flow_lock);
-	flow->prio = attr->priority;
+	err = mlx5_ib_flow_add(dev, flow, attr->priority, spec,
+			       to_mqp(ibqp)->raw.tirn);
+	if (err)
+		goto err;
 	kvfree(spec);
 	return &flow->ibflow;
 
-err_unlock:
-	mutex_unlock(&dev->flow_lock);
-	err = mlx5_ib_cmd_status(dev, err);
 err:
 	kfree(flow);
 	kvfree(spec);
@@ -309,6 +331,8 @@ int mlx5_ib_destroy_flow(struct ib_flow *ibflow)
 	mlx5_del_flow_rules(flow->rule);
 	mlx5_ib_flow_table_put(dev, flow->prio);
 	mutex_unlock(&dev->flow_lock);
+	if (flow->matcher)
+		atomic_dec(&flow->matcher->usecnt);
 	kfree(flow);
 	return 0;
 }

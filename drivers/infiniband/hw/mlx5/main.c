@@ -334,6 +334,7 @@ static const struct uapi_definition mlx5_ib_uapi_defs[] = {
 	UAPI_DEF_CHAIN(mlx5_ib_ucontext_defs),
 	UAPI_DEF_CHAIN(mlx5_ib_pd_defs),
 	UAPI_DEF_CHAIN(mlx5_ib_port_defs),
+	UAPI_DEF_CHAIN(mlx5_ib_flow_defs),
 	{}
 };
 

@@ -15,6 +15,7 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/mlx5/cq.h>
 #include <linux/mlx5/driver.h>
+#include <linux/mlx5/fs.h>
 #include <linux/mlx5/qp.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -610,7 +611,31 @@ int mlx5_ib_query_raw_qp_state(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 int mlx5_ib_create_tir(struct mlx5_ib_dev *dev, u32 *in, u32 *tirn);
 int mlx5_ib_destroy_tir(struct mlx5_ib_dev *dev, u32 tirn);
 
-/* flow.c */
+/* flow.c, flow_matcher.c */
+
+/*
+ * mlx5dv's flow matcher: the mask, criteria and priority its rules
+ * share.  @usecnt counts its rules, which keep it from being destroyed.
+ */
+struct mlx5_ib_flow_matcher {
+	u8 mask[MLX5_ST_SZ_BYTES(fte_match_param)];
+	u8 criteria_enable;
+	u16 prio;
+	bool egress;			/* NIC transmit: its rules refused */
+	atomic_t usecnt;
+};
+
+/* A steering rule, of the verbs' or of a matcher. */
+struct mlx5_ib_flow {
+	struct ib_flow ibflow;
+	struct mlx5_flow_handle *rule;
+	u16 prio;
+	struct mlx5_ib_flow_matcher *matcher;	/* NULL: the verbs' */
+};
+
+int mlx5_ib_flow_add(struct mlx5_ib_dev *dev, struct mlx5_ib_flow *flow,
+		     u16 prio, const struct mlx5_flow_spec *spec, u32 tirn);
+extern const struct uapi_definition mlx5_ib_flow_defs[];
 struct ib_flow *mlx5_ib_create_flow(struct ib_qp *ibqp,
 				    struct ib_flow_attr *attr,
 				    struct ib_udata *udata);

@@ -114,7 +114,8 @@ static int mlx5_ib_raw_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
 	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
 	if (err)
 		return err;
-	if (req->flags & ~MLX5_IB_QP_FLAGS_ABI)
+	/* Tunnel offloads need the device's: none here, as Debian answers. */
+	if (req->flags & (~MLX5_IB_QP_FLAGS_ABI | MLX5_QP_FLAG_TUNNEL_OFFLOADS))
 		return -EINVAL;
 	if (req->flags & ~MLX5_IB_RAW_QP_FLAGS)
 		return -EOPNOTSUPP;
@@ -136,10 +137,13 @@ static int mlx5_ib_raw_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
 
 	if (!req->sq_wqe_count && !req->rq_wqe_count)
 		return -EINVAL;
-	/* The send ring is a buffer of its own, rung on the QP's UAR. */
+	/*
+	 * The send ring is a buffer of its own (one at 0 fails to pin:
+	 * EFAULT), rung on the QP's UAR.
+	 */
 	if (req->sq_wqe_count &&
 	    (udata->inlen < offsetofend(struct mlx5_ib_create_qp, sq_buf_addr) ||
-	     !req->sq_buf_addr || !(req->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX)))
+	     !(req->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX)))
 		return -EINVAL;
 	return 0;
 }

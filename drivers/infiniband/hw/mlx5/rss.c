@@ -7,7 +7,7 @@
  *
  * libmlx5's request names the hash: Toeplitz with a 40-byte key, over
  * the source and destination addresses of one IP version and the ports
- * of one of TCP and UDP (MLX5_IB_RSS_HASH_FIELDS).  No fields at all is
+ * of one of TCP and UDP (MLX5_IB_RSS_HASH_FIELDS), and IPsec's SPI.  No fields at all is
  * a TIR that does not hash, which only a table of one WQ makes sense of.
  * Nothing of the QP's verbs states reaches the device: its WQs have
  * their own.
@@ -48,11 +48,13 @@ static int mlx5_ib_rss_req(struct ib_udata *udata, struct ib_qp_init_attr *attr,
 		return -EINVAL;
 	if (req->flags & ~MLX5_IB_RSS_QP_FLAGS)
 		return -EOPNOTSUPP;
+	/* An RSS QP has no queue a creation flag could be about. */
 	if (attr->create_flags)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 
+	/* The SPI of IPsec packets may join the hash too (not reported). */
 	fields = req->rx_hash_fields_mask;
-	if (fields & ~(u64)MLX5_IB_RSS_HASH_FIELDS)
+	if (fields & ~(u64)(MLX5_IB_RSS_HASH_FIELDS | MLX5_RX_HASH_IPSEC_SPI))
 		return -EOPNOTSUPP;
 	if (!fields)
 		return attr->rwq_ind_tbl->log_ind_tbl_size ? -EINVAL : 0;
@@ -86,6 +88,8 @@ static void mlx5_ib_rss_selector(void *sel, u64 fields)
 		selected |= MLX5_HASH_FIELD_SEL_L4_SPORT;
 	if (fields & (MLX5_RX_HASH_DST_PORT_TCP | MLX5_RX_HASH_DST_PORT_UDP))
 		selected |= MLX5_HASH_FIELD_SEL_L4_DPORT;
+	if (fields & MLX5_RX_HASH_IPSEC_SPI)
+		selected |= MLX5_HASH_FIELD_SEL_IPSEC_SPI;
 	MLX5_SET(rx_hash_field_select, sel, selected_fields, selected);
 }
 

@@ -60,9 +60,15 @@ struct ib_wq *mlx5_ib_create_wq(struct ib_pd *pd,
 	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return ERR_PTR(err);
-	/* Striding RQs, signatures: not offered. */
-	if (req.comp_mask || req.flags)
+	/*
+	 * Striding RQs and signatures are not offered; other flag bits mean
+	 * nothing and are ignored, as Debian's driver does.
+	 */
+	if (req.comp_mask || (req.flags & MLX5_WQ_FLAG_SIGNATURE))
 		return ERR_PTR(-EOPNOTSUPP);
+	/* A count of no power of two: the ring is the power below it. */
+	if (req.rq_wqe_count)
+		req.rq_wqe_count = rounddown_pow_of_two(req.rq_wqe_count);
 	err = mlx5_ib_qp_uidx(ctx, req.user_index, &wq.uidx);
 	if (err)
 		return ERR_PTR(err);
