@@ -4,12 +4,15 @@
 # Raw packet QPs, flow steering and RSS on the modelled ConnectX's mlx5_0:
 # the part of rdma-core's pyverbs suite that sends and receives Ethernet
 # frames through raw packet QPs (creation and query, ibv_create_flow()
-# rules on each kind of spec, WQs with an indirection table under an RSS
+# rules on each kind of spec, mlx5dv's flow matchers and their rules,
+# WQs with an indirection table under an RSS
 # QP, CQE timestamps of raw traffic), run with Debian's mlx5_ib and then
 # with ours (issue 35), one python for each.  Each test must have the
 # outcome Debian's mlx5_ib has on the stock stack
-# (golden/pyverbs-mlx5-stock.txt, measured there); after each run nothing
-# of mlx5_0's is left in rdma res and no page is pinned.  ibv_devinfo -v
+# (golden/pyverbs-mlx5-stock.txt, measured there), and so must each case
+# of mlx5_raw_input.py (those verbs' driver data and attributes out of
+# range, measured there too); after that nothing of mlx5_0's is left in
+# rdma res and no page is pinned.  ibv_devinfo -v
 # must show the same raw packet, RSS and TSO capabilities with both.
 # Ours then unloads with nothing logged and the guest's own mlx5_ib
 # returns.  Needs a guest booted with scripts/vm --hw mlx5; ours is
@@ -17,8 +20,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-# The tests, by module (each module one case); test_mlx5_flow's matchers
-# (mlx5dv's flow API) are not offered by ours yet.
+# The tests, by module (each module one case).
 TESTS=(
 	test_qp.QPTest.test_create_raw_qp_no_attr
 	test_qp.QPTest.test_create_raw_qp_with_attr
@@ -26,13 +28,14 @@ TESTS=(
 	test_qp.QPTest.test_create_raw_qp_ex_with_attr
 	test_qp.QPTest.test_query_raw_qp
 	test_flow
+	test_mlx5_flow
 	test_rss_traffic
 	test_mlx5_timestamp.TimeStampTest.test_timestamp_free_running_recv_raw_traffic
 	test_mlx5_timestamp.TimeStampTest.test_timestamp_free_running_send_raw_traffic
 	test_mlx5_timestamp.TimeStampTest.test_timestamp_real_time_raw_traffic
 )
-MODULES=(test_qp test_flow test_rss_traffic test_mlx5_timestamp)
-PER_DRIVER=$((2 + ${#MODULES[@]} + 2))
+MODULES=(test_qp test_flow test_mlx5_flow test_rss_traffic test_mlx5_timestamp)
+PER_DRIVER=$((2 + ${#MODULES[@]} + 3))
 OURS_ALSO=2
 PLAN=$((1 + 2 * PER_DRIVER + OURS_ALSO))
 ktap_print_header
@@ -76,6 +79,12 @@ same() {
 	return 1
 }
 
+# input: mlx5_raw_input.py's cases (raw packet QPs, WQs, RSS QPs,
+# rules and matchers out of range), each outcome as Debian's on stock.
+input() {
+	UVERBS_IBDEV=mlx5_0 /usr/bin/python3 "$TESTDIR/mlx5_raw_input.py" check
+}
+
 # caps NAME: what ibv_devinfo -v says of the capabilities above.
 caps() {
 	ibv_devinfo -v -d mlx5_0 | grep -E "$CAPS" >"$OUT/$1.caps"
@@ -94,7 +103,8 @@ cases() {
 	for m in "${MODULES[@]}"; do
 		ktap_test_result "$1: pyverbs $m as Debian's on stock" same "$1" "$m"
 	done
-	ktap_test_result "$1: nothing left, nothing pinned" back
+	ktap_test_result "$1: bad input as Debian's on stock" input
+	ktap_test_result "$1: nothing left, nothing pinned" eventually 10 back
 	ktap_test_result "$1: ibv_devinfo -v shows the raw packet caps" caps "$1"
 }
 
