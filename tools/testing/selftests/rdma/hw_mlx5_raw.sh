@@ -12,7 +12,8 @@
 # (golden/pyverbs-mlx5-stock.txt, measured there), and so must each case
 # of mlx5_raw_input.py (those verbs' driver data and attributes out of
 # range, measured there too); after that nothing of mlx5_0's is left in
-# rdma res and no page is pinned.  ibv_devinfo -v
+# rdma res and no page is pinned; rmmod mlx5_ib under a process holding
+# all of those objects leaves its next command EIO and nothing behind.  ibv_devinfo -v
 # must show the same raw packet, RSS and TSO capabilities with both.
 # Ours then unloads with nothing logged and the guest's own mlx5_ib
 # returns.  Needs a guest booted with scripts/vm --hw mlx5; ours is
@@ -35,7 +36,7 @@ TESTS=(
 	test_mlx5_timestamp.TimeStampTest.test_timestamp_real_time_raw_traffic
 )
 MODULES=(test_qp test_flow test_mlx5_flow test_rss_traffic test_mlx5_timestamp)
-PER_DRIVER=$((2 + ${#MODULES[@]} + 3))
+PER_DRIVER=$((2 + ${#MODULES[@]} + 4))
 OURS_ALSO=2
 PLAN=$((1 + 2 * PER_DRIVER + OURS_ALSO))
 ktap_print_header
@@ -85,6 +86,26 @@ input() {
 	UVERBS_IBDEV=mlx5_0 /usr/bin/python3 "$TESTDIR/mlx5_raw_input.py" check
 }
 
+# removal KO: rmmod mlx5_ib while a process holds raw packet QPs, both
+# kinds of rules, WQs and an RSS QP; its next command fails with EIO, the
+# driver leaves nothing behind, KO loads again and registers.
+removal() {
+	local pid rc=0
+
+	rm -f "$OUT/ready" "$OUT/go"
+	UVERBS_IBDEV=mlx5_0 /usr/bin/python3 "$TESTDIR/mlx5_raw_input.py" \
+		hold "$OUT" >"$OUT/hold" 2>&1 &
+	pid=$!
+	eventually 60 test -e "$OUT/ready" || { cat "$OUT/hold"; kill $pid; return 1; }
+	rmmod mlx5_ib || { echo "rmmod mlx5_ib failed"; rc=1; }
+	touch "$OUT/go"
+	wait $pid || rc=1
+	grep -qx "after: EIO" "$OUT/hold" || { cat "$OUT/hold"; rc=1; }
+	use_driver "$1" || rc=1
+	expect_eq "rdma res" "$(res_counts mlx5_0)" "$base" || rc=1
+	return $rc
+}
+
 # caps NAME: what ibv_devinfo -v says of the capabilities above.
 caps() {
 	ibv_devinfo -v -d mlx5_0 | grep -E "$CAPS" >"$OUT/$1.caps"
@@ -105,6 +126,8 @@ cases() {
 	done
 	ktap_test_result "$1: bad input as Debian's on stock" input
 	ktap_test_result "$1: nothing left, nothing pinned" eventually 10 back
+	ktap_test_result "$1: rmmod under raw QPs, rules and RSS: EIO, nothing left" \
+		removal "$2"
 	ktap_test_result "$1: ibv_devinfo -v shows the raw packet caps" caps "$1"
 }
 

@@ -6,6 +6,11 @@
                                 for each mismatch, then "done"; exit 1 on one
     mlx5_raw_input.py measure   print every case's outcome, as the EXPECTED
                                 table below is written
+    mlx5_raw_input.py hold DIR  make a raw packet QP with a verbs rule and a
+                                matcher's rule, and an RSS QP over two WQs;
+                                create DIR/ready, wait (60 s at most) for
+                                DIR/go, then print "after: OUTCOME" of one
+                                more ALLOC_PD (a removed device: EIO)
 
 The commands are libmlx5's, built raw as uverbs_raw.py builds them (the
 device is UVERBS_IBDEV, an mlx5 device): write() CREATE_QP of a raw
@@ -27,6 +32,7 @@ which panics a guest with panic_on_warn.  Ours answers EINVAL.
 import os
 import struct
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
@@ -599,8 +605,33 @@ def run(fn):
         u.close()
 
 
+def hold(where):
+    """Objects of every kind above, held until the test says go."""
+    u = M()
+    qp = u.raw_qp_handle()
+    res, m = u.matcher()
+    for what, got in (("flow", u.flow(qp)), ("matcher", res),
+                      ("rule", u.dv_flow(m, qp=qp)[0] if res == "ok" else res),
+                      ("RSS QP", u.rss_qp(wqs=2))):
+        if got != "ok":
+            print("hold: %s: %s" % (what, got))
+            return 1
+    with open(os.path.join(where, "ready"), "w"):
+        pass
+    for _ in range(600):
+        if os.path.exists(os.path.join(where, "go")):
+            break
+        time.sleep(0.1)
+    print("after: " + u.write(uverbs_raw.ALLOC_PD,
+                              struct.pack("<Q", u.resp_addr), 4)[0], flush=True)
+    u.close()
+    return 0
+
+
 def main():
     uverbs_raw.DEV = uverbs_raw.uverbs_of(uverbs_raw.IBDEV)
+    if len(sys.argv) == 3 and sys.argv[1] == "hold":
+        return hold(sys.argv[2])
     want = dict(EXPECTED, **OURS) if uverbs_raw.ours_mlx5() else EXPECTED
     return uverbs_raw.check_main(__doc__, CASES, want, run)
 
