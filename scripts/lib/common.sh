@@ -23,12 +23,17 @@ oot_kver() {
 # by default: a driver still short of its issue's acceptance, which must
 # not take the place of the distribution's on a user's machine.
 # OOT_PREVIEW=1 (scripts/vm --preview, make install OOT_PREVIEW=1) takes
-# them too.  Issue 35: our mlx5_ib.
-OOT_PREVIEW_MODULES="mlx5_ib"
+# them too.  None now: our mlx5_ib (issue 35) was one until it met its
+# issue's acceptance; our irdma (issue 36) will be one.
+OOT_PREVIEW_MODULES=""
+
+# OOT_WITHOUT: modules of ours to leave out all the same (scripts/vm
+# --without), so that the distribution's of the same name is found: our
+# core with Debian's mlx5_ib, to compare the two drivers on one core.
 
 # The modules the last build made, as absolute .ko paths, in build order,
-# the preview ones only with OOT_PREVIEW=1.  modules.order names them
-# relative (older kbuild, .o) or absolute (.ko).
+# the preview ones only with OOT_PREVIEW=1, none of OOT_WITHOUT.
+# modules.order names them relative (older kbuild, .o) or absolute (.ko).
 oot_built_modules() {
 	local repo=$1 m
 	[ -f "$repo/modules.order" ] || return 1
@@ -40,6 +45,9 @@ oot_built_modules() {
 			*" ${m##*/} "*) continue ;;
 			esac
 		fi
+		case " ${OOT_WITHOUT:-} " in
+		*" ${m##*/} "*) continue ;;
+		esac
 		case "$m" in
 		/*) echo "$m.ko" ;;
 		*) echo "$repo/$m.ko" ;;

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Bad input to mlx5_0 from user space, with each mlx5_ib the guest can run
-# on its core: Debian's, then ours (our core only; a guest booted with
-# --preview loads ours first, which is unloaded for Debian's).  Needs a
-# guest with the ConnectX model (scripts/vm --hw mlx5).
+# on its core: Debian's, then ours (our core only; modprobe loads ours
+# first, which is unloaded for Debian's).  Needs a guest with the
+# ConnectX model (scripts/vm --hw mlx5).
 #
 # For each driver:
 #   - uverbs_raw.py's malformed commands (write() and ioctl()), the ones

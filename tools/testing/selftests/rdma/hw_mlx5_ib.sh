@@ -3,11 +3,11 @@
 #
 # Our mlx5_ib (drivers/infiniband/hw/mlx5, issue 35) on the modelled
 # ConnectX, against Debian's mlx5_ib on the same model in the same guest.
-# Ours is not installed yet (scripts/lib/common.sh, OOT_PREVIEW_MODULES):
-# the test loads the built module from the repository, after recording
-# what Debian's shows, and gives Debian's back at the end, so that the
-# other hw_mlx5_* tests keep running Debian's.  Needs our core (the
-# module links against it) and a guest with the model:
+# The test loads Debian's (from kernel/) and records what it shows, then
+# ours as this tree built it, and gives the guest's own back at the end
+# (what modprobe finds: ours, or Debian's in a guest booted --without
+# mlx5_ib).  Needs our core (our module links against it) and a guest
+# with the model:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_ib.sh
 # and skips on stock or without the model.
 #

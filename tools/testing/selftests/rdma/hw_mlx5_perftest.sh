@@ -5,7 +5,8 @@
 # bandwidth tools: the latency tools (ib_write_lat, ib_read_lat,
 # ib_send_lat, ib_atomic_lat) and the bandwidth tools through rdma_cm
 # (-R: the connection by ib_cm's MADs on mlx5_ib's GSI QP, the model's
-# QP1), on Debian's unmodified mlx5_ib and libmlx5.  Needs a guest
+# QP1), with the guest's mlx5_ib (ours on our core, Debian's on stock)
+# and Debian's unmodified libmlx5.  Needs a guest
 # booted with the model:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_perftest.sh
 # and skips on a guest without a 15b3:1015 function.

@@ -162,8 +162,8 @@ same() {
 	printf '%s\n' "$d" | head -n 60
 	return 1
 }
-# Our own mlx5_ib (issue 35; scripts/vm --preview) in place of Debian's:
-# the loaded module has our version, Debian's none.
+# Our own mlx5_ib (issue 35; what a guest of our core loads, unless booted
+# --without mlx5_ib): the loaded module has our version, Debian's none.
 our_mlx5_ib() {
 	[ -n "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" ]
 }

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# RDMA traffic through the modelled ConnectX-4 Lx: Debian's unmodified
-# mlx5_ib and libmlx5 on the model's RoCE front end and the RoCEv2 engine
+# RDMA traffic through the modelled ConnectX-4 Lx: the guest's mlx5_ib
+# (ours on our core, Debian's on stock; scripts/vm --without mlx5_ib
+# gives Debian's on ours) and Debian's unmodified libmlx5 on the model's
+# RoCE front end and the RoCEv2 engine
 # (tools/qemu/hw/mlx5/mlx5-roce*.c, tools/qemu/hw/roce/).  Needs a guest
 # booted with it:
 #	scripts/vm --hw mlx5 -- tools/testing/selftests/rdma/run_tests.sh hw_mlx5_verbs.sh

@@ -403,7 +403,8 @@ mlx5_ib_use() {
 
 # mlx5_ours_down SINCE: our mlx5_ib leaves nothing on mlx5_0 and unloads
 # with no error, warning or bug logged after dmesg line SINCE; the one
-# modprobe finds (Debian's, in a guest without --preview) registers.
+# modprobe finds (ours, or Debian's in a guest booted --without mlx5_ib)
+# registers.
 mlx5_ours_down() {
 	res_none mlx5_0 && rmmod mlx5_ib && mlx5_log_clean "$1" &&
 		! dmesg | tail -n +$(($1 + 1)) | grep -E 'WARNING|BUG|refcount' &&
@@ -412,7 +413,7 @@ mlx5_ours_down() {
 
 # The names of the modules this tree builds and the guest has in updates/:
 # the preview ones (scripts/lib/common.sh) only in a guest booted with
-# scripts/vm --preview.
+# scripts/vm --preview, none of those --without left out.
 oot_module_names() {
 	local m preview
 
@@ -422,6 +423,7 @@ oot_module_names() {
 		if [ "${OOT_PREVIEW:-0}" != 1 ]; then
 			case " $preview " in *" $m "*) continue ;; esac
 		fi
+		case " ${OOT_WITHOUT:-} " in *" $m "*) continue ;; esac
 		echo "$m"
 	done
 }

@@ -4,7 +4,8 @@
 # Debian's own in-tree modules that link against the RDMA core load on it
 # unmodified: every one of the 23 that depend on the modules we replace
 # (modules.dep of the target kernel) loads with a plain modprobe, from
-# kernel/ while the core comes from updates/ on ours, with no symbol
+# kernel/ while the core comes from updates/ on ours (mlx5_ib, which ours
+# shadows there, from its file), with no symbol
 # refused ("disagrees about version of symbol", "Unknown symbol"); the
 # hardware drivers bind nothing (no device in the VM); each unloads, and
 # then the whole stack does.  On ours this is what the exported ABI with
@@ -27,15 +28,35 @@ refused_since() {
 		grep -E 'disagrees about version of symbol|Unknown symbol'
 }
 
+# debian_file M: the distribution's M.ko (kernel/), or nothing.
+debian_file() {
+	find "/lib/modules/$OOT_KVER/kernel/" -name "${1//-/_}.ko*" | head -n 1
+}
+
+# loads M: the distribution's M loads, with modprobe; where one of ours
+# shadows it (mlx5_ib, whose ours is in updates/), from its file, after
+# its dependencies (modinfo), and the module loaded must be Debian's (no
+# version: ours have one).
 loads() {
-	local m=$1 sysname=${1//-/_} path lines refused
+	local m=$1 sysname=${1//-/_} path lines refused dep
 	path=$(modinfo -n "$m") || return 1
+	lines=$(dmesg | wc -l)
 	case "$path" in
-	*/kernel/*) ;;
+	*/kernel/*)
+		modprobe "$m" || { refused_since "$lines"; return 1; }
+		;;
+	*/updates/*)
+		path=$(debian_file "$m")
+		[ -n "$path" ] || { echo "$m: no distribution's file"; return 1; }
+		for dep in $(modinfo -F depends "$path" | tr , ' '); do
+			modprobe "$dep" || return 1
+		done
+		insmod "$path" || { refused_since "$lines"; return 1; }
+		[ -z "$(cat "/sys/module/$sysname/version" 2>/dev/null)" ] ||
+			{ echo "$m: the module loaded is ours"; return 1; }
+		;;
 	*) echo "$m: $path is not the distribution's module"; return 1 ;;
 	esac
-	lines=$(dmesg | wc -l)
-	modprobe "$m" || { refused_since "$lines"; return 1; }
 	module_loaded "$sysname" || { echo "$m: not in /sys/module"; return 1; }
 	refused=$(refused_since "$lines")
 	[ -z "$refused" ] || { echo "$refused"; return 1; }
@@ -43,7 +64,7 @@ loads() {
 for m in "${ULPS[@]}"; do
 	# The debug kernel (scripts/debug-kernel) builds the ULPs, not the
 	# hardware drivers (scripts/lib/debug-kernel.modules says why).
-	if [ "${OOT_KERNEL:-}" = debug ] && ! modinfo -n "$m" >/dev/null 2>&1; then
+	if [ "${OOT_KERNEL:-}" = debug ] && [ -z "$(debian_file "$m")" ]; then
 		ktap_test_skip "modprobe $m (Debian's binary) loads" \
 			"the debug kernel does not build it"
 		continue
