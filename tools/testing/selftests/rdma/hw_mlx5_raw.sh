@@ -124,7 +124,15 @@ cases() {
 	for m in "${MODULES[@]}"; do
 		ktap_test_result "$1: pyverbs $m as Debian's on stock" same "$1" "$m"
 	done
-	ktap_test_result "$1: bad input as Debian's on stock" input
+	if [ "$2" = "$MLX5_IB_DEBIAN" ] && [ "${OOT_KERNEL:-}" = debug ]; then
+		# Measured 2026-12-04: KASAN, a slab-out-of-bounds read in
+		# Debian's MLX5_IB_METHOD_CREATE_FLOW handler (a match value
+		# shorter than the device's fte_match_param), panic_on_warn.
+		ktap_test_skip "$1: bad input as Debian's on stock" \
+			"Debian's mlx5_ib reads past a short match value (KASAN)"
+	else
+		ktap_test_result "$1: bad input as Debian's on stock" input
+	fi
 	ktap_test_result "$1: nothing left, nothing pinned" eventually 10 back
 	ktap_test_result "$1: rmmod under raw QPs, rules and RSS: EIO, nothing left" \
 		removal "$2"
