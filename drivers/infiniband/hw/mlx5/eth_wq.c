@@ -73,6 +73,37 @@ static int mlx5_ib_eth_wq_check(struct mlx5_ib_dev *dev,
 	return 0;
 }
 
+/*
+ * Run the CREATE_RQ or CREATE_SQ command @in of @inlen bytes (unless
+ * @err, how its making failed), which is freed here; the new queue is in
+ * reset, or on failure its ring unpinned.
+ */
+static int mlx5_ib_eth_wq_create(struct mlx5_ib_dev *dev,
+				 struct mlx5_ib_eth_wq *wq, u32 *in, int inlen,
+				 int err)
+{
+	u32 out[MLX5_ST_SZ_DW(create_sq_out)] = {};
+
+	/* The two outputs are alike: the number at the same place. */
+	BUILD_BUG_ON(MLX5_ST_SZ_BYTES(create_sq_out) !=
+		     MLX5_ST_SZ_BYTES(create_rq_out));
+	BUILD_BUG_ON(MLX5_BYTE_OFF(create_sq_out, sqn) !=
+		     MLX5_BYTE_OFF(create_rq_out, rqn));
+	if (!err) {
+		err = mlx5_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+		err = mlx5_ib_cmd_status(dev, err);
+	}
+	kvfree(in);
+	if (err) {
+		ib_umem_release(wq->umem);
+		wq->umem = NULL;
+		return err;
+	}
+	wq->num = MLX5_GET(create_sq_out, out, sqn);
+	wq->state = MLX5_SQC_STATE_RST;
+	return 0;
+}
+
 /**
  * mlx5_ib_create_eth_rq - an RQ over a user ring, in reset
  * @dev: the device
@@ -85,8 +116,7 @@ static int mlx5_ib_eth_wq_check(struct mlx5_ib_dev *dev,
 int mlx5_ib_create_eth_rq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 			  const struct mlx5_ib_eth_wq_attr *attr)
 {
-	u32 out[MLX5_ST_SZ_DW(create_rq_out)] = {};
-	int inlen, err;
+	int inlen = 0, err;
 	void *rqc;
 	u32 *in = NULL;
 
@@ -99,7 +129,7 @@ int mlx5_ib_create_eth_rq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 	err = mlx5_ib_eth_wq_ring(dev, wq, attr, MLX5_ST_SZ_BYTES(create_rq_in),
 				  MLX5_BYTE_OFF(create_rq_in, ctx.wq), &in, &inlen);
 	if (err)
-		goto err;
+		goto out;
 
 	rqc = MLX5_ADDR_OF(create_rq_in, in, ctx);
 	MLX5_SET(rqc, rqc, state, MLX5_RQC_STATE_RST);
@@ -111,20 +141,8 @@ int mlx5_ib_create_eth_rq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 	MLX5_SET(rqc, rqc, scatter_fcs, attr->scatter_fcs);
 	MLX5_SET(rqc, rqc, counter_set_id, dev->q_counter);
 	MLX5_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
-	err = mlx5_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
-	err = mlx5_ib_cmd_status(dev, err);
-	if (err)
-		goto err;
-	wq->num = MLX5_GET(create_rq_out, out, rqn);
-	wq->state = MLX5_RQC_STATE_RST;
-	kvfree(in);
-	return 0;
-
-err:
-	kvfree(in);
-	ib_umem_release(wq->umem);
-	wq->umem = NULL;
-	return err;
+out:
+	return mlx5_ib_eth_wq_create(dev, wq, in, inlen, err);
 }
 
 /**
@@ -139,8 +157,7 @@ err:
 int mlx5_ib_create_eth_sq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 			  const struct mlx5_ib_eth_wq_attr *attr)
 {
-	u32 out[MLX5_ST_SZ_DW(create_sq_out)] = {};
-	int inlen, err;
+	int inlen = 0, err;
 	u8 inline_mode = 0;
 	void *sqc, *wqc;
 	u32 *in = NULL;
@@ -151,7 +168,7 @@ int mlx5_ib_create_eth_sq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 	err = mlx5_ib_eth_wq_ring(dev, wq, attr, MLX5_ST_SZ_BYTES(create_sq_in),
 				  MLX5_BYTE_OFF(create_sq_in, ctx.wq), &in, &inlen);
 	if (err)
-		goto err;
+		goto out;
 
 	/* What the device needs inline of each frame (libmlx5 knows it too). */
 	mlx5_query_min_inline(dev->mdev, &inline_mode);
@@ -166,25 +183,15 @@ int mlx5_ib_create_eth_sq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 	wqc = MLX5_ADDR_OF(sqc, sqc, wq);
 	MLX5_SET(wq, wqc, uar_page, attr->uar_page);
 	MLX5_SET(create_sq_in, in, opcode, MLX5_CMD_OP_CREATE_SQ);
-	err = mlx5_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
-	err = mlx5_ib_cmd_status(dev, err);
-	if (err)
-		goto err;
-	wq->num = MLX5_GET(create_sq_out, out, sqn);
-	wq->state = MLX5_SQC_STATE_RST;
-	kvfree(in);
-	return 0;
-
-err:
-	kvfree(in);
-	ib_umem_release(wq->umem);
-	wq->umem = NULL;
-	return err;
+out:
+	return mlx5_ib_eth_wq_create(dev, wq, in, inlen, err);
 }
 
 /*
  * Move an RQ or SQ to @state (MLX5_RQC_STATE_* and MLX5_SQC_STATE_* are
- * the same numbers).  The caller serialises changes of one queue.
+ * the same numbers).  A queue still in reset stays there on the way to
+ * error: the device has no such transition, and a reset queue does
+ * nothing either way.  The caller serialises changes of one queue.
  */
 int mlx5_ib_modify_eth_wq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 			  bool sq, u8 state)
@@ -194,7 +201,8 @@ int mlx5_ib_modify_eth_wq(struct mlx5_ib_dev *dev, struct mlx5_ib_eth_wq *wq,
 
 	BUILD_BUG_ON(MLX5_ST_SZ_BYTES(modify_sq_in) <
 		     MLX5_ST_SZ_BYTES(modify_rq_in));
-	if (wq->state == state)
+	if (wq->state == state ||
+	    (wq->state == MLX5_RQC_STATE_RST && state == MLX5_RQC_STATE_ERR))
 		return 0;
 	if (sq) {
 		MLX5_SET(modify_sq_in, in, opcode, MLX5_CMD_OP_MODIFY_SQ);

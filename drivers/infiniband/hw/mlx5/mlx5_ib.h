@@ -573,6 +573,7 @@ u64 mlx5_ib_srq_complete(struct mlx5_ib_srq *srq, u16 index);
 /* The QP flags mlx5-abi.h defines: SIGNATURE (bit 0) .. DCI_STREAM (11). */
 #define MLX5_IB_QP_FLAGS_ABI	GENMASK(11, 0)
 
+int mlx5_ib_qp_req_copy(struct ib_udata *udata, struct mlx5_ib_create_qp *req);
 int mlx5_ib_qp_uidx(struct mlx5_ib_ucontext *ctx, u32 uidx, u32 *out);
 int mlx5_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		      struct ib_udata *udata);
@@ -608,6 +609,7 @@ int mlx5_ib_modify_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 			  enum ib_qp_state new);
 int mlx5_ib_query_raw_qp_state(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 			       enum ib_qp_state *state);
+u8 mlx5_ib_tir_self_lb(u32 flags);
 int mlx5_ib_create_tir(struct mlx5_ib_dev *dev, u32 *in, u32 *tirn);
 int mlx5_ib_destroy_tir(struct mlx5_ib_dev *dev, u32 tirn);
 

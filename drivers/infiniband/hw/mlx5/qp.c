@@ -35,22 +35,33 @@ u8 mlx5_ib_qp_st(enum ib_qp_type type)
 	}
 }
 
-static int mlx5_ib_qp_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
-			  struct mlx5_ib_create_qp *req)
+/*
+ * libmlx5's create_qp request, of any QP type: at least up to its bfreg
+ * index, and no flag of no ABI (bad input; the type's caller says which
+ * of the ABI's it offers).
+ */
+int mlx5_ib_qp_req_copy(struct ib_udata *udata, struct mlx5_ib_create_qp *req)
 {
-	size_t need = offsetofend(struct mlx5_ib_create_qp, bfreg_index);
-	struct mlx5_core_dev *mdev = dev->mdev;
-	u32 max_wqes = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
 	int err;
 
-	if (udata->inlen < need)
+	if (udata->inlen < offsetofend(struct mlx5_ib_create_qp, bfreg_index))
 		return -EINVAL;
 	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
 	if (err)
 		return err;
-	/* A flag of no ABI is bad input; one of the ABI's not offered. */
-	if (req->flags & ~MLX5_IB_QP_FLAGS_ABI)
-		return -EINVAL;
+	return req->flags & ~MLX5_IB_QP_FLAGS_ABI ? -EINVAL : 0;
+}
+
+static int mlx5_ib_qp_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
+			  struct mlx5_ib_create_qp *req)
+{
+	struct mlx5_core_dev *mdev = dev->mdev;
+	u32 max_wqes = 1 << MLX5_CAP_GEN(mdev, log_max_qp_sz);
+	int err;
+
+	err = mlx5_ib_qp_req_copy(udata, req);
+	if (err)
+		return err;
 	if (req->flags & ~(MLX5_IB_QP_FLAGS | MLX5_QP_FLAG_BFREG_INDEX))
 		return -EOPNOTSUPP;
 	/*

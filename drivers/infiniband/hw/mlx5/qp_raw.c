@@ -74,28 +74,36 @@ static int mlx5_ib_destroy_tis(struct mlx5_ib_dev *dev, u32 tisn)
 				      mlx5_cmd_exec_in(dev->mdev, destroy_tis, in));
 }
 
+/*
+ * A TIR's self_lb_block bits for libmlx5's TIR_ALLOW_SELF_LB_UC/MC flags
+ * (raw packet and RSS QPs).  The drivers set these bits to let the
+ * domain's own frames back (mlx5e's loopback test does the same),
+ * whatever their name says; left clear, the domain's own frames stay
+ * out, which is also what IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK asks
+ * for multicast.
+ */
+u8 mlx5_ib_tir_self_lb(u32 flags)
+{
+	u8 self_lb = 0;
+
+	if (flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC)
+		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST;
+	if (flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC)
+		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST;
+	return self_lb;
+}
+
 /* The TIR that hands the RQ what steering sends the QP. */
 static int mlx5_ib_raw_tir(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 			   u32 tdn, u32 flags)
 {
 	u32 in[MLX5_ST_SZ_DW(create_tir_in)] = {};
 	void *tirc = MLX5_ADDR_OF(create_tir_in, in, ctx);
-	u8 self_lb = 0;
 
-	/*
-	 * The drivers set these bits to let the domain's own frames back
-	 * (mlx5e's loopback test does the same), whatever their name says;
-	 * left clear, the domain's own frames stay out, which is also what
-	 * IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK asks for multicast.
-	 */
-	if (flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC)
-		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST;
-	if (flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC)
-		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST;
 	MLX5_SET(tirc, tirc, disp_type, MLX5_TIRC_DISP_TYPE_DIRECT);
 	MLX5_SET(tirc, tirc, inline_rqn, qp->raw.rq.num);
 	MLX5_SET(tirc, tirc, transport_domain, tdn);
-	MLX5_SET(tirc, tirc, self_lb_block, self_lb);
+	MLX5_SET(tirc, tirc, self_lb_block, mlx5_ib_tir_self_lb(flags));
 	return mlx5_ib_create_tir(dev, in, &qp->raw.tirn);
 }
 
@@ -104,18 +112,15 @@ static int mlx5_ib_raw_req(struct mlx5_ib_dev *dev, struct ib_udata *udata,
 			   struct ib_qp_init_attr *attr,
 			   struct mlx5_ib_create_qp *req)
 {
-	size_t need = offsetofend(struct mlx5_ib_create_qp, bfreg_index);
 	struct mlx5_core_dev *mdev = dev->mdev;
 	u32 create_flags = 0;
 	int err;
 
-	if (udata->inlen < need)
-		return -EINVAL;
-	err = ib_copy_from_udata(req, udata, min(udata->inlen, sizeof(*req)));
+	err = mlx5_ib_qp_req_copy(udata, req);
 	if (err)
 		return err;
 	/* Tunnel offloads need the device's: none here, as Debian answers. */
-	if (req->flags & (~MLX5_IB_QP_FLAGS_ABI | MLX5_QP_FLAG_TUNNEL_OFFLOADS))
+	if (req->flags & MLX5_QP_FLAG_TUNNEL_OFFLOADS)
 		return -EINVAL;
 	if (req->flags & ~MLX5_IB_RAW_QP_FLAGS)
 		return -EOPNOTSUPP;
@@ -298,9 +303,8 @@ static u8 mlx5_ib_raw_wq_state(enum ib_qp_state state)
 }
 
 /*
- * Move both queues; a queue still in reset stays there on the way to
- * ERR (the device has no such transition, and a reset queue does
- * nothing either way).  modify_qp is serialised per QP by the core.
+ * Move both queues (one still in reset stays there on the way to ERR:
+ * mlx5_ib_modify_eth_wq()).  modify_qp is serialised per QP by the core.
  */
 int mlx5_ib_modify_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 			  enum ib_qp_state new)
@@ -309,15 +313,12 @@ int mlx5_ib_modify_raw_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	u8 rq_was = qp->raw.rq.state;
 	int err;
 
-	if (qp->raw.rq.num &&
-	    !(state == MLX5_RQC_STATE_ERR && rq_was == MLX5_RQC_STATE_RST)) {
+	if (qp->raw.rq.num) {
 		err = mlx5_ib_modify_eth_wq(dev, &qp->raw.rq, false, state);
 		if (err)
 			return err;
 	}
-	if (qp->raw.sq.num &&
-	    !(state == MLX5_SQC_STATE_ERR &&
-	      qp->raw.sq.state == MLX5_SQC_STATE_RST)) {
+	if (qp->raw.sq.num) {
 		err = mlx5_ib_modify_eth_wq(dev, &qp->raw.sq, true, state);
 		if (err) {
 			/* Both or neither: the RQ back where it was. */

@@ -102,7 +102,6 @@ int mlx5_ib_create_rss_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	void *tirc = MLX5_ADDR_OF(create_tir_in, in, ctx);
 	struct mlx5_ib_create_qp_resp resp = {};
 	struct mlx5_ib_create_qp_rss req = {};
-	u8 self_lb = 0;
 	int err;
 
 	if (!MLX5_CAP_ETH(dev->mdev, rss_ind_tbl_cap))
@@ -115,12 +114,7 @@ int mlx5_ib_create_rss_qp(struct mlx5_ib_dev *dev, struct mlx5_ib_qp *qp,
 	MLX5_SET(tirc, tirc, indirect_table,
 		 to_mrwq_ind_table(attr->rwq_ind_tbl)->rqtn);
 	MLX5_SET(tirc, tirc, transport_domain, ctx->tdn);
-	/* As a raw packet QP's TIR (qp_raw.c): a set bit lets them back. */
-	if (req.flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC)
-		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST;
-	if (req.flags & MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC)
-		self_lb |= MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST;
-	MLX5_SET(tirc, tirc, self_lb_block, self_lb);
+	MLX5_SET(tirc, tirc, self_lb_block, mlx5_ib_tir_self_lb(req.flags));
 	if (req.rx_hash_fields_mask) {
 		MLX5_SET(tirc, tirc, rx_hash_fn, MLX5_RX_HASH_FN_TOEPLITZ);
 		memcpy(MLX5_ADDR_OF(tirc, tirc, rx_hash_toeplitz_key),

@@ -170,11 +170,7 @@ int mlx5_ib_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
-	/* A queue in reset does nothing in error either: it stays. */
-	err = 0;
-	if (!(new == IB_WQS_ERR && rwq->rq.state == MLX5_RQC_STATE_RST))
-		err = mlx5_ib_modify_eth_wq(dev, &rwq->rq, false,
-					    mlx5_ib_wq_state(new));
+	err = mlx5_ib_modify_eth_wq(dev, &rwq->rq, false, mlx5_ib_wq_state(new));
 	if (!err)
 		ibwq->state = new;
 out:
