@@ -174,6 +174,12 @@ class M(Uverbs):
         res, buf = self.call(MLX5_OBJ_MATCHER, NS, attrs)
         return res, written(buf, 0)
 
+    def matcher_handle(self, **kw):
+        res, m = self.matcher(**kw)
+        if res != "ok":
+            raise Failed("matcher: " + res)
+        return m
+
     def dv_flow(self, matcher, qp=None, value=SMAC, flags=None):
         attrs = (handle(NS, 0) + ptr_in(NS + 1, value) + handle(NS + 4, matcher))
         if qp is not None:
@@ -466,9 +472,7 @@ def matcher_nic_tx(u):
 
 @case
 def matcher_nic_tx_rule(u):
-    res, m = u.matcher(ft_type=FT_NIC_TX)
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle(ft_type=FT_NIC_TX)
     return u.dv_flow(m, flags=FLOW_FLAG_DROP)[0]
 
 
@@ -479,9 +483,7 @@ def matcher_priority_16(u):
 
 @case
 def matcher_priority_16_rule(u):
-    res, m = u.matcher(prio=16)
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle(prio=16)
     return u.dv_flow(m, qp=u.raw_qp_handle())[0]
 
 
@@ -492,33 +494,25 @@ def matcher_mask_too_long(u):
 
 @case
 def matcher_rule_to_raw_qp(u):
-    res, m = u.matcher()
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle()
     return u.dv_flow(m, qp=u.raw_qp_handle())[0]
 
 
 @case
 def matcher_rule_drop(u):
-    res, m = u.matcher()
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle()
     return u.dv_flow(m, flags=FLOW_FLAG_DROP)[0]
 
 
 @case
 def matcher_rule_value_outside_mask(u):
-    res, m = u.matcher()
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle()
     return u.dv_flow(m, qp=u.raw_qp_handle(), value=b"\0" * 12 + b"\x08\x00")[0]
 
 
 @case
 def matcher_destroyed_under_its_rule(u):
-    res, m = u.matcher()
-    if res != "ok":
-        raise Failed("matcher: " + res)
+    m = u.matcher_handle()
     res, _ = u.dv_flow(m, qp=u.raw_qp_handle())
     if res != "ok":
         raise Failed("rule: " + res)
