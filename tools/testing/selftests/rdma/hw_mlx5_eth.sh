@@ -16,19 +16,14 @@ ktap_print_header
 ktap_set_plan $PLAN
 
 bdf=$(pci_function 0x15b3 0x1015)
-# The guest loads no NIC driver by itself.
-modprobe virtio_net 2>/dev/null
-peer_there() { grep -l 52:54:00:34:00:02 /sys/class/net/*/address 2>/dev/null; }
-eventually 30 peer_there >/dev/null
-peer=$(peer_there | head -1)
-if [ -z "$bdf" ] || [ -z "$peer" ]; then
+ns=mlx5wire
+if [ -z "$bdf" ] || ! wire_peer_ns $ns 10.34.0.2 >/dev/null; then
 	for ((i = 1; i <= PLAN; i++)); do
 		ktap_test_skip "mlx5 Ethernet case $i" \
 			"no 15b3:1015 function and virtio peer (scripts/vm --hw mlx5)"
 	done
 	ktap_finished
 fi
-peer=$(basename "$(dirname "$peer")")
 dev=/sys/bus/pci/devices/$bdf
 
 modprobe mlx5_core
@@ -37,13 +32,6 @@ eventually 120 netdev_there >/dev/null
 ifname=$(ls "$dev"/net 2>/dev/null | head -1)
 ktap_test_result "mlx5e netdev" test -n "$ifname"
 
-ns=mlx5wire
-ip netns del $ns 2>/dev/null
-ip netns add $ns
-ip link set "$peer" netns $ns
-ip -n $ns addr add 10.34.0.2/24 dev "$peer"
-ip -n $ns link set "$peer" up
-ip -n $ns link set lo up
 ip addr add 10.34.0.1/24 dev "$ifname"
 ip link set "$ifname" up
 carrier() { [ "$(cat "/sys/class/net/$ifname/carrier" 2>/dev/null)" = 1 ]; }
@@ -51,60 +39,16 @@ ktap_test_result "carrier" eventually 60 carrier
 
 # ARP and UDP both ways (the guest has no ping): mlx5e's SQ to the
 # wire, and the wire through the flow tables (L2 by MAC and broadcast,
-# TTC) to an RQ.  echo_once ADDR PORT: answer one datagram, then exit.
-echo_once() {
-	timeout 60 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind((sys.argv[1], int(sys.argv[2])))
-d, a = s.recvfrom(2048); s.sendto(d.upper(), a)' "$@"
-}
-ask() {
-	timeout 60 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
-for _ in range(10):
-    s.sendto(b"mlx5 model", (sys.argv[1], int(sys.argv[2])))
-    try:
-        d = s.recv(2048)
-    except socket.timeout:
-        continue
-    sys.exit(0 if d == b"MLX5 MODEL" else 1)
-sys.exit(1)' "$@"
-}
-udp_out() {
-	ip netns exec $ns bash -c "$(declare -f echo_once); echo_once 10.34.0.2 7735" &
-	sleep 1
-	ask 10.34.0.2 7735
-	local rc=$?
-	wait
-	return $rc
-}
-udp_in() {
-	echo_once 10.34.0.1 7736 &
-	sleep 1
-	ip netns exec $ns bash -c "$(declare -f ask); ask 10.34.0.1 7736"
-	local rc=$?
-	wait
-	return $rc
-}
-ktap_test_result "UDP to the peer (10.34.0.2) and its answer" udp_out
-ktap_test_result "UDP from the peer and our answer" udp_in
+# TTC) to an RQ.
+ktap_test_result "UDP to the peer (10.34.0.2) and its answer" udp_to_ns $ns 10.34.0.2
+ktap_test_result "UDP from the peer and our answer" udp_from_ns $ns 10.34.0.1
 
 # TCP, checksums and segmentation offloaded to the model: 8 MiB checked
 # (tcp_bulk.py).
 tcp_ok() {
-	local rc=0
-	ip netns exec $ns timeout 300 /usr/bin/python3 "$TESTDIR/tcp_bulk.py" \
-		--server 10.34.0.2 --port 7734 --mib 8 >/tmp/mlx5_eth.srv 2>&1 &
-	sleep 2
-	timeout 300 /usr/bin/python3 "$TESTDIR/tcp_bulk.py" --client 10.34.0.2 \
-		--port 7734 --mib 8 || rc=1
-	wait $! || rc=1
-	sed 's/^/# /' /tmp/mlx5_eth.srv
+	tcp_to_ns $ns 10.34.0.2 8 || return 1
 	ethtool -k "$ifname" | grep -E "^(tx-checksumming|tcp-segmentation-offload):" |
 		sed 's/^/# /'
-	return $rc
 }
 ktap_test_result "8 MiB over TCP to the peer, checked" tcp_ok
 

@@ -135,6 +135,88 @@ pci_function() {
 	done
 }
 
+# The modelled NIC's wire (scripts/vm --hw): a QEMU hub that a virtio-net
+# NIC of the same guest, MAC 52:54:00:34:00:02, also plugs into.
+# wire_peer_ns NS ADDR: that NIC moved into a new network namespace NS
+# with ADDR/24, up, so that the model's frames reach a known-good NIC
+# and back; says what failed.  The guest loads no NIC driver by itself.
+wire_peer_ns() {
+	local peer
+
+	modprobe virtio_net 2>/dev/null
+	wire_peer() { grep -l 52:54:00:34:00:02 /sys/class/net/*/address 2>/dev/null; }
+	eventually 30 wire_peer >/dev/null || { echo "no virtio peer on the wire"; return 1; }
+	peer=$(wire_peer | head -1)
+	peer=$(basename "$(dirname "$peer")")
+	ip netns del "$1" 2>/dev/null
+	ip netns add "$1" &&
+		ip link set "$peer" netns "$1" &&
+		ip -n "$1" addr add "$2/24" dev "$peer" &&
+		ip -n "$1" link set "$peer" up &&
+		ip -n "$1" link set lo up
+}
+
+# udp_echo_once ADDR PORT: answer one datagram in upper case, then exit.
+# udp_ask ADDR PORT: a datagram to it until the answer comes (10 tries).
+# Both run in the caller's namespace (ip netns exec NS bash -c
+# "$(declare -f udp_ask); udp_ask ..." for the other).
+udp_echo_once() {
+	timeout 60 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+d, a = s.recvfrom(2048); s.sendto(d.upper(), a)' "$@"
+}
+udp_ask() {
+	timeout 60 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+for _ in range(10):
+    s.sendto(b"nic model", (sys.argv[1], int(sys.argv[2])))
+    try:
+        d = s.recv(2048)
+    except socket.timeout:
+        continue
+    sys.exit(0 if d == b"NIC MODEL" else 1)
+sys.exit(1)' "$@"
+}
+
+# udp_to_ns NS THERE: a datagram to the peer THERE in NS, and its answer.
+# udp_from_ns NS HERE: one from the peer to HERE, and ours.
+udp_to_ns() {
+	local rc=0
+
+	ip netns exec "$1" bash -c "$(declare -f udp_echo_once); udp_echo_once $2 7735" &
+	sleep 1
+	udp_ask "$2" 7735 || rc=1
+	wait $! || rc=1
+	return $rc
+}
+udp_from_ns() {
+	local rc=0
+
+	udp_echo_once "$2" 7736 &
+	sleep 1
+	ip netns exec "$1" bash -c "$(declare -f udp_ask); udp_ask $2 7736" || rc=1
+	wait $! || rc=1
+	return $rc
+}
+
+# tcp_to_ns NS ADDR MIB: MIB MiB over TCP to the peer ADDR in NS,
+# checked (tcp_bulk.py); the offloads the NIC has on are printed.
+tcp_to_ns() {
+	local rc=0
+
+	ip netns exec "$1" timeout 300 /usr/bin/python3 "$TESTDIR/tcp_bulk.py" \
+		--server "$2" --port 7734 --mib "$3" >/tmp/tcp_to_ns.srv 2>&1 &
+	sleep 2
+	timeout 300 /usr/bin/python3 "$TESTDIR/tcp_bulk.py" --client "$2" \
+		--port 7734 --mib "$3" || rc=1
+	wait $! || rc=1
+	sed 's/^/# /' /tmp/tcp_to_ns.srv
+	return $rc
+}
+
 # The modelled ConnectX-4 Lx (scripts/vm --hw mlx5) of the hw_mlx5_*
 # selftests: its PCI address, or nothing on a guest without it.
 mlx5_function() {
