@@ -73,12 +73,12 @@ class Wire:
 
 
 class QTest:
-    def __init__(self, qemu, wire, opts=",x-fault-inject=on"):
+    def __init__(self, qemu, wire, opts=",x-fault-inject=on", device="mlx5"):
         self.p = subprocess.Popen(
             [qemu, "-M", "q35", "-accel", "qtest", "-qtest", "stdio",
              "-qtest-log", "/dev/null", "-display", "none", "-nodefaults",
              "-m", "256M", "-netdev", wire.netdev(),
-             "-device", "mlx5,netdev=w0" + opts],
+             "-device", device + ",netdev=w0" + opts],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
 

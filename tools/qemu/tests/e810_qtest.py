@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The E810 model driven directly, without a guest (QEMU's qtest
+# accelerator; mlx5_qtest.py's QTest and Wire): registers at reset, the
+# admin queue as ice brings it up, the statuses of broken commands, a
+# PF reset, and FUZZ_ROUNDS rounds of hostile input: random commands
+# (every opcode range the model answers, random flags, lengths,
+# parameters and buffers), descriptor rings and LAN queue contexts
+# pointing anywhere, doorbells, interrupt registers and frames from the
+# wire into queues programmed with garbage.  After each case QEMU must
+# still answer and the admin queue still run a command.  Prints KTAP.
+#
+#	tools/qemu/tests/e810_qtest.py [QEMU]     (default: scripts/qemu-build's)
+import os
+import random
+import struct
+import subprocess
+import sys
+
+from mlx5_qtest import QTest, Wire, cfg_addr, case, expect, results
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "../../.."))
+FUZZ_ROUNDS = int(os.environ.get("FUZZ_ROUNDS", "2000"))
+
+BAR0 = 0xD0000000        # 128 MiB
+MSIX_BAR = 0xE8000000
+ATQ = 0x100000           # the admin send ring (64 descriptors)
+ARQ = 0x101000           # the admin receive ring
+ARQ_BUFS = 0x110000      # its buffers, 4 KiB each
+BUF = 0x200000           # a command's indirect buffer
+RING = 0x300000          # LAN rings
+RAM = 256 << 20
+N = 64
+
+# Admin queue registers (e810-aq.c).
+ATQBAL, ATQBAH, ATQLEN, ATQH, ATQT = 0x80000, 0x80100, 0x80200, 0x80300, 0x80400
+ARQBAL, ARQBAH, ARQLEN, ARQH, ARQT = 0x80080, 0x80180, 0x80280, 0x80380, 0x80480
+LEN_ENABLE, LEN_CRIT = 1 << 31, 1 << 30
+
+FLAG_DD, FLAG_CMP, FLAG_ERR = 1, 2, 4
+FLAG_RD, FLAG_BUF, FLAG_SI = 1 << 10, 1 << 12, 1 << 13
+RC_EINVAL, RC_ENOSYS, RC_EIO = 14, 17, 5
+
+# The opcode ranges the model answers, and around them.
+OPCODES = (list(range(0x0001, 0x0012)) + list(range(0x0100, 0x0111)) +
+           list(range(0x0200, 0x02A5)) + list(range(0x0300, 0x0304)) +
+           list(range(0x0400, 0x0418)) + list(range(0x0600, 0x0622)) +
+           [0x06EA] + list(range(0x0700, 0x070C)) +
+           list(range(0x0A00, 0x0A0B)) + list(range(0x0B00, 0x0B06)) +
+           list(range(0x0C30, 0x0C44)))
+
+# LAN and interrupt registers (e810-lan.c, e810-irq.c).
+QRX_CONTEXT = 0x280000   # (i, q): + i * 0x2000 + q * 4
+QRX_CTRL = 0x120000
+QRX_TAIL = 0x290000
+QTX_COMM_DBELL = 0x2C0000
+QINT_RQCTL = 0x150000
+QINT_TQCTL = 0x140000
+GLINT_DYN_CTL = 0x160000
+PFGEN_CTRL = 0x91000
+
+
+class Dev:
+    """The device on bus 0, BARs placed, memory and bus mastering on."""
+
+    def __init__(self, qt):
+        self.qt = qt
+        for slot in range(32):
+            bdf = slot << 3
+            qt.outl(0xCF8, cfg_addr(bdf, 0))
+            if qt.inl(0xCFC) == 0x159B8086:
+                self.bdf = bdf
+                break
+        else:
+            raise RuntimeError("no 8086:159b on bus 0")
+        self.cfg_w(0x10, BAR0 | 4)
+        self.cfg_w(0x14, 0)
+        self.cfg_w(0x1C, MSIX_BAR | 4)
+        self.cfg_w(0x20, 0)
+        self.cfg_w(0x04, 0x6)          # memory space, bus master
+
+    def cfg_w(self, off, v):
+        self.qt.outl(0xCF8, cfg_addr(self.bdf, off))
+        self.qt.outl(0xCFC, v)
+
+    def reg(self, off):
+        return self.qt.readl(BAR0 + off)
+
+    def reg_w(self, off, v):
+        self.qt.writel(BAR0 + off, v & 0xFFFFFFFF)
+
+    def aq_setup(self, atq=ATQ):
+        """The admin queue as ice sets it up (ice_cfg_cq_regs)."""
+        for base, ring, bal, bah, ln, h, t in (
+                (atq, ATQ, ATQBAL, ATQBAH, ATQLEN, ATQH, ATQT),
+                (ARQ, ARQ, ARQBAL, ARQBAH, ARQLEN, ARQH, ARQT)):
+            self.reg_w(h, 0)
+            self.reg_w(t, 0)
+            self.reg_w(ln, N | LEN_ENABLE)
+            self.reg_w(bal, base & 0xFFFFFFFF)
+            self.reg_w(bah, base >> 32)
+        for i in range(N):
+            d = bytearray(32)
+            struct.pack_into("<HHH", d, 0, FLAG_BUF, 0, 4096)
+            struct.pack_into("<II", d, 24, 0, ARQ_BUFS + i * 4096)
+            self.qt.write(ARQ + i * 32, bytes(d))
+        self.reg_w(ARQT, N - 1)
+        self.next = 0
+
+    def aq(self, opcode, params=b"", buf=None, flags=0, datalen=None,
+           buf_addr=BUF):
+        """One command: (flags, retval, descriptor, buffer written back)."""
+        d = bytearray(32)
+        if buf is not None:
+            flags |= FLAG_BUF
+            self.qt.write(buf_addr, bytes(buf))
+        n = len(buf) if buf is not None else 0
+        struct.pack_into("<HHHH", d, 0, flags | FLAG_SI, opcode,
+                         n if datalen is None else datalen, 0)
+        d[16:16 + len(params)] = params[:16]
+        if buf is not None:
+            struct.pack_into("<II", d, 24, buf_addr >> 32,
+                             buf_addr & 0xFFFFFFFF)
+        slot = self.next
+        self.qt.write(ATQ + slot * 32, bytes(d))
+        self.next = (slot + 1) % N
+        self.reg_w(ATQT, self.next)
+        expect("ATQ head after opcode 0x%04x" % opcode, self.reg(ATQH),
+               self.next)
+        back = self.qt.read(ATQ + slot * 32, 32)
+        f, _, dl, rv = struct.unpack_from("<HHHH", back, 0)
+        out = self.qt.read(buf_addr, n) if n else b""
+        return f, rv, back, out
+
+
+def main():
+    qemu = sys.argv[1] if len(sys.argv) > 1 else subprocess.check_output(
+        [os.path.join(REPO, "scripts/qemu-build")], text=True).strip()
+    wire = Wire()
+    qt = QTest(qemu, wire, opts="", device="e810")
+    dev = Dev(qt)
+    rng = random.Random(810)
+    print("TAP version 13")
+    print("1..8")
+
+    def reset_regs():
+        expect("GLGEN_RSTAT", dev.reg(0xB8188) & 3, 0)
+        expect("GLNVM_ULD", dev.reg(0xB6008) & 0x73B, 0x73B)
+        expect("PF_FUNC_RID", dev.reg(0x9E880), 0)
+        expect("GLNVM_FLA locked", dev.reg(0xB6108) >> 6 & 1, 1)
+
+    def bringup():
+        dev.aq_setup()
+        expect("ATQBAL read back", dev.reg(ATQBAL), ATQ)
+        expect("ATQLEN read back", dev.reg(ATQLEN), N | LEN_ENABLE)
+        f, rv, d, _ = dev.aq(0x0001)
+        expect("get_ver flags", f & (FLAG_DD | FLAG_CMP | FLAG_ERR),
+               FLAG_DD | FLAG_CMP)
+        expect("get_ver status", rv, 0)
+        expect("API version", tuple(d[29:32]), (1, 5, 0))
+        # The device's capabilities: RDMA (0x51) among them.
+        f, rv, d, out = dev.aq(0x000B, buf=bytes(4096))
+        expect("list caps status", rv, 0)
+        count = struct.unpack_from("<I", d, 20)[0]     # params: count
+        caps = [struct.unpack_from("<H", out, i * 32)[0] for i in range(count)]
+        if 0x51 not in caps:
+            return "no RDMA capability in %r" % caps
+        return None
+
+    def statuses():
+        f, rv, _, _ = dev.aq(0x7FFF)
+        expect("unknown opcode", (rv, bool(f & FLAG_ERR)), (RC_ENOSYS, True))
+        f, rv, _, _ = dev.aq(0x000B, buf=b"", datalen=0)
+        expect("indirect, no length", rv, RC_EINVAL)
+        f, rv, _, _ = dev.aq(0x000B, buf=bytes(16), datalen=8192)
+        expect("indirect, 8 KiB", rv, RC_EINVAL)
+        f, rv, _, _ = dev.aq(0x0C40, buf=bytes(64), flags=FLAG_RD,
+                             buf_addr=0xFFFFFFFFF000)
+        expect("buffer out of guest memory", rv, RC_EIO)
+        f, rv, _, _ = dev.aq(0x0701, params=bytes(16), buf=bytes(4096))
+        expect("NVM read of 0 bytes", rv, RC_EINVAL)
+
+    def broken_ring():
+        # A ring outside guest memory: the queue stops, CRIT set, QEMU lives.
+        dev.aq_setup(atq=0xFFFFFFFF0000)
+        dev.reg_w(ATQT, 1)
+        expect("ATQLEN critical", bool(dev.reg(ATQLEN) & LEN_CRIT), True)
+        dev.aq_setup()
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after", rv, 0)
+
+    def pf_reset():
+        dev.reg_w(PFGEN_CTRL, 1)
+        expect("PFSWR done", dev.reg(PFGEN_CTRL) & 1, 0)
+        expect("ATQLEN after reset", dev.reg(ATQLEN), 0)
+        dev.aq_setup()
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after reset", rv, 0)
+
+    def fuzz_commands():
+        for r in range(FUZZ_ROUNDS):
+            op = rng.choice(OPCODES)
+            params = bytes(rng.getrandbits(8) for _ in range(16))
+            n = rng.choice([0, 8, 16, 24, 48, 100, 160, 512, 4096,
+                            rng.randrange(1, 4097)])
+            buf = None
+            if n:
+                buf = bytes(rng.getrandbits(8) if rng.random() < 0.3 else 0
+                            for _ in range(n))
+            flags = rng.choice([0, FLAG_RD])
+            dev.aq(op, params, buf, flags)
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after the fuzz", rv, 0)
+
+    def fuzz_queues():
+        # Queue contexts, controls, tails, doorbells and interrupt
+        # registers at random, rings anywhere, frames from the wire.
+        for r in range(FUZZ_ROUNDS):
+            q = rng.randrange(70)
+            what = rng.randrange(8)
+            v = rng.getrandbits(32)
+            if what == 0:
+                dev.reg_w(QRX_CONTEXT + rng.randrange(8) * 0x2000 + q * 4, v)
+            elif what == 1:
+                dev.reg_w(QRX_CTRL + q * 4, v)
+            elif what == 2:
+                dev.reg_w(QRX_TAIL + q * 4, v)
+            elif what == 3:
+                dev.reg_w(QTX_COMM_DBELL + q * 4, v)
+            elif what == 4:
+                dev.reg_w(rng.choice([QINT_RQCTL, QINT_TQCTL]) + q * 4, v)
+            elif what == 5:
+                dev.reg_w(GLINT_DYN_CTL + q * 4, v)
+            elif what == 6:
+                qt.write(RING + rng.randrange(0, 0x10000, 16),
+                         bytes(rng.getrandbits(8) for _ in range(32)))
+            else:
+                frame = bytes(rng.getrandbits(8)
+                              for _ in range(rng.randrange(14, 1600)))
+                wire.send(b"\xff" * 6 + frame[6:])
+                qt.clock_step(1000000)
+        wire.frames()
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after the fuzz", rv, 0)
+
+    def fuzz_registers():
+        # Any dword of BAR0, read and written.
+        for r in range(FUZZ_ROUNDS):
+            off = rng.randrange(0, 128 << 20, 4)
+            if off in (PFGEN_CTRL,):
+                continue
+            if rng.random() < 0.5:
+                dev.reg(off)
+            else:
+                dev.reg_w(off, rng.getrandbits(32))
+        dev.aq_setup()
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after the fuzz", rv, 0)
+
+    case("registers at reset", reset_regs)
+    case("admin queue bring-up, version, capabilities", bringup)
+    case("statuses of broken commands", statuses)
+    case("a descriptor ring outside guest memory", broken_ring)
+    case("PF reset", pf_reset)
+    case("%d random commands" % FUZZ_ROUNDS, fuzz_commands)
+    case("%d random queue registers, rings and frames" % FUZZ_ROUNDS,
+         fuzz_queues)
+    case("%d random BAR0 accesses" % FUZZ_ROUNDS, fuzz_registers)
+    qt.close()
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
