@@ -61,6 +61,15 @@ QINT_TQCTL = 0x140000
 GLINT_DYN_CTL = 0x160000
 PFGEN_CTRL = 0x91000
 
+# The PE (e810-pe.c): the control QP's registers and doorbells.
+CCQPSTATUS, CCQPLOW, CCQPHIGH = 0x50A000, 0x50A080, 0x50A100
+CQPDB, CQPTAIL = 0x500800, 0x500880
+PE_REGS = [0x502C00, 0x502C80, 0x502D00, 0x504400, 0x520300,
+           0x16CB00, 0x7F0000, 0x7F0040] + [0x15C000 + i * 4 for i in range(40)]
+CQP_CTX = 0x400000       # its host context
+CQP_SQ = 0x401000        # its send queue: 64 WQEs of 64 bytes
+PE_MEM = 0x500000        # what its commands point at: 1 MiB of noise
+
 
 class Dev:
     """The device on bus 0, BARs placed, memory and bus mastering on."""
@@ -143,7 +152,7 @@ def main():
     dev = Dev(qt)
     rng = random.Random(810)
     print("TAP version 13")
-    print("1..8")
+    print("1..9")
 
     def reset_regs():
         expect("GLGEN_RSTAT", dev.reg(0xB8188) & 3, 0)
@@ -259,6 +268,53 @@ def main():
         f, rv, _, _ = dev.aq(0x0001)
         expect("get_ver after the fuzz", rv, 0)
 
+    def fuzz_pe():
+        # The control QP made from a host context, then commands of
+        # random opcodes and fields (valid bit right, addresses into
+        # guest memory full of noise or anywhere), doorbells at random
+        # indexes, the CQP destroyed and made again, the PE's other
+        # registers and the user doorbell page written at random.
+        qt.write(PE_MEM, bytes(rng.getrandbits(8) for _ in range(4096)) * 256)
+        ctx = bytearray(64)
+        struct.pack_into("<QQQQ", ctx, 0, 5 << 8, CQP_SQ, 0, 0xC0FFEE)
+        qt.write(CQP_CTX, bytes(ctx))
+        dev.reg_w(CCQPHIGH, 0)
+        dev.reg_w(CCQPLOW, CQP_CTX)
+        expect("CQP made", dev.reg(CCQPSTATUS) & 1, 1)
+        idx, valid = 0, 1
+        for r in range(FUZZ_ROUNDS):
+            what = rng.randrange(10)
+            if what < 6:
+                w = bytearray(rng.getrandbits(8) for _ in range(64))
+                for off in (0, 8, 16, 32, 40, 48, 56):
+                    if rng.random() < 0.5:
+                        struct.pack_into("<Q", w, off, PE_MEM +
+                                         rng.randrange(0, 1 << 20, 64))
+                hdr = (rng.getrandbits(32) | rng.randrange(0x40) << 32 |
+                       rng.getrandbits(25) << 38) & ~(1 << 63)
+                struct.pack_into("<Q", w, 24, hdr | valid << 63)
+                qt.write(CQP_SQ + idx * 64, bytes(w))
+                idx = (idx + 1) % 64
+                if not idx:
+                    valid ^= 1
+                dev.reg_w(CQPDB, idx)
+            elif what == 6:
+                dev.reg_w(CQPDB, rng.getrandbits(32))
+            elif what == 7:
+                dev.reg_w(rng.choice(PE_REGS), rng.getrandbits(32))
+            elif what == 8 and rng.random() < 0.05:
+                dev.reg_w(CCQPLOW, 0)
+                dev.reg_w(CCQPLOW, CQP_CTX)
+                idx, valid = 0, 1
+            else:
+                dev.reg(rng.choice(PE_REGS + [CQPTAIL, CCQPSTATUS]))
+        # Every command written ran (the tail reached the last one), each
+        # answered, failed or not.
+        expect("CQP tail", dev.reg(CQPTAIL) & 0x7FF, idx)
+        dev.reg_w(CCQPLOW, 0)
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after the fuzz", rv, 0)
+
     case("registers at reset", reset_regs)
     case("admin queue bring-up, version, capabilities", bringup)
     case("statuses of broken commands", statuses)
@@ -268,6 +324,8 @@ def main():
     case("%d random queue registers, rings and frames" % FUZZ_ROUNDS,
          fuzz_queues)
     case("%d random BAR0 accesses" % FUZZ_ROUNDS, fuzz_registers)
+    case("%d random control QP commands and PE registers" % FUZZ_ROUNDS,
+         fuzz_pe)
     qt.close()
     sys.exit(0 if all(results) else 1)
 

@@ -57,6 +57,7 @@ void e810_mac_addr(E810State *s, uint8_t mac[6])
 /* A PF reset: the driver's objects go, the PCI function stays. */
 static void e810_pf_reset(E810State *s)
 {
+    e810_pe_reset(s);
     e810_lan_reset(s);
     e810_sw_reset(s);
     e810_sched_reset(s);
@@ -122,7 +123,8 @@ static uint32_t e810_reg_read(E810State *s, hwaddr addr)
         e810_aq_reg_read(s, addr, &val) ||
         e810_irq_reg_read(s, addr, &val) ||
         e810_nvm_reg_read(s, addr, &val) ||
-        e810_lan_reg_read(s, addr, &val)) {
+        e810_lan_reg_read(s, addr, &val) ||
+        e810_pe_reg_read(s, addr, &val)) {
         return val;
     }
     return GPOINTER_TO_UINT(g_hash_table_lookup(s->regs,
@@ -134,7 +136,8 @@ static void e810_reg_write(E810State *s, hwaddr addr, uint32_t val)
     if (e810_dev_reg_write(s, addr, val) ||
         e810_aq_reg_write(s, addr, val) ||
         e810_irq_reg_write(s, addr, val) ||
-        e810_lan_reg_write(s, addr, val)) {
+        e810_lan_reg_write(s, addr, val) ||
+        e810_pe_reg_write(s, addr, val)) {
         return;
     }
     /*
@@ -252,12 +255,14 @@ static void e810_realize(PCIDevice *pci_dev, Error **errp)
     e810_sw_realize(s);
     e810_phy_realize(s);
     e810_lan_realize(s);
+    e810_pe_realize(s);
 }
 
 static void e810_exit(PCIDevice *pci_dev)
 {
     E810State *s = E810(pci_dev);
 
+    e810_pe_unrealize(s);
     e810_lan_unrealize(s);
     e810_phy_unrealize(s);
     e810_sw_unrealize(s);

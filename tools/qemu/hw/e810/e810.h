@@ -18,6 +18,8 @@
  *                goes
  *   e810-phy.c   PHY, link and MAC configuration, link events
  *   e810-lan.c   LAN queues: contexts, descriptors, transmit and receive
+ *   e810-pe*.c   the RDMA protocol engine irdma drives (see e810-pe.h),
+ *   e810-hmc.c   its host memory cache
  *
  * Registers are little-endian dwords.  Everything the guest writes is
  * untrusted: a bad command gets an error status, never an access outside
@@ -63,6 +65,7 @@ typedef struct E810Sched E810Sched;
 typedef struct E810Sw E810Sw;
 typedef struct E810Phy E810Phy;
 typedef struct E810Lan E810Lan;
+typedef struct E810Pe E810Pe;
 
 struct E810State {
     PCIDevice parent_obj;
@@ -100,6 +103,7 @@ struct E810State {
     E810Sw *sw;
     E810Phy *phy;
     E810Lan *lan;
+    E810Pe *pe;             /* the RDMA protocol engine (e810-pe*.c) */
 };
 
 /* Register offsets used by more than one part. */
@@ -329,6 +333,16 @@ bool e810_lan_reg_write(E810State *s, hwaddr addr, uint32_t val);
 /* The netdev's receive path. */
 bool e810_lan_can_receive(E810State *s);
 ssize_t e810_lan_receive(E810State *s, const uint8_t *buf, size_t len);
+
+/*
+ * The RDMA protocol engine (e810-pe.c and the files e810-pe.h lists):
+ * its registers, the control QP, HMC, queues and QP contexts.
+ */
+void e810_pe_realize(E810State *s);
+void e810_pe_unrealize(E810State *s);
+void e810_pe_reset(E810State *s);
+bool e810_pe_reg_read(E810State *s, hwaddr addr, uint32_t *val);
+bool e810_pe_reg_write(E810State *s, hwaddr addr, uint32_t val);
 
 /* DMA to and from guest memory (false: the access failed). */
 bool e810_dma_read(E810State *s, uint64_t addr, void *buf, size_t len);

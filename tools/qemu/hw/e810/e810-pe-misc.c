@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * E810 model: the PE's smaller CQP commands.
+ *
+ *  - QUERY_RDMA_FEATURES: the firmware version and the hardware's
+ *    (irdma wants at least two features).
+ *  - MANAGE_STATS, GATHER_STATS: statistics instances (the returned
+ *    value is the instance), counters that stay 0.
+ *  - WORK_SCHED_NODE: work scheduler nodes; adding a leaf returns its
+ *    queue set handle, which the model makes the node's ID (irdma then
+ *    names that queue set to ice, and puts it in its QPs' contexts).
+ *  - MANAGE_ARP: the ARP cache, indexed by the driver; the RoCE data
+ *    path will take destination MACs from it.
+ *  - Address handles and STags: the model keeps each command's WQE, by
+ *    index, for the data path to decode.
+ *  - Commands for what the RoCE model has no use for (iWARP's port and
+ *    quad hash tables, gen 1's MAC table, the priority map, multicast
+ *    groups, NOP): taken and done.
+ *
+ * Copyright (c) 2026 oot-rdma contributors
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bitmap.h"
+#include "e810.h"
+#include "e810-pe.h"
+
+/* QUERY_RDMA_FEATURES: buffer length in the header's bits 31:0. */
+#define E810_FEAT_TYPE_SHIFT    48
+#define E810_FEAT_CNT_SHIFT     32
+#define E810_FEAT_FW_INFO       0
+#define E810_FEAT_HW_VERSION    1
+#define E810_FEAT_NUM           2
+#define E810_PE_FW_MAJOR        1
+#define E810_PE_FW_MINOR        0
+#define E810_PE_HW_VERSION      2
+
+/* MANAGE_STATS / GATHER_STATS. */
+#define E810_STATS_ALLOC        BIT_ULL(62)
+#define E810_STATS_INST(h)      extract64(h, 0, 7)
+#define E810_GATHER_STATS_SIZE  1024
+
+/* WORK_SCHED_NODE. */
+#define E810_WS_NODE_ID(h)      extract64(h, 0, 10)
+#define E810_WS_NODE_OP(h)      extract64(h, 52, 2)
+#define E810_WS_NODE_LEAF       BIT_ULL(61)
+#define E810_WS_OP_ADD          0
+
+/* MANAGE_ARP. */
+#define E810_ARP_IDX(h)         extract64(h, 0, 12)
+#define E810_ARP_ENTRY_VALID    BIT_ULL(42)
+#define E810_ARP_MAC_MASK       0xffffffffffffULL
+#define E810_PE_ARP_VALID       BIT_ULL(48)
+
+/* Address handle index, STag index. */
+#define E810_AH_IDX(h)          extract64(h, 0, 17)
+#define E810_STAG_IDX(q)        extract64(q, 8, 24)
+
+static uint32_t e810_pe_query_features(E810State *s, E810Pe *pe,
+                                       const uint8_t *wqe, uint32_t *ret)
+{
+    uint8_t buf[E810_FEAT_NUM * 8];
+    uint32_t len = extract64(e810_wqe_hdr(wqe), 0, 32);
+
+    if (len < sizeof(buf)) {
+        return E810_PE_ERR_INVAL;
+    }
+    stq_le_p(buf, (uint64_t)E810_FEAT_FW_INFO << E810_FEAT_TYPE_SHIFT |
+             (uint64_t)E810_FEAT_NUM << E810_FEAT_CNT_SHIFT |
+             E810_PE_FW_MAJOR << 16 | E810_PE_FW_MINOR);
+    stq_le_p(buf + 8, (uint64_t)E810_FEAT_HW_VERSION << E810_FEAT_TYPE_SHIFT |
+             E810_PE_HW_VERSION);
+    if (!e810_dma_write(s, e810_wqe_q(wqe, 4), buf, sizeof(buf))) {
+        return E810_PE_ERR_DMA;
+    }
+    return 0;
+}
+
+static uint32_t e810_pe_manage_stats(E810State *s, E810Pe *pe,
+                                     const uint8_t *wqe, uint32_t *ret)
+{
+    uint64_t hdr = e810_wqe_hdr(wqe);
+    unsigned long idx;
+
+    if (!(hdr & E810_STATS_ALLOC)) {
+        clear_bit(E810_STATS_INST(hdr), pe->stats_inst);
+        return 0;
+    }
+    /* Instance 0 stays the function's own. */
+    idx = find_next_zero_bit(pe->stats_inst, E810_PE_STATS_INST, 1);
+    if (idx >= E810_PE_STATS_INST) {
+        return E810_PE_ERR_NOMEM;
+    }
+    set_bit(idx, pe->stats_inst);
+    *ret = idx;
+    return 0;
+}
+
+static uint32_t e810_pe_gather_stats(E810State *s, E810Pe *pe,
+                                     const uint8_t *wqe, uint32_t *ret)
+{
+    g_autofree uint8_t *buf = g_malloc0(E810_GATHER_STATS_SIZE);
+
+    /* Nothing is counted yet. */
+    if (!e810_dma_write(s, e810_wqe_q(wqe, 4), buf, E810_GATHER_STATS_SIZE)) {
+        return E810_PE_ERR_DMA;
+    }
+    return 0;
+}
+
+static uint32_t e810_pe_ws_node(E810State *s, E810Pe *pe,
+                                const uint8_t *wqe, uint32_t *ret)
+{
+    uint64_t hdr = e810_wqe_hdr(wqe);
+
+    if (E810_WS_NODE_OP(hdr) == E810_WS_OP_ADD &&
+        (hdr & E810_WS_NODE_LEAF)) {
+        *ret = E810_WS_NODE_ID(hdr);
+    }
+    return 0;
+}
+
+static uint32_t e810_pe_manage_arp(E810State *s, E810Pe *pe,
+                                   const uint8_t *wqe, uint32_t *ret)
+{
+    uint64_t hdr = e810_wqe_hdr(wqe);
+    unsigned int idx = E810_ARP_IDX(hdr);
+
+    if (idx >= E810_PE_MAX_ARP || !e810_hmc_has(pe, E810_HMC_ARP, idx)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "e810: ARP entry %u\n", idx);
+        return E810_PE_ERR_INVAL;
+    }
+    pe->arp[idx] = 0;
+    if (hdr & E810_ARP_ENTRY_VALID) {
+        pe->arp[idx] = (e810_wqe_q(wqe, 2) & E810_ARP_MAC_MASK) |
+                       E810_PE_ARP_VALID;
+    }
+    return 0;
+}
+
+/* Keep (or, DESTROY, drop) the WQE under KEY in TABLE. */
+static void e810_pe_keep_wqe(GHashTable *table, uint32_t key,
+                             const uint8_t *wqe, bool destroy)
+{
+    if (destroy) {
+        g_hash_table_remove(table, GUINT_TO_POINTER(key));
+    } else {
+        g_hash_table_insert(table, GUINT_TO_POINTER(key),
+                            g_memdup2(wqe, E810_CQP_WQE_SIZE));
+    }
+}
+
+static uint32_t e810_pe_ah(E810State *s, E810Pe *pe, const uint8_t *wqe,
+                           uint32_t *ret)
+{
+    uint64_t hdr = e810_wqe_hdr(wqe);
+    uint32_t idx = E810_AH_IDX(hdr);
+
+    if (!e810_hmc_has(pe, E810_HMC_FSIAV, idx)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "e810: address handle %u\n", idx);
+        return E810_PE_ERR_INVAL;
+    }
+    e810_pe_keep_wqe(pe->ahs, idx, wqe,
+                     E810_CQP_HDR_OPCODE(hdr) == E810_CQP_DESTROY_AH);
+    return 0;
+}
+
+static uint32_t e810_pe_stag(E810State *s, E810Pe *pe, const uint8_t *wqe,
+                             uint32_t *ret)
+{
+    uint32_t idx = E810_STAG_IDX(e810_wqe_q(wqe, 2));
+    uint8_t op = E810_CQP_HDR_OPCODE(e810_wqe_hdr(wqe));
+
+    if (!e810_hmc_has(pe, E810_HMC_MR, idx)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "e810: STag index %u\n", idx);
+        return E810_PE_ERR_INVAL;
+    }
+    e810_pe_keep_wqe(pe->stags, idx, wqe, op == E810_CQP_DEALLOC_STAG);
+    return 0;
+}
+
+static uint32_t e810_pe_accept(E810State *s, E810Pe *pe, const uint8_t *wqe,
+                               uint32_t *ret)
+{
+    return 0;
+}
+
+static uint32_t e810_pe_unsupported(E810State *s, E810Pe *pe,
+                                    const uint8_t *wqe, uint32_t *ret)
+{
+    qemu_log_mask(LOG_UNIMP, "e810: CQP opcode 0x%02x\n",
+                  (unsigned int)E810_CQP_HDR_OPCODE(e810_wqe_hdr(wqe)));
+    return E810_PE_ERR_UNSUPP;
+}
+
+void e810_pe_misc_reset(E810Pe *pe)
+{
+    memset(pe->arp, 0, sizeof(pe->arp));
+    bitmap_zero(pe->stats_inst, E810_PE_STATS_INST);
+    if (pe->stags) {
+        g_hash_table_remove_all(pe->stags);
+    }
+    if (pe->ahs) {
+        g_hash_table_remove_all(pe->ahs);
+    }
+}
+
+const E810PeOp e810_pe_misc_ops[] = {
+    { E810_CQP_QUERY_RDMA_FEATURES, "query_rdma_features",
+      e810_pe_query_features },
+    { E810_CQP_MANAGE_STATS, "manage_stats", e810_pe_manage_stats },
+    { E810_CQP_GATHER_STATS, "gather_stats", e810_pe_gather_stats },
+    { E810_CQP_WORK_SCHED_NODE, "work_sched_node", e810_pe_ws_node },
+    { E810_CQP_MANAGE_ARP, "manage_arp", e810_pe_manage_arp },
+    { E810_CQP_CREATE_AH, "create_ah", e810_pe_ah },
+    { E810_CQP_MODIFY_AH, "modify_ah", e810_pe_ah },
+    { E810_CQP_DESTROY_AH, "destroy_ah", e810_pe_ah },
+    { E810_CQP_ALLOC_STAG, "alloc_stag", e810_pe_stag },
+    { E810_CQP_REG_MR, "reg_mr", e810_pe_stag },
+    { E810_CQP_DEALLOC_STAG, "dealloc_stag", e810_pe_stag },
+    { E810_CQP_MANAGE_APBVT, "manage_apbvt", e810_pe_accept },
+    { E810_CQP_MANAGE_QHASH, "manage_qhash", e810_pe_accept },
+    { E810_CQP_MANAGE_LOC_MAC, "manage_loc_mac", e810_pe_accept },
+    { E810_CQP_ALLOC_LOC_MAC_ENTRY, "alloc_loc_mac_entry", e810_pe_accept },
+    { E810_CQP_UP_MAP, "up_map", e810_pe_accept },
+    { E810_CQP_NOP, "nop", e810_pe_accept },
+    { E810_CQP_CREATE_MCAST_GRP, "create_mcast_grp", e810_pe_accept },
+    { E810_CQP_MODIFY_MCAST_GRP, "modify_mcast_grp", e810_pe_accept },
+    { E810_CQP_DESTROY_MCAST_GRP, "destroy_mcast_grp", e810_pe_accept },
+    { E810_CQP_QUERY_STAG, "query_stag", e810_pe_unsupported },
+    { E810_CQP_REG_SMR, "reg_smr", e810_pe_unsupported },
+    { E810_CQP_MANAGE_VF_PBLE_BP, "manage_vf_pble_bp", e810_pe_unsupported },
+    { E810_CQP_MANAGE_PUSH_PAGES, "manage_push_pages", e810_pe_unsupported },
+    { 0, NULL, NULL }
+};

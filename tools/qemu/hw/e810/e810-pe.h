@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * E810 model: the protocol engine (PE), the part irdma drives.  Its
+ * state and the interfaces between its files:
+ *
+ *   e810-pe.c      registers, the control QP (CQP): its creation through
+ *                  registers, its work queue, completions, dispatch
+ *   e810-hmc.c     the host memory cache: object counts and bases (FPM),
+ *                  the segment descriptor table, FPM address to guest
+ *                  memory, PBLEs
+ *   e810-pe-cq.c   completion queues (the CQP's own, CCQ, among them),
+ *                  the completion and asynchronous event queues, arming,
+ *                  interrupts
+ *   e810-pe-qp.c   QPs: their contexts (no data path yet)
+ *   e810-pe-misc.c the smaller commands: features, statistics, the work
+ *                  scheduler, ARP, address handles, STags, and those the
+ *                  model takes without acting on them
+ *
+ * Copyright (c) 2026 oot-rdma contributors
+ */
+
+#ifndef HW_E810_PE_H
+#define HW_E810_PE_H
+
+#include "e810.h"
+
+/* A CQP work queue entry: 64 bytes, the header at byte 24. */
+#define E810_CQP_WQE_SIZE       64
+#define E810_CQP_WQE_HDR        24
+#define E810_CQP_HDR_OPCODE(h)  extract64(h, 32, 6)
+#define E810_CQP_HDR_VALID      BIT_ULL(63)
+
+/* CQP opcodes (the header's bits 37:32). */
+#define E810_CQP_CREATE_QP              0x00
+#define E810_CQP_MODIFY_QP              0x01
+#define E810_CQP_DESTROY_QP             0x02
+#define E810_CQP_CREATE_CQ              0x03
+#define E810_CQP_MODIFY_CQ              0x04
+#define E810_CQP_DESTROY_CQ             0x05
+#define E810_CQP_ALLOC_STAG             0x09
+#define E810_CQP_REG_MR                 0x0a
+#define E810_CQP_QUERY_STAG             0x0b
+#define E810_CQP_REG_SMR                0x0c
+#define E810_CQP_DEALLOC_STAG           0x0d
+#define E810_CQP_MANAGE_LOC_MAC         0x0e
+#define E810_CQP_MANAGE_ARP             0x0f
+#define E810_CQP_MANAGE_VF_PBLE_BP      0x10
+#define E810_CQP_MANAGE_PUSH_PAGES      0x11
+#define E810_CQP_QUERY_RDMA_FEATURES    0x12
+#define E810_CQP_UPLOAD_CONTEXT         0x13
+#define E810_CQP_ALLOC_LOC_MAC_ENTRY    0x14
+#define E810_CQP_MANAGE_HMC_PM_FUNC     0x15
+#define E810_CQP_CREATE_CEQ             0x16
+#define E810_CQP_DESTROY_CEQ            0x18
+#define E810_CQP_CREATE_AEQ             0x19
+#define E810_CQP_DESTROY_AEQ            0x1b
+#define E810_CQP_CREATE_AH              0x1c
+#define E810_CQP_MODIFY_AH              0x1d
+#define E810_CQP_DESTROY_AH             0x1e
+#define E810_CQP_UPDATE_PE_SDS          0x1f
+#define E810_CQP_QUERY_FPM_VAL          0x20
+#define E810_CQP_COMMIT_FPM_VAL         0x21
+#define E810_CQP_FLUSH_WQES             0x22
+#define E810_CQP_MANAGE_APBVT           0x23
+#define E810_CQP_NOP                    0x24
+#define E810_CQP_MANAGE_QHASH           0x25
+#define E810_CQP_CREATE_MCAST_GRP       0x26
+#define E810_CQP_MODIFY_MCAST_GRP       0x27
+#define E810_CQP_DESTROY_MCAST_GRP      0x28
+#define E810_CQP_SUSPEND_QP             0x29
+#define E810_CQP_RESUME_QP              0x2a
+#define E810_CQP_SHMC_PAGES_ALLOCATED   0x2b
+#define E810_CQP_WORK_SCHED_NODE        0x2c
+#define E810_CQP_MANAGE_STATS           0x2d
+#define E810_CQP_GATHER_STATS           0x2e
+#define E810_CQP_UP_MAP                 0x2f
+
+/*
+ * A command's completion status: major code in bits 31:16, minor in
+ * 15:0, as the CCQ's entry and PFPE_CQPERRCODES carry them.  0 is
+ * success; the model's errors use major 0xffff (irdma reports any
+ * other pair than the few it knows as an error of the command).
+ */
+#define E810_PE_ERR(minor)      (0xffff0000u | (minor))
+#define E810_PE_ERR_INVAL       E810_PE_ERR(0x0001)    /* bad field */
+#define E810_PE_ERR_STATE       E810_PE_ERR(0x0002)    /* wrong order */
+#define E810_PE_ERR_NOMEM       E810_PE_ERR(0x0003)    /* no resource */
+#define E810_PE_ERR_DMA         E810_PE_ERR(0x0004)    /* guest memory */
+#define E810_PE_ERR_UNSUPP      E810_PE_ERR(0x0005)    /* not modelled */
+
+/* What the model offers irdma (QUERY_FPM_VAL; e810-hmc.c sizes it). */
+#define E810_PE_MAX_QPS         1024
+#define E810_PE_MAX_CQS         2048
+#define E810_PE_MAX_CEQS        32
+#define E810_PE_MAX_ARP         1024
+#define E810_PE_MAX_SDS         16      /* 2 MiB each: 32 MiB of HMC */
+#define E810_PE_STATS_INST      128
+
+/* The HMC object types, in irdma's order (its FPM buffers follow it). */
+enum {
+    E810_HMC_QP, E810_HMC_CQ, E810_HMC_RSVD, E810_HMC_HTE, E810_HMC_ARP,
+    E810_HMC_APBVT, E810_HMC_MR, E810_HMC_XF, E810_HMC_XFFL, E810_HMC_Q1,
+    E810_HMC_Q1FL, E810_HMC_TIMER, E810_HMC_FSIMC, E810_HMC_FSIAV,
+    E810_HMC_PBLE, E810_HMC_RRF, E810_HMC_RRFFL, E810_HMC_HDR, E810_HMC_MD,
+    E810_HMC_OOISC, E810_HMC_OOISCFFL,
+    E810_HMC_NUM_OBJ
+};
+
+typedef struct E810HmcObj {
+    uint32_t max_cnt;   /* what the model offers */
+    uint32_t cnt;       /* what the driver committed */
+    uint64_t size;      /* bytes per object */
+    uint64_t base;      /* FPM address, from COMMIT_FPM_VAL */
+} E810HmcObj;
+
+/* One segment descriptor: 2 MiB of FPM space. */
+typedef struct E810HmcSd {
+    bool valid;
+    bool direct;        /* one 2 MiB page; else a page of 512 PDs */
+    uint64_t pa;        /* that page, or the PD page */
+} E810HmcSd;
+
+/*
+ * A ring the device writes (a CQ, a CEQ, the AEQ): in guest memory
+ * either contiguous at pa or described by PBLEs (virtual: level 1, a
+ * list of pages, or level 2, a list of lists), of size entries of
+ * stride bytes; head is the next entry the device writes, polarity the
+ * valid bit it writes there (1 on the first pass, flipped at each wrap).
+ */
+typedef struct E810PeRing {
+    uint64_t pa;
+    bool virt;
+    uint8_t pbl_level;
+    uint32_t first_pble;
+    uint32_t size;
+    uint32_t stride;
+    uint32_t head;
+    bool polarity;
+} E810PeRing;
+
+typedef struct E810PeCq {
+    uint64_t ctx;           /* the driver's completion context */
+    E810PeRing ring;
+    uint64_t shadow_pa;     /* arming and the driver's head */
+    uint16_t ceq;
+    bool ceq_valid;
+    bool ceqe_mask;         /* never notify */
+    bool armed;
+    bool armed_se;          /* notify on a solicited entry only */
+} E810PeCq;
+
+typedef struct E810PeEq {
+    bool valid;
+    E810PeRing ring;
+} E810PeEq;
+
+/* A QP: its type and state and the context the driver last gave. */
+#define E810_PE_QP_CTX_SIZE     256
+typedef struct E810PeQp {
+    uint8_t type;
+    uint8_t state;
+    uint64_t ctx_pa;
+    uint64_t shadow_pa;
+    uint8_t ctx[E810_PE_QP_CTX_SIZE];
+} E810PeQp;
+
+struct E810Pe {
+    /* The CQP (e810-pe.c). */
+    uint32_t ccqp_high;
+    uint32_t ccqp_low;
+    uint32_t ccqp_status;
+    uint32_t cqp_tail_reg;      /* PFPE_CQPTAIL */
+    uint32_t cqp_errcodes;      /* PFPE_CQPERRCODES */
+    bool cqp_up;
+    bool cqp_busy;              /* a doorbell is being served */
+    uint64_t cqp_sq_pa;
+    uint32_t cqp_sq_size;
+    uint32_t cqp_tail;
+    bool cqp_polarity;
+    uint64_t cqp_compl_ctx;     /* the CCQ's entries carry it */
+
+    /* The HMC (e810-hmc.c). */
+    E810HmcObj obj[E810_HMC_NUM_OBJ];
+    bool fpm_committed;
+    E810HmcSd sd[E810_PE_MAX_SDS];
+
+    /* Queues (e810-pe-cq.c); CQ 0 is the CQP's. */
+    E810PeCq *cq[E810_PE_MAX_CQS];
+    E810PeEq ceq[E810_PE_MAX_CEQS];
+    uint32_t ceq_ctl[E810_PE_MAX_CEQS];     /* GLINT_CEQCTL */
+    E810PeEq aeq;
+    uint32_t aeq_ctl;                       /* PFINT_AEQCTL */
+
+    /* QPs (e810-pe-qp.c). */
+    E810PeQp *qp[E810_PE_MAX_QPS];
+
+    /* The rest (e810-pe-misc.c). */
+    uint64_t arp[E810_PE_MAX_ARP];          /* MAC | valid bit 48 */
+    DECLARE_BITMAP(stats_inst, E810_PE_STATS_INST);
+    GHashTable *stags;                      /* STag index -> WQE copy */
+    GHashTable *ahs;                        /* AH index -> WQE copy */
+};
+
+/*
+ * A command handler: WQE is the 64-byte entry (little-endian), RET the
+ * value the completion carries back (op_ret_val).  Returns 0 or an
+ * E810_PE_ERR_* status.
+ */
+typedef uint32_t (*E810PeOpFn)(E810State *s, E810Pe *pe, const uint8_t *wqe,
+                               uint32_t *ret);
+
+typedef struct E810PeOp {
+    uint8_t opcode;
+    const char *name;
+    E810PeOpFn fn;
+} E810PeOp;
+
+/* Each file's commands, ending with an entry whose fn is NULL. */
+extern const E810PeOp e810_hmc_ops[];
+extern const E810PeOp e810_pe_cq_ops[];
+extern const E810PeOp e810_pe_qp_ops[];
+extern const E810PeOp e810_pe_misc_ops[];
+
+static inline uint64_t e810_wqe_q(const uint8_t *wqe, unsigned int qword)
+{
+    return ldq_le_p(wqe + qword * 8);
+}
+
+static inline uint64_t e810_wqe_hdr(const uint8_t *wqe)
+{
+    return ldq_le_p(wqe + E810_CQP_WQE_HDR);
+}
+
+/* e810-hmc.c: FPM address space to guest memory (false: unmapped). */
+bool e810_hmc_read(E810State *s, uint64_t fpm, void *buf, size_t len);
+bool e810_hmc_write(E810State *s, uint64_t fpm, const void *buf, size_t len);
+/* PBLE IDX (an index into the PBLE object), false when out of range. */
+bool e810_hmc_pble(E810State *s, uint32_t idx, uint64_t *val);
+/* Whether the committed count of object TYPE covers index IDX. */
+bool e810_hmc_has(E810Pe *pe, unsigned int type, uint32_t idx);
+void e810_hmc_reset(E810Pe *pe);
+
+/* e810-pe-cq.c */
+/* Guest address of byte OFF of ring R (false: not mapped). */
+bool e810_pe_ring_addr(E810State *s, const E810PeRing *r, uint64_t off,
+                       uint64_t *pa);
+/*
+ * Write a completion (32 bytes; its valid bit is set here) to CQ CQID
+ * and notify if the CQ is armed.  SOLICITED: the completion may wake a
+ * CQ armed for solicited completions only.
+ */
+bool e810_pe_cq_post(E810State *s, uint32_t cqid, const uint8_t *cqe,
+                     bool solicited);
+/* An asynchronous event: compl ctx and the AEQE's second qword. */
+bool e810_pe_aeq_post(E810State *s, uint64_t ctx, uint64_t info);
+/* PFPE_CQARM, or the user doorbell page's CQ-arm word: arm CQ CQID. */
+void e810_pe_cq_arm(E810State *s, uint32_t cqid);
+void e810_pe_cq_reset(E810Pe *pe);
+
+/* e810-pe-qp.c */
+void e810_pe_qp_reset(E810Pe *pe);
+
+/* e810-pe-misc.c */
+void e810_pe_misc_reset(E810Pe *pe);
+
+#endif /* HW_E810_PE_H */
