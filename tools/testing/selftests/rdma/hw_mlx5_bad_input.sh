@@ -154,26 +154,17 @@ cases() {
 		clean "$which" "$since"
 }
 
-# skip_driver NAME REASON: that driver's cases, skipped.
-skip_driver() {
-	local i
-
-	for ((i = 1; i <= PER_DRIVER; i++)); do
-		ktap_test_skip "$1: case $i" "$2"
-	done
-}
-
 if [ -z "$MLX5_IB_DEBIAN" ]; then
-	skip_driver "Debian's mlx5_ib" "no mlx5_ib.ko in the guest's kernel"
+	skip_cases $PER_DRIVER "Debian's mlx5_ib" "no mlx5_ib.ko in the guest's kernel"
 else
 	ktap_test_result "Debian's mlx5_ib registers mlx5_0" \
 		use_driver "$MLX5_IB_DEBIAN"
 	cases debian "Debian's mlx5_ib" "$MLX5_IB_DEBIAN"
 fi
 if [ "$OOT_STOCK" = 1 ]; then
-	skip_driver "our mlx5_ib" "our mlx5_ib runs on our core (stock guest)"
+	skip_cases $PER_DRIVER "our mlx5_ib" "our mlx5_ib runs on our core (stock guest)"
 elif [ ! -f "$MLX5_IB_OURS" ]; then
-	skip_driver "our mlx5_ib" "not built: $MLX5_IB_OURS"
+	skip_cases $PER_DRIVER "our mlx5_ib" "not built: $MLX5_IB_OURS"
 else
 	ktap_test_result "our mlx5_ib registers mlx5_0" \
 		use_driver "$MLX5_IB_OURS"

@@ -153,25 +153,16 @@ back() {
 		expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
 }
 
-# skip_driver NAME REASON [EXTRA]: that driver's cases (and EXTRA more), skipped.
-skip_driver() {
-	local i
-
-	for ((i = 1; i <= PER_DRIVER + ${3:-0}; i++)); do
-		ktap_test_skip "$1: case $i" "$2"
-	done
-}
-
 if [ -z "$MLX5_IB_DEBIAN" ]; then
-	skip_driver "Debian's mlx5_ib" "no mlx5_ib.ko in the guest's kernel"
+	skip_cases $PER_DRIVER "Debian's mlx5_ib" "no mlx5_ib.ko in the guest's kernel"
 else
 	cases "Debian's mlx5_ib" "$MLX5_IB_DEBIAN"
 fi
 if [ "$OOT_STOCK" = 1 ]; then
-	skip_driver "our mlx5_ib" "our mlx5_ib runs on our core (stock guest)" \
-		$OURS_ALSO
+	skip_cases $((PER_DRIVER + OURS_ALSO)) "our mlx5_ib" \
+		"our mlx5_ib runs on our core (stock guest)"
 elif [ ! -f "$MLX5_IB_OURS" ]; then
-	skip_driver "our mlx5_ib" "not built: $MLX5_IB_OURS" $OURS_ALSO
+	skip_cases $((PER_DRIVER + OURS_ALSO)) "our mlx5_ib" "not built: $MLX5_IB_OURS"
 else
 	since=$(dmesg | wc -l)
 	cases "our mlx5_ib" "$MLX5_IB_OURS"

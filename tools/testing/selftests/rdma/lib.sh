@@ -472,6 +472,16 @@ MLX5_IB_DEBIAN=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/mlx
 		 -name 'mlx5_ib.ko*' 2>/dev/null | head -n 1)
 MLX5_IB_OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
 
+# skip_cases N PREFIX REASON: N cases named "PREFIX: case I", skipped
+# with REASON (a driver's half of a test that runs two drivers).
+skip_cases() {
+	local i
+
+	for ((i = 1; i <= $1; i++)); do
+		ktap_test_skip "$2: case $i" "$3"
+	done
+}
+
 # mlx5_ib_use KO: KO the mlx5_ib loaded (the one loaded before, if another,
 # unloaded first), mlx5_0 registered with its uverbs device.
 mlx5_ib_use() {
