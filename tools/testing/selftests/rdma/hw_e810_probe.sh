@@ -91,5 +91,7 @@ ktap_test_result "irdma unloads and loads again" reload
 ib=$(ibdev)
 ktap_test_result "QP1 in RTS again" eventually 60 qp1_rts
 ktap_test_result "still no irdma error" no_errors
+# The tests after this one in the guest unload the core.
+modprobe -r rdma_ucm ib_umad irdma
 ip link set "$ifname" down
 ktap_finished

@@ -16,10 +16,10 @@ OOT_BUILT=${OOT_BUILT:-$OOT_REPO}
 # Every module of the RDMA stack, users before what they use: the order
 # in which they can be unloaded.
 RDMA_MODULES="rdma_rxe rdma_ucm ib_umad ib_uverbs rdma_cm iw_cm ib_cm ib_core"
-# Debian's hardware drivers on the core that the hw_mlx5_* tests load
-# (the model's): rdma_unload_all takes them out first, or whatever test
+# Debian's hardware drivers on the core that the hw_* tests load (the
+# models'): rdma_unload_all takes them out first, or whatever test
 # follows one in the guest cannot unload the core.
-RDMA_HW_DRIVERS="mlx5_ib"
+RDMA_HW_DRIVERS="mlx5_ib irdma"
 
 # soak N: the rounds of a cycle or race test, N in make check and N
 # times OOT_SOAK in make soak, where the count matters and the time does
