@@ -4,7 +4,9 @@
 # The E810 model driven directly, without a guest (QEMU's qtest
 # accelerator; mlx5_qtest.py's QTest and Wire): registers at reset, the
 # admin queue as ice brings it up, the statuses of broken commands, a
-# PF reset, and FUZZ_ROUNDS rounds of hostile input: random commands
+# PF reset, the RoCE data path (a memory region, an RC QP whose SEND
+# goes to the wire, the doorbell shadow area), and FUZZ_ROUNDS rounds
+# of hostile input: random commands
 # (every opcode range the model answers, random flags, lengths,
 # parameters and buffers), descriptor rings and LAN queue contexts
 # pointing anywhere, doorbells, interrupt registers and frames from the
@@ -69,6 +71,23 @@ PE_REGS = [0x502C00, 0x502C80, 0x502D00, 0x504400, 0x520300,
 CQP_CTX = 0x400000       # its host context
 CQP_SQ = 0x401000        # its send queue: 64 WQEs of 64 bytes
 PE_MEM = 0x500000        # what its commands point at: 1 MiB of noise
+
+# The RoCE data path (e810-roce*.c, e810-stag.c).
+MAC = "52:54:00:e8:10:01"
+MAC_BYTES = bytes.fromhex(MAC.replace(":", ""))
+PEER_MAC = bytes.fromhex("525400e81002")
+WQEALLOC, DB_PAGE = 0x504400, 0x7F0000
+FPM_BUF = 0x600000       # QUERY/COMMIT_FPM_VAL's buffer
+CQ_RING = 0x610000       # CQ 1: 64 entries of 32 bytes
+CQ_SHADOW = 0x611000
+QP_CTX = 0x612000        # the QP's 256-byte context
+QP_SHADOW = 0x613000     # its doorbell shadow area
+SQ = 0x614000            # 16 quanta of 32 bytes
+RQ = 0x615000            # 4 WQEs of 32 bytes
+DATA = 0x620000          # the memory region: one 4 KiB page
+DATA_VA = 0x7F0000001000
+QPN = 2
+STAG = (1 << 8) | 0x11
 
 
 class Dev:
@@ -148,11 +167,11 @@ def main():
     qemu = sys.argv[1] if len(sys.argv) > 1 else subprocess.check_output(
         [os.path.join(REPO, "scripts/qemu-build")], text=True).strip()
     wire = Wire()
-    qt = QTest(qemu, wire, opts="", device="e810")
+    qt = QTest(qemu, wire, opts=",mac=" + MAC, device="e810")
     dev = Dev(qt)
     rng = random.Random(810)
     print("TAP version 13")
-    print("1..9")
+    print("1..11")
 
     def reset_regs():
         expect("GLGEN_RSTAT", dev.reg(0xB8188) & 3, 0)
@@ -315,6 +334,180 @@ def main():
         f, rv, _, _ = dev.aq(0x0001)
         expect("get_ver after the fuzz", rv, 0)
 
+
+    class Cqp:
+        """The control QP: WQEs written and their doorbell rung."""
+
+        def __init__(self):
+            ctx = bytearray(64)
+            struct.pack_into("<QQQQ", ctx, 0, 5 << 8, CQP_SQ, 0, 0xC0FFEE)
+            qt.write(CQP_CTX, bytes(ctx))
+            dev.reg_w(CCQPHIGH, 0)
+            dev.reg_w(CCQPLOW, CQP_CTX)
+            expect("CQP made", dev.reg(CCQPSTATUS) & 1, 1)
+            self.idx, self.valid = 0, 1
+
+        def op(self, opcode, hdr_low=0, q=None):
+            """One command; whether it succeeded (PFPE_CQPTAIL's error)."""
+            w = bytearray(64)
+            for i, v in (q or {}).items():
+                struct.pack_into("<Q", w, i * 8, v)
+            struct.pack_into("<Q", w, 24, hdr_low | opcode << 32 |
+                             self.valid << 63)
+            qt.write(CQP_SQ + self.idx * 64, bytes(w))
+            self.idx = (self.idx + 1) % 64
+            if not self.idx:
+                self.valid ^= 1
+            dev.reg_w(CQPDB, self.idx)
+            return not dev.reg(CQPTAIL) >> 31
+
+    def qp_ctx(state_sq_psn=0x100, sq_code=2, rq_code=0, arp=0):
+        c = bytearray(256)
+        struct.pack_into("<Q", c, 0, 1 << 3)                 # IPv4
+        struct.pack_into("<Q", c, 8, SQ)
+        struct.pack_into("<Q", c, 16, RQ)
+        struct.pack_into("<Q", c, 24, 64 | rq_code << 8 | sq_code << 12 |
+                         0xC000 << 32 | 4791 << 48)
+        struct.pack_into("<Q", c, 32, 0x0A230102)           # 10.35.1.2
+        struct.pack_into("<Q", c, 48, 1024 << 16 | arp << 48)
+        struct.pack_into("<Q", c, 56, 0xFFFF << 32)         # P_Key, PD 0
+        struct.pack_into("<Q", c, 64, 5)                    # dest QP
+        struct.pack_into("<Q", c, 80, state_sq_psn)
+        struct.pack_into("<Q", c, 88, 0x200)
+        struct.pack_into("<Q", c, 128, 7 << 48 | 7 << 54)
+        struct.pack_into("<Q", c, 136, 1 | 1 << 32)         # CQ 1, CQ 1
+        struct.pack_into("<Q", c, 152, int.from_bytes(MAC_BYTES, "big") << 16)
+        struct.pack_into("<Q", c, 160, 4 | 3 << 20)         # ORD, rd/wr ok
+        struct.pack_into("<Q", c, 168, 0xFEEDF00D)
+        struct.pack_into("<Q", c, 184, 0x0A230101)          # 10.35.1.1
+        return c
+
+    def roce_setup():
+        # From a PF reset: no CQ, QP or STag of an earlier case.
+        dev.reg_w(PFGEN_CTRL, 1)
+        dev.aq_setup()
+        qt.write(PE_MEM, bytes(0x100000))
+        cqp = Cqp()
+        fpm = bytearray(176)
+        for off, n in ((0, 16), (8, 16), (32, 64), (48, 64), (104, 16),
+                       (112, 1024)):
+            struct.pack_into("<I", fpm, off, n)
+        qt.write(FPM_BUF, bytes(fpm))
+        expect("COMMIT_FPM_VAL", cqp.op(0x21, 0, {4: FPM_BUF}), True)
+        expect("CREATE_CQ 1", cqp.op(0x03, 1, {0: 64, 1: 0xCAFE,
+                                               4: CQ_RING, 5: CQ_SHADOW}),
+               True)
+        expect("MANAGE_ARP 0", cqp.op(0x0F, 0 | 1 << 42, {
+            2: int.from_bytes(PEER_MAC, "big")}), True)
+        qt.write(QP_CTX, bytes(qp_ctx()))
+        qt.write(SQ, bytes(512))
+        qt.write(QP_SHADOW, bytes(8))
+        qp_hdr = QPN | 3 << 48
+        for state in (1, 4, 2):         # idle (create), RTR, RTS
+            expect("QP to state %d" % state,
+                   cqp.op(0x00 if state == 1 else 0x01,
+                          qp_hdr | state << 60, {2: QP_CTX, 5: QP_SHADOW}),
+                   True)
+        return cqp
+
+    def roce_send():
+        cqp = roce_setup()
+        # A memory region over DATA: VA-based, local and remote rights.
+        expect("REG_MR", cqp.op(0x0A, 0x0F << 48 | 1 << 59 | 1 << 43, {
+            0: DATA_VA, 1: 4096, 2: STAG, 4: DATA}), True)
+        expect("REG_MR of an index past the committed MRs",
+               cqp.op(0x0A, 0x0F << 48, {1: 4096, 2: 200 << 8, 4: DATA}),
+               False)
+        qt.write(DATA, bytes(range(64)))
+        wire.frames()
+        # SEND of 64 bytes from the region, signaled, valid 1.
+        w = bytearray(32)
+        struct.pack_into("<QQQQ", w, 0, DATA_VA, 64 << 32 | STAG, 0,
+                         1 << 63 | 1 << 62 | 3 << 32)
+        qt.write(SQ, bytes(w))
+        dev.reg_w(WQEALLOC, QPN)
+        qt.clock_step(1000000)
+        frames = [f for f in wire.frames()
+                  if len(f) > 42 and f[12:14] == b"\x08\x00" and
+                  struct.unpack_from(">H", f, 36)[0] == 4791]
+        if not frames:
+            return "no RoCE frame on the wire"
+        f = frames[0]
+        expect("destination MAC (ARP entry 0)", f[0:6], PEER_MAC)
+        expect("source MAC (the context's)", f[6:12], MAC_BYTES)
+        expect("BTH opcode RC SEND_ONLY", f[42], 0x04)
+        expect("BTH destination QP", struct.unpack_from(">I", f, 46)[0]
+               & 0xFFFFFF, 5)
+        expect("BTH PSN", struct.unpack_from(">I", f, 50)[0] & 0xFFFFFF,
+               0x100)
+        expect("payload", f[54:54 + 64], bytes(range(64)))
+        shadow = struct.unpack("<Q", qt.read(QP_SHADOW, 8))[0]
+        expect("shadow area hw_sq_tail", shadow & 0x7FFF, 1)
+        # A SEND under a key of another PD: the QP goes to error, one
+        # flush CQE (major 1) on CQ 1, valid 1.
+        struct.pack_into("<QQQQ", w, 0, DATA_VA, 64 << 32 | (STAG ^ 0x100),
+                         0, 1 << 63 | 1 << 62 | 3 << 32)
+        qt.write(SQ + 32, bytes(w))
+        dev.reg_w(DB_PAGE, QPN)
+        qt.clock_step(1000000)
+        cqe = qt.read(CQ_RING, 32)
+        q3 = struct.unpack_from("<Q", cqe, 24)[0]
+        expect("CQE valid", q3 >> 63, 1)
+        expect("CQE error, major 1", (q3 >> 55 & 1, q3 >> 16 & 0xFFFF),
+               (1, 1))
+        expect("CQE of the SQ, QP 2", (q3 >> 62 & 1,
+               struct.unpack_from("<Q", cqe, 16)[0] >> 32 & 0xFFFFFF),
+               (1, QPN))
+        expect("CQE completion context",
+               struct.unpack_from("<Q", cqe, 8)[0], 0xFEEDF00D)
+        dev.reg_w(CCQPLOW, 0)
+
+    def fuzz_roce():
+        # The QP's context, WQEs, doorbells, STag commands and frames to
+        # the port's MAC at random; the clock runs the engine's timers.
+        cqp = roce_setup()
+        for r in range(FUZZ_ROUNDS):
+            what = rng.randrange(8)
+            if what < 3:
+                w = bytearray(rng.getrandbits(8) for _ in range(32))
+                w[31] = (w[31] & 0x7F) | rng.randrange(2) << 7
+                qt.write(SQ + rng.randrange(16) * 32, bytes(w))
+                dev.reg_w(rng.choice([WQEALLOC, DB_PAGE]), QPN)
+            elif what == 3:
+                dev.reg_w(rng.choice([WQEALLOC, DB_PAGE]),
+                          rng.choice([QPN, 1, 0, rng.getrandbits(32)]))
+            elif what == 4:
+                q = {i: rng.choice([rng.getrandbits(64), DATA, DATA_VA,
+                                    rng.getrandbits(12)])
+                     for i in range(8) if i != 3}
+                cqp.op(rng.choice([0x09, 0x0A, 0x0D, 0x22]),
+                       rng.getrandbits(32) | rng.getrandbits(26) << 38 &
+                       ~(0x3F << 32), q)
+            elif what == 5:
+                c = qp_ctx(sq_code=rng.randrange(16), rq_code=rng.randrange(16),
+                           arp=rng.randrange(2048))
+                for _ in range(rng.randrange(8)):
+                    c[rng.randrange(256)] = rng.getrandbits(8)
+                qt.write(QP_CTX, bytes(c))
+                cqp.op(0x01, QPN | 3 << 48 | rng.choice([1, 2, 4, 6]) << 60 |
+                       rng.randrange(2) << 45, {2: QP_CTX, 5: QP_SHADOW})
+            elif what == 6:
+                body = bytes(rng.getrandbits(8)
+                             for _ in range(rng.randrange(0, 200)))
+                udp = struct.pack(">HHHH", 0xC000, 4791, 8 + len(body), 0)
+                ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 28 + len(body),
+                                 0, 0x4000, 64, 17, 0,
+                                 bytes([10, 35, 1, 2]), bytes([10, 35, 1, 1]))
+                wire.send(MAC_BYTES + PEER_MAC + b"\x08\x00" + ip + udp +
+                          body)
+            else:
+                qt.clock_step(rng.choice([1000, 1000000, 600000000]))
+        wire.frames()
+        expect("a command after the fuzz", cqp.op(0x24), True)
+        dev.reg_w(CCQPLOW, 0)
+        f, rv, _, _ = dev.aq(0x0001)
+        expect("get_ver after the fuzz", rv, 0)
+
     case("registers at reset", reset_regs)
     case("admin queue bring-up, version, capabilities", bringup)
     case("statuses of broken commands", statuses)
@@ -326,6 +519,10 @@ def main():
     case("%d random BAR0 accesses" % FUZZ_ROUNDS, fuzz_registers)
     case("%d random control QP commands and PE registers" % FUZZ_ROUNDS,
          fuzz_pe)
+    case("RoCE: a memory region, an RC SEND to the wire, the shadow area, "
+         "a bad key's flush CQE", roce_send)
+    case("%d random RoCE contexts, WQEs, doorbells, STags and frames" %
+         FUZZ_ROUNDS, fuzz_roce)
     qt.close()
     sys.exit(0 if all(results) else 1)
 

@@ -190,26 +190,79 @@ bool e810_pe_aeq_post(E810State *s, uint64_t ctx, uint64_t info)
     return true;
 }
 
-bool e810_pe_cq_post(E810State *s, uint32_t cqid, const uint8_t *cqe,
-                     bool solicited)
+/*
+ * Write the 32-byte slot E at entry IDX of CQ ring R with valid bit
+ * POLARITY, its valid quadword (the fourth) last.
+ */
+static bool e810_pe_cq_slot_put(E810State *s, const E810PeRing *r,
+                                uint32_t idx, const uint8_t *e,
+                                bool polarity)
+{
+    uint8_t slot[E810_CQE_SIZE];
+    uint64_t pa, q;
+
+    if (!e810_pe_ring_addr(s, r, (uint64_t)idx * r->stride, &pa)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "e810: CQ entry %u unmapped\n", idx);
+        return false;
+    }
+    memcpy(slot, e, sizeof(slot));
+    q = ldq_le_p(slot + 24) & ~E810_CQE_VALID;
+    stq_le_p(slot + 24, q | (polarity ? E810_CQE_VALID : 0));
+    return e810_dma_write(s, pa, slot, 24) &&
+           e810_dma_write(s, pa + 24, slot + 24, 8);
+}
+
+bool e810_pe_cq_post_n(E810State *s, uint32_t cqid, const uint8_t *cqe,
+                       unsigned int n, bool solicited)
 {
     E810PeCq *cq = cqid < E810_PE_MAX_CQS ? s->pe->cq[cqid] : NULL;
-    uint8_t e[E810_CQE_SIZE];
+    E810PeRing *r;
+    unsigned int k;
 
-    if (!cq) {
+    if (!cq || n < 1 || n > 2) {
         return false;
     }
-    memcpy(e, cqe, sizeof(e));
-    if (!e810_pe_ring_put(s, &cq->ring, e, sizeof(e), 3)) {
-        return false;
+    r = &cq->ring;
+    if (n > r->size || (n > 1 && r->stride != E810_CQE_SIZE)) {
+        /* A CQ of 64-byte entries or of one entry: no room for two. */
+        qemu_log_mask(LOG_UNIMP, "e810: CQ %u: %u-slot CQE in %u-byte "
+                      "entries\n", cqid, n, r->stride);
+        n = 1;
     }
-    if ((cq->armed || (cq->armed_se && solicited)) && cq->ceq_valid &&
-        !cq->ceqe_mask) {
+    /* The later slots first: the driver polls the first one. */
+    for (k = n; k-- > 0;) {
+        uint32_t idx = r->head + k;
+        bool pol = r->polarity;
+
+        if (idx >= r->size) {
+            idx -= r->size;
+            pol = !pol;
+        }
+        if (!e810_pe_cq_slot_put(s, r, idx, cqe + k * E810_CQE_SIZE, pol)) {
+            return false;
+        }
+    }
+    r->head += n;
+    if (r->head >= r->size) {
+        r->head -= r->size;
+        r->polarity = !r->polarity;
+    }
+    /*
+     * irdma sets ENCEQEMASK on every CQ of its verbs (irdma_create_cq):
+     * a CEQE only when armed, as for its CCQ without it.
+     */
+    if ((cq->armed || (cq->armed_se && solicited)) && cq->ceq_valid) {
         cq->armed = false;
         cq->armed_se = false;
         e810_pe_ceq_post(s, cq->ceq, cq->ctx);
     }
     return true;
+}
+
+bool e810_pe_cq_post(E810State *s, uint32_t cqid, const uint8_t *cqe,
+                     bool solicited)
+{
+    return e810_pe_cq_post_n(s, cqid, cqe, 1, solicited);
 }
 
 void e810_pe_cq_arm(E810State *s, uint32_t cqid)

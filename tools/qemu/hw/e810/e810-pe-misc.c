@@ -11,8 +11,8 @@
  *    names that queue set to ice, and puts it in its QPs' contexts).
  *  - MANAGE_ARP: the ARP cache, indexed by the driver; the RoCE data
  *    path will take destination MACs from it.
- *  - Address handles and STags: the model keeps each command's WQE, by
- *    index, for the data path to decode.
+ *  - Address handles: the model keeps each command's WQE, by index, for
+ *    the data path to decode (e810-roce-qp.c).  STags are e810-stag.c's.
  *  - Commands for what the RoCE model has no use for (iWARP's port and
  *    quad hash tables, gen 1's MAC table, the priority map, multicast
  *    groups, NOP): taken and done.
@@ -51,11 +51,9 @@
 #define E810_ARP_IDX(h)         extract64(h, 0, 12)
 #define E810_ARP_ENTRY_VALID    BIT_ULL(42)
 #define E810_ARP_MAC_MASK       0xffffffffffffULL
-#define E810_PE_ARP_VALID       BIT_ULL(48)
 
-/* Address handle index, STag index. */
+/* Address handle index. */
 #define E810_AH_IDX(h)          extract64(h, 0, 17)
-#define E810_STAG_IDX(q)        extract64(q, 8, 24)
 
 static uint32_t e810_pe_query_features(E810State *s, E810Pe *pe,
                                        const uint8_t *wqe, uint32_t *ret)
@@ -166,20 +164,6 @@ static uint32_t e810_pe_ah(E810State *s, E810Pe *pe, const uint8_t *wqe,
     return 0;
 }
 
-static uint32_t e810_pe_stag(E810State *s, E810Pe *pe, const uint8_t *wqe,
-                             uint32_t *ret)
-{
-    uint32_t idx = E810_STAG_IDX(e810_wqe_q(wqe, 2));
-    uint8_t op = E810_CQP_HDR_OPCODE(e810_wqe_hdr(wqe));
-
-    if (!e810_hmc_has(pe, E810_HMC_MR, idx)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "e810: STag index %u\n", idx);
-        return E810_PE_ERR_INVAL;
-    }
-    e810_pe_keep_wqe(pe->stags, idx, wqe, op == E810_CQP_DEALLOC_STAG);
-    return 0;
-}
-
 static uint32_t e810_pe_accept(E810State *s, E810Pe *pe, const uint8_t *wqe,
                                uint32_t *ret)
 {
@@ -216,9 +200,6 @@ const E810PeOp e810_pe_misc_ops[] = {
     { E810_CQP_CREATE_AH, "create_ah", e810_pe_ah },
     { E810_CQP_MODIFY_AH, "modify_ah", e810_pe_ah },
     { E810_CQP_DESTROY_AH, "destroy_ah", e810_pe_ah },
-    { E810_CQP_ALLOC_STAG, "alloc_stag", e810_pe_stag },
-    { E810_CQP_REG_MR, "reg_mr", e810_pe_stag },
-    { E810_CQP_DEALLOC_STAG, "dealloc_stag", e810_pe_stag },
     { E810_CQP_MANAGE_APBVT, "manage_apbvt", e810_pe_accept },
     { E810_CQP_MANAGE_QHASH, "manage_qhash", e810_pe_accept },
     { E810_CQP_MANAGE_LOC_MAC, "manage_loc_mac", e810_pe_accept },
@@ -228,7 +209,6 @@ const E810PeOp e810_pe_misc_ops[] = {
     { E810_CQP_CREATE_MCAST_GRP, "create_mcast_grp", e810_pe_accept },
     { E810_CQP_MODIFY_MCAST_GRP, "modify_mcast_grp", e810_pe_accept },
     { E810_CQP_DESTROY_MCAST_GRP, "destroy_mcast_grp", e810_pe_accept },
-    { E810_CQP_QUERY_STAG, "query_stag", e810_pe_unsupported },
     { E810_CQP_REG_SMR, "reg_smr", e810_pe_unsupported },
     { E810_CQP_MANAGE_VF_PBLE_BP, "manage_vf_pble_bp", e810_pe_unsupported },
     { E810_CQP_MANAGE_PUSH_PAGES, "manage_push_pages", e810_pe_unsupported },

@@ -6,10 +6,14 @@
  * driver filled (queue addresses or PBLE indices, addresses, ports,
  * PSNs, keys, CQ numbers, the QP's completion context, its queue set
  * handle); the model copies it, with the QP's type and the state the
- * command moves it to, into its own table, where the RoCE data path will
- * find it.  DESTROY_QP forgets it, UPLOAD_CONTEXT hands the copy back.
+ * command moves it to, into its own table, and hands it to the RoCE data
+ * path (e810-roce-qp.c).  DESTROY_QP forgets it, UPLOAD_CONTEXT hands the
+ * copy back.
  * SUSPEND_QP (irdma's traffic class changes) completes with the
- * asynchronous event the driver waits for.
+ * asynchronous event the driver waits for.  FLUSH_WQES has the data
+ * path write a flush CQE on each queue it names (irdma's modify to
+ * error, and its user QPs' "reflush" of WQEs posted in error), and the
+ * event it asks for.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -20,6 +24,7 @@
 #include "e810-pe.h"
 
 #define E810_QP_HDR_QPID(h)     extract64(h, 0, 24)
+#define E810_QP_HDR_VQ          BIT_ULL(45)
 #define E810_QP_HDR_TYPE(h)     extract64(h, 48, 3)
 #define E810_QP_HDR_NEXT_STATE(h) extract64(h, 60, 3)
 
@@ -31,6 +36,13 @@
 #define E810_AEQE_QPID_HI(id)   ((uint64_t)(((id) >> 18) & 1) << 46)
 #define E810_AEQE_CODE(c)       ((uint64_t)(c) << 34)
 #define E810_AE_QP_SUSPEND_COMPLETE 0x900
+
+/* FLUSH_WQES: which queues, the codes' source; major 1 minor 1. */
+#define E810_FWQE_GENERATE_AE   BIT_ULL(59)
+#define E810_FWQE_USERFLCODE    BIT_ULL(60)
+#define E810_FWQE_FLUSHSQ       BIT_ULL(61)
+#define E810_FWQE_FLUSHRQ       BIT_ULL(62)
+#define E810_FLUSH_DEFAULT      0x00010001
 
 static E810PeQp *e810_pe_qp_find(E810Pe *pe, uint32_t id)
 {
@@ -50,6 +62,7 @@ static uint32_t e810_pe_qp_load(E810State *s, E810PeQp *qp,
     }
     qp->type = E810_QP_HDR_TYPE(hdr);
     qp->state = E810_QP_HDR_NEXT_STATE(hdr);
+    qp->virt = hdr & E810_QP_HDR_VQ;
     return 0;
 }
 
@@ -72,6 +85,7 @@ static uint32_t e810_pe_create_qp(E810State *s, E810Pe *pe,
         return status;
     }
     pe->qp[id] = qp;
+    e810_roce_qp_create(s, id, qp);
     return 0;
 }
 
@@ -80,13 +94,18 @@ static uint32_t e810_pe_modify_qp(E810State *s, E810Pe *pe,
 {
     uint32_t id = E810_QP_HDR_QPID(e810_wqe_hdr(wqe));
     E810PeQp *qp = e810_pe_qp_find(pe, id);
+    uint32_t status;
 
     if (!qp) {
         qemu_log_mask(LOG_GUEST_ERROR, "e810: MODIFY_QP %u: no such QP\n",
                       id);
         return E810_PE_ERR_INVAL;
     }
-    return e810_pe_qp_load(s, qp, wqe);
+    status = e810_pe_qp_load(s, qp, wqe);
+    if (!status) {
+        e810_roce_qp_modify(s, id, qp);
+    }
+    return status;
 }
 
 static uint32_t e810_pe_destroy_qp(E810State *s, E810Pe *pe,
@@ -99,6 +118,7 @@ static uint32_t e810_pe_destroy_qp(E810State *s, E810Pe *pe,
                       id);
         return E810_PE_ERR_INVAL;
     }
+    e810_roce_qp_free(pe->qp[id]);
     g_free(pe->qp[id]);
     pe->qp[id] = NULL;
     return 0;
@@ -121,16 +141,29 @@ static uint32_t e810_pe_upload_ctx(E810State *s, E810Pe *pe,
 static uint32_t e810_pe_flush_wqes(E810State *s, E810Pe *pe,
                                    const uint8_t *wqe, uint32_t *ret)
 {
-    uint32_t id = E810_QP_HDR_QPID(e810_wqe_hdr(wqe));
+    uint64_t hdr = e810_wqe_hdr(wqe), codes = e810_wqe_q(wqe, 2);
+    uint32_t id = E810_QP_HDR_QPID(hdr);
+    E810PeQp *qp = e810_pe_qp_find(pe, id);
+    uint32_t sq_code = E810_FLUSH_DEFAULT, rq_code = E810_FLUSH_DEFAULT;
 
-    if (!e810_pe_qp_find(pe, id)) {
+    if (!qp) {
         return E810_PE_ERR_INVAL;
     }
-    /*
-     * Nothing is in flight without a data path: there is nothing to
-     * flush.  (irdma completes a kernel QP's posted work itself.)
-     */
-    qemu_log_mask(LOG_UNIMP, "e810: FLUSH_WQES/GEN_AE on QP %u\n", id);
+    if (hdr & E810_FWQE_USERFLCODE) {
+        sq_code = codes >> 32;
+        rq_code = (uint32_t)codes;
+    }
+    e810_roce_qp_flush(s, qp, hdr & E810_FWQE_FLUSHSQ,
+                       hdr & E810_FWQE_FLUSHRQ, sq_code, rq_code);
+    if (hdr & E810_FWQE_GENERATE_AE) {
+        /* The event the driver asks for, about this QP. */
+        uint64_t q1 = e810_wqe_q(wqe, 1);
+
+        e810_pe_aeq_post(s, ldq_le_p(qp->ctx + E810_QPC_COMPL_CTX),
+                         E810_AEQE_QPID_LOW(id) | E810_AEQE_QPID_HI(id) |
+                         E810_AEQE_CODE(extract64(q1, 0, 16)) |
+                         (uint64_t)extract64(q1, 16, 4) << 50);
+    }
     return 0;
 }
 
@@ -163,6 +196,9 @@ void e810_pe_qp_reset(E810Pe *pe)
     unsigned int i;
 
     for (i = 0; i < E810_PE_MAX_QPS; i++) {
+        if (pe->qp[i]) {
+            e810_roce_qp_free(pe->qp[i]);
+        }
         g_free(pe->qp[i]);
         pe->qp[i] = NULL;
     }

@@ -79,6 +79,7 @@
 
 static const E810PeOp *const e810_pe_op_tables[] = {
     e810_hmc_ops, e810_pe_cq_ops, e810_pe_qp_ops, e810_pe_misc_ops,
+    e810_stag_ops,
 };
 
 static const E810PeOp *e810_pe_find_op(uint8_t opcode)
@@ -317,8 +318,8 @@ bool e810_pe_reg_write(E810State *s, hwaddr addr, uint32_t val)
         return true;
     case E810_PFPE_WQEALLOC:
     case E810_PE_DB_PAGE:
-        /* A QP's doorbell: the data path is not modelled yet. */
-        qemu_log_mask(LOG_UNIMP, "e810: QP doorbell 0x%x\n", val);
+        /* A QP's send doorbell: the QP's ID, nothing else. */
+        e810_roce_sq_doorbell(s, val);
         return true;
     case E810_PFHMC_PDINV:
         /* The model caches no page descriptor: nothing to invalidate. */
@@ -339,6 +340,7 @@ void e810_pe_reset(E810State *s)
     E810Pe *pe = s->pe;
 
     e810_pe_qp_reset(pe);
+    e810_roce_reset(s);
     e810_pe_cq_reset(pe);
     e810_pe_misc_reset(pe);
     e810_hmc_reset(pe);
@@ -363,12 +365,14 @@ void e810_pe_realize(E810State *s)
     s->pe = g_new0(E810Pe, 1);
     s->pe->stags = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     s->pe->ahs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    e810_roce_realize(s);
     e810_pe_reset(s);
 }
 
 void e810_pe_unrealize(E810State *s)
 {
     e810_pe_reset(s);
+    e810_roce_unrealize(s);
     g_hash_table_destroy(s->pe->stags);
     g_hash_table_destroy(s->pe->ahs);
     g_free(s->pe);

@@ -11,10 +11,16 @@
  *   e810-pe-cq.c   completion queues (the CQP's own, CCQ, among them),
  *                  the completion and asynchronous event queues, arming,
  *                  interrupts
- *   e810-pe-qp.c   QPs: their contexts (no data path yet)
+ *   e810-pe-qp.c   QPs: their contexts
  *   e810-pe-misc.c the smaller commands: features, statistics, the work
- *                  scheduler, ARP, address handles, STags, and those the
- *                  model takes without acting on them
+ *                  scheduler, ARP, address handles, and those the model
+ *                  takes without acting on them
+ *   e810-stag.c    STags: memory regions, their keys, memory access
+ *   e810-roce.c    the RoCE data path's glue to the RoCEv2 engine
+ *                  (hw/roce): timers, frames, loopback, memory, CQEs
+ *   e810-roce-qp.c the data path's QPs: context decode, the SQ walk and
+ *                  its doorbells, WQE fetch, address handles
+ *   e810-roce-wqe.c, e810-roce-cqe.c  the WQE and CQE formats
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -144,7 +150,7 @@ typedef struct E810PeCq {
     uint64_t shadow_pa;     /* arming and the driver's head */
     uint16_t ceq;
     bool ceq_valid;
-    bool ceqe_mask;         /* never notify */
+    bool ceqe_mask;         /* ENCEQEMASK: CEQEs only when armed */
     bool armed;
     bool armed_se;          /* notify on a solicited entry only */
 } E810PeCq;
@@ -154,14 +160,22 @@ typedef struct E810PeEq {
     E810PeRing ring;
 } E810PeEq;
 
+/* An ARP entry's valid bit, above its MAC (first byte in bits 47:40). */
+#define E810_PE_ARP_VALID       BIT_ULL(48)
+
 /* A QP: its type and state and the context the driver last gave. */
 #define E810_PE_QP_CTX_SIZE     256
+typedef struct E810RoceQp E810RoceQp;
+typedef struct E810Roce E810Roce;
+
 typedef struct E810PeQp {
     uint8_t type;
     uint8_t state;
+    bool virt;              /* SQ and RQ addresses are PBLE indices */
     uint64_t ctx_pa;
     uint64_t shadow_pa;
     uint8_t ctx[E810_PE_QP_CTX_SIZE];
+    E810RoceQp *roce;       /* its data path (e810-roce-qp.c) */
 } E810PeQp;
 
 struct E810Pe {
@@ -195,10 +209,12 @@ struct E810Pe {
     E810PeQp *qp[E810_PE_MAX_QPS];
 
     /* The rest (e810-pe-misc.c). */
-    uint64_t arp[E810_PE_MAX_ARP];          /* MAC | valid bit 48 */
+    uint64_t arp[E810_PE_MAX_ARP];          /* MAC | E810_PE_ARP_VALID */
     DECLARE_BITMAP(stats_inst, E810_PE_STATS_INST);
-    GHashTable *stags;                      /* STag index -> WQE copy */
+    GHashTable *stags;                      /* STag index -> E810Stag */
     GHashTable *ahs;                        /* AH index -> WQE copy */
+
+    E810Roce *roce;                         /* the data path */
 };
 
 /*
@@ -220,6 +236,7 @@ extern const E810PeOp e810_hmc_ops[];
 extern const E810PeOp e810_pe_cq_ops[];
 extern const E810PeOp e810_pe_qp_ops[];
 extern const E810PeOp e810_pe_misc_ops[];
+extern const E810PeOp e810_stag_ops[];
 
 static inline uint64_t e810_wqe_q(const uint8_t *wqe, unsigned int qword)
 {
@@ -251,6 +268,13 @@ bool e810_pe_ring_addr(E810State *s, const E810PeRing *r, uint64_t off,
  */
 bool e810_pe_cq_post(E810State *s, uint32_t cqid, const uint8_t *cqe,
                      bool solicited);
+/*
+ * The same for a completion of N (1 or 2) consecutive 32-byte slots,
+ * CQE holding them all: the later slot is written first, the first
+ * slot's valid quadword last (the driver polls that one).
+ */
+bool e810_pe_cq_post_n(E810State *s, uint32_t cqid, const uint8_t *cqe,
+                       unsigned int n, bool solicited);
 /* An asynchronous event: compl ctx and the AEQE's second qword. */
 bool e810_pe_aeq_post(E810State *s, uint64_t ctx, uint64_t info);
 /* PFPE_CQARM, or the user doorbell page's CQ-arm word: arm CQ CQID. */
@@ -262,5 +286,27 @@ void e810_pe_qp_reset(E810Pe *pe);
 
 /* e810-pe-misc.c */
 void e810_pe_misc_reset(E810Pe *pe);
+
+/* e810-roce.c: the data path's engine, loopback queue. */
+void e810_roce_realize(E810State *s);
+void e810_roce_unrealize(E810State *s);
+void e810_roce_reset(E810State *s);
+
+/*
+ * e810-roce-qp.c: a QP's data path, made at CREATE_QP, told of each
+ * MODIFY_QP (after the context copy), gone at DESTROY_QP or reset.
+ */
+void e810_roce_qp_create(E810State *s, uint32_t id, E810PeQp *qp);
+void e810_roce_qp_modify(E810State *s, uint32_t id, E810PeQp *qp);
+void e810_roce_qp_free(E810PeQp *qp);
+/*
+ * FLUSH_WQES: one flush CQE for each queue asked (SQ, RQ), with the
+ * codes given (major << 16 | minor): irdma drains that queue from its
+ * own tail, and ignores one that finds it empty.
+ */
+void e810_roce_qp_flush(E810State *s, E810PeQp *qp, bool sq, bool rq,
+                        uint32_t sq_code, uint32_t rq_code);
+/* PFPE_WQEALLOC or the user doorbell page: QP QPID posted send WQEs. */
+void e810_roce_sq_doorbell(E810State *s, uint32_t qpid);
 
 #endif /* HW_E810_PE_H */

@@ -200,7 +200,13 @@ static bool e810_nc_can_receive(NetClientState *nc)
 static ssize_t e810_nc_receive(NetClientState *nc, const uint8_t *buf,
                                size_t len)
 {
-    return e810_lan_receive(qemu_get_nic_opaque(nc), buf, len);
+    E810State *s = qemu_get_nic_opaque(nc);
+
+    /* RoCEv2 to the port's address is the PE's, not the LAN queues'. */
+    if (e810_roce_rx(s, buf, len)) {
+        return len;
+    }
+    return e810_lan_receive(s, buf, len);
 }
 
 static void e810_nc_link_changed(NetClientState *nc)

@@ -343,6 +343,11 @@ void e810_pe_unrealize(E810State *s);
 void e810_pe_reset(E810State *s);
 bool e810_pe_reg_read(E810State *s, hwaddr addr, uint32_t *val);
 bool e810_pe_reg_write(E810State *s, hwaddr addr, uint32_t val);
+/*
+ * e810-roce.c: a frame from the wire for the PE (RoCEv2 to the port's
+ * MAC address), taken; false: the LAN's.
+ */
+bool e810_roce_rx(E810State *s, const uint8_t *buf, size_t len);
 
 /* DMA to and from guest memory (false: the access failed). */
 bool e810_dma_read(E810State *s, uint64_t addr, void *buf, size_t len);
