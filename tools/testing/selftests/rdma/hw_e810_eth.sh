@@ -17,7 +17,7 @@ PLAN=9
 ktap_print_header
 ktap_set_plan $PLAN
 
-bdf=$(pci_function 0x8086 0x159b)
+bdf=$(e810_function)
 ns=e810wire
 if [ -z "$bdf" ] || ! wire_peer_ns $ns 10.35.0.2 >/dev/null; then
 	for ((i = 1; i <= PLAN; i++)); do

@@ -18,7 +18,7 @@ PLAN=9
 ktap_print_header
 ktap_set_plan $PLAN
 
-bdf=$(pci_function 0x8086 0x159b)
+bdf=$(e810_function)
 if [ -z "$bdf" ]; then
 	for ((i = 1; i <= PLAN; i++)); do
 		ktap_test_skip "E810 RDMA case $i" \
@@ -37,24 +37,12 @@ ifname=$(ls "$dev"/net 2>/dev/null | head -1)
 ip addr add $addr/24 dev "$ifname"
 ip link set "$ifname" up
 
-# The RDMA device of the E810 function: irdma binds its ice.roce
-# device and makes the PCI function the RDMA device's parent.
-ibdev() {
-	local d
-
-	for d in /sys/class/infiniband/*; do
-		[ "$(readlink -f "$d/device")" = "$(readlink -f "$dev")" ] || continue
-		echo "${d##*/}"
-		return 0
-	done
-	return 1
-}
 irdma_up() {
 	modprobe irdma && modprobe ib_umad && modprobe rdma_ucm &&
-		eventually 120 ibdev >/dev/null
+		eventually 120 e810_ibdev >/dev/null
 }
 ktap_test_result "irdma registers a device on ice.roce" irdma_up
-ib=$(ibdev)
+ib=$(e810_ibdev)
 echo "# $ib on $ifname"
 
 port_active() {
@@ -84,11 +72,11 @@ ktap_test_result "irdma logs no error" no_errors
 # through the model; then load again.
 reload() {
 	modprobe -r rdma_ucm ib_umad irdma || return 1
-	[ -z "$(ibdev)" ] || { echo "device still there"; return 1; }
+	[ -z "$(e810_ibdev)" ] || { echo "device still there"; return 1; }
 	irdma_up
 }
 ktap_test_result "irdma unloads and loads again" reload
-ib=$(ibdev)
+ib=$(e810_ibdev)
 ktap_test_result "QP1 in RTS again" eventually 60 qp1_rts
 ktap_test_result "still no irdma error" no_errors
 # The tests after this one in the guest unload the core.

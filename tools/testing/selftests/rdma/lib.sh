@@ -217,6 +217,49 @@ tcp_to_ns() {
 	return $rc
 }
 
+# The modelled E810 (scripts/vm --hw e810) of the hw_e810_* selftests:
+# its PCI address, or nothing on a guest without it.
+e810_function() {
+	pci_function 0x8086 0x159b
+}
+
+# e810_ibdev: the RDMA device irdma made on it (irdma binds ice's
+# ice.roce device and makes the PCI function the RDMA device's parent).
+e810_ibdev() {
+	local d fn
+
+	fn=$(readlink -f "/sys/bus/pci/devices/$(e810_function)")
+	for d in /sys/class/infiniband/*; do
+		[ "$(readlink -f "$d/device")" = "$fn" ] || continue
+		echo "${d##*/}"
+		return 0
+	done
+	return 1
+}
+
+# e810_roce_up ADDR: ice's netdev (E810_IF) up with ADDR, irdma's device
+# (E810_IB) registered with port 1 ACTIVE and a RoCE v2 GID of ADDR
+# (index E810_GIDX), rdma_cm and umad loaded.  Says what failed.
+e810_roce_up() {
+	local fn
+
+	E810_IF= E810_IB= E810_GIDX=
+	fn=/sys/bus/pci/devices/$(e810_function)
+	modprobe ice || return 1
+	e810_netdev() { ls "$fn/net" 2>/dev/null | grep .; }
+	eventually 120 e810_netdev >/dev/null || { echo "ice made no netdev"; return 1; }
+	E810_IF=$(e810_netdev | head -1)
+	ip addr add "$1/24" dev "$E810_IF" && ip link set "$E810_IF" up || return 1
+	modprobe irdma && modprobe ib_umad && modprobe rdma_ucm || return 1
+	eventually 120 e810_ibdev >/dev/null || { echo "irdma registered no device"; return 1; }
+	E810_IB=$(e810_ibdev)
+	e810_active() { grep -q ACTIVE "/sys/class/infiniband/$E810_IB/ports/1/state"; }
+	eventually 60 e810_active || { echo "$E810_IB: port 1 not ACTIVE"; return 1; }
+	eventually 60 topo_gid "$E810_IB" "$1" >/dev/null ||
+		{ echo "$E810_IB: no RoCE v2 GID of $1"; return 1; }
+	E810_GIDX=$(topo_gid "$E810_IB" "$1")
+}
+
 # The modelled ConnectX-4 Lx (scripts/vm --hw mlx5) of the hw_mlx5_*
 # selftests: its PCI address, or nothing on a guest without it.
 mlx5_function() {

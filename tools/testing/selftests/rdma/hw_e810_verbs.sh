@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# RDMA traffic through the modelled E810: Debian's irdma and rdma-core's
+# unmodified libirdma on the model's protocol engine (e810-model.rst:
+# the RoCE front end in tools/qemu/hw/e810/e810-roce*.c, the RoCEv2
+# engine of tools/qemu/hw/roce/).  Needs a guest booted with it:
+#	scripts/vm --hw e810 -- tools/testing/selftests/rdma/run_tests.sh hw_e810_verbs.sh
+# and skips on a guest without an 8086:159b function.
+#
+# One device, server and client both on it from the RoCE v2 GID of the
+# netdev's IPv4 address: their packets go through the model's loopback.
+# ibv_rc_pingpong (polled and event-driven: CQ arming and completion
+# events through the CEQ) and ibv_ud_pingpong with their buffers checked
+# (-c); perftest's ib_write_bw, ib_read_bw and ib_send_bw, a few hundred
+# iterations each, their result lines on both sides; rping over rdma_cm
+# (the connection through ib_cm's MADs on irdma's QP1, a UD QP of the
+# model's); irdma logs no error.  irdma 6.1 has no SRQ and no atomics:
+# those tools are not run.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+PERFTESTS=(write read send)
+PLAN=$((1 + 3 + ${#PERFTESTS[@]} + 2))
+ktap_print_header
+ktap_set_plan $PLAN
+
+if [ -z "$(e810_function)" ]; then
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_test_skip "E810 verbs case $i" "no 8086:159b function (scripts/vm --hw e810)"
+	done
+	ktap_finished
+fi
+ADDR=10.35.2.1
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+before=$(dmesg | wc -l)
+
+e810_roce_up $ADDR >"$OUT/up" 2>&1
+up_ok() { [ -n "$E810_GIDX" ] || { cat "$OUT/up"; return 1; }; }
+ktap_test_result "irdma's device up with a RoCE v2 GID of $ADDR" up_ok
+dev=$E810_IB gidx=$E810_GIDX
+
+# pair TOOL ARGS...: TOOL's server and its client (to localhost) on the
+# device, both within 300 s; both must exit 0.
+pair() {
+	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
+	localhost_pair 300 "$@"
+}
+
+pingpong() {
+	local tool=ibv_$1_pingpong size=4096
+
+	shift
+	# UD messages must fit the path MTU (1024 on the port).
+	[ "$tool" = ibv_ud_pingpong ] && size=512
+	pair $tool -d "$dev" -g "$gidx" -n 50 -s $size -c "$@" || return 1
+	grep -q ' iters in ' "$OUT/server" && grep -q ' iters in ' "$OUT/client" ||
+		{ echo "$tool: no iteration report"; return 1; }
+}
+ktap_test_result "ibv_rc_pingpong -c" pingpong rc
+ktap_test_result "ibv_rc_pingpong -c -e (completion events)" pingpong rc -e
+ktap_test_result "ibv_ud_pingpong -c" pingpong ud
+
+# perftest: its result line (size, iterations, ...) on both sides.
+perftest() {
+	pair "ib_$1_bw" -d "$dev" -x "$gidx" -n 300 -F -s 4096 || return 1
+	grep -qE '^ +[0-9]+ +300 ' "$OUT/server" &&
+		grep -qE '^ +[0-9]+ +300 ' "$OUT/client" ||
+		{ echo "ib_$1_bw: no result line"; cat "$OUT/client"; return 1; }
+}
+for t in "${PERFTESTS[@]}"; do
+	ktap_test_result "ib_${t}_bw" perftest "$t"
+done
+
+# rping: 10 pings, each verified by the server (-V) and shown by the
+# client (-v).
+rping_ok() {
+	local rc=0
+
+	timeout 120 rping -s -a $ADDR -C 10 -V >"$OUT/server" 2>&1 &
+	sleep 2
+	timeout 120 rping -c -a $ADDR -C 10 -v >"$OUT/client" 2>&1 || rc=1
+	wait $! || rc=1
+	[ "$(grep -c '^ping data: rdma-ping-' "$OUT/client")" = 10 ] || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+ktap_test_result "rping over rdma_cm" rping_ok
+
+irdma_clean() {
+	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |
+		grep -iE "fail|error|timeout|hung|flush"
+}
+ktap_test_result "irdma logs no error" irdma_clean
+modprobe -r rdma_ucm ib_umad irdma 2>/dev/null
+ip link set "$E810_IF" down 2>/dev/null
+ktap_finished
