@@ -540,24 +540,54 @@ static uint16_t sched_add_group(E810Sched *sc, E810Cmd *c, unsigned int *off)
     return E810_AQ_RC_OK;
 }
 
-/* 0x0401: the answer is the number of groups added. */
-static uint16_t sched_add_elems(E810State *s, E810Cmd *c)
+/* One group of an element command at *OFF, which it moves past. */
+typedef uint16_t (*SchedGroupFn)(E810Sched *sc, E810Cmd *c, unsigned int *off);
+
+/*
+ * NGRP groups (at least one, in a buffer), in order, until one fails;
+ * *DONE says how many went through (their changes stay, as the
+ * firmware's do).
+ */
+static uint16_t sched_groups(E810State *s, E810Cmd *c, unsigned int ngrp,
+                             SchedGroupFn fn, unsigned int *done)
 {
-    unsigned int ngrp = sched_num_req(c);
-    unsigned int off = 0, done;
+    unsigned int off = 0;
     uint16_t rc = E810_AQ_RC_OK;
 
-    if (!ngrp || !c->buf) {
-        return E810_AQ_RC_EINVAL;
-    }
-    for (done = 0; done < ngrp; done++) {
-        rc = sched_add_group(s->sched, c, &off);
+    for (*done = 0; *done < ngrp; (*done)++) {
+        rc = fn(s->sched, c, &off);
         if (rc) {
             break;
         }
     }
+    return rc;
+}
+
+/*
+ * The generic element commands: groups counted in the parameters, the
+ * answer the number of groups that went through.
+ */
+static uint16_t sched_elem_groups(E810State *s, E810Cmd *c, SchedGroupFn fn)
+{
+    unsigned int ngrp = sched_num_req(c), done;
+    uint16_t rc;
+
+    if (!ngrp || !c->buf) {
+        return E810_AQ_RC_EINVAL;
+    }
+    rc = sched_groups(s, c, ngrp, fn, &done);
     sched_set_resp(c, done);
-    c->out_len = c->buf_len;
+    return rc;
+}
+
+/* 0x0401: the new TEIDs go into the buffer. */
+static uint16_t sched_add_elems(E810State *s, E810Cmd *c)
+{
+    uint16_t rc = sched_elem_groups(s, c, sched_add_group);
+
+    if (c->buf) {
+        c->out_len = c->buf_len;
+    }
     return rc;
 }
 
@@ -636,21 +666,7 @@ static uint16_t sched_delete_group(E810Sched *sc, E810Cmd *c,
 /* 0x040F: the answer is the number of groups deleted. */
 static uint16_t sched_delete_elems(E810State *s, E810Cmd *c)
 {
-    unsigned int ngrp = sched_num_req(c);
-    unsigned int off = 0, done;
-    uint16_t rc = E810_AQ_RC_OK;
-
-    if (!ngrp || !c->buf) {
-        return E810_AQ_RC_EINVAL;
-    }
-    for (done = 0; done < ngrp; done++) {
-        rc = sched_delete_group(s->sched, c, &off);
-        if (rc) {
-            break;
-        }
-    }
-    sched_set_resp(c, done);
-    return rc;
+    return sched_elem_groups(s, c, sched_delete_group);
 }
 
 /*
@@ -716,21 +732,7 @@ static uint16_t sched_move_group(E810Sched *sc, E810Cmd *c, unsigned int *off)
 /* 0x0408: the answer is the number of groups moved. */
 static uint16_t sched_move_elems(E810State *s, E810Cmd *c)
 {
-    unsigned int ngrp = sched_num_req(c);
-    unsigned int off = 0, done;
-    uint16_t rc = E810_AQ_RC_OK;
-
-    if (!ngrp || !c->buf) {
-        return E810_AQ_RC_EINVAL;
-    }
-    for (done = 0; done < ngrp; done++) {
-        rc = sched_move_group(s->sched, c, &off);
-        if (rc) {
-            break;
-        }
-    }
-    sched_set_resp(c, done);
-    return rc;
+    return sched_elem_groups(s, c, sched_move_group);
 }
 
 /*
@@ -1084,16 +1086,13 @@ static uint16_t sched_qset_group(E810Sched *sc, E810Cmd *c, unsigned int *off)
  */
 static uint16_t sched_add_rdma_qset(E810State *s, E810Cmd *c)
 {
-    unsigned int ngrp = *e810_cmd_param(c, E810_QSET_P_NUM_GRPS);
-    unsigned int off = 0, i;
-    uint16_t rc = E810_AQ_RC_OK;
+    unsigned int ngrp = *e810_cmd_param(c, E810_QSET_P_NUM_GRPS), done;
+    uint16_t rc;
 
     if (!ngrp || !c->buf) {
         return E810_AQ_RC_EINVAL;
     }
-    for (i = 0; i < ngrp && !rc; i++) {
-        rc = sched_qset_group(s->sched, c, &off);
-    }
+    rc = sched_groups(s, c, ngrp, sched_qset_group, &done);
     c->out_len = c->buf_len;
     return rc;
 }
