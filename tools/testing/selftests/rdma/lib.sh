@@ -156,6 +156,24 @@ wire_peer_ns() {
 		ip -n "$1" link set lo up
 }
 
+# rping_pair ADDR: rping's server on ADDR and its client, 10 pings, each
+# verified by the server (-V) and shown by the client (-v); outputs in
+# the caller's $OUT/server and $OUT/client, shown on failure.
+rping_pair() {
+	local rc=0
+
+	timeout 120 rping -s -a "$1" -C 10 -V >"$OUT/server" 2>&1 &
+	sleep 2
+	timeout 120 rping -c -a "$1" -C 10 -v >"$OUT/client" 2>&1 || rc=1
+	wait $! || rc=1
+	[ "$(grep -c '^ping data: rdma-ping-' "$OUT/client")" = 10 ] || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/server: /' "$OUT/server"
+		sed 's/^/client: /' "$OUT/client"
+	fi
+	return $rc
+}
+
 # udp_echo_once ADDR PORT: answer one datagram in upper case, then exit.
 # udp_ask ADDR PORT: a datagram to it until the answer comes (10 tries).
 # Both run in the caller's namespace (ip netns exec NS bash -c
