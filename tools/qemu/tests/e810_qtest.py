@@ -20,7 +20,7 @@ import struct
 import subprocess
 import sys
 
-from mlx5_qtest import QTest, Wire, cfg_addr, case, expect, results
+from mlx5_qtest import PciFunction, QTest, Wire, case, expect, results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "../../.."))
@@ -90,28 +90,12 @@ QPN = 2
 STAG = (1 << 8) | 0x11
 
 
-class Dev:
-    """The device on bus 0, BARs placed, memory and bus mastering on."""
+class Dev(PciFunction):
+    """The E810: 64-bit BAR0 the register file, BAR3 the MSI-X table."""
 
     def __init__(self, qt):
-        self.qt = qt
-        for slot in range(32):
-            bdf = slot << 3
-            qt.outl(0xCF8, cfg_addr(bdf, 0))
-            if qt.inl(0xCFC) == 0x159B8086:
-                self.bdf = bdf
-                break
-        else:
-            raise RuntimeError("no 8086:159b on bus 0")
-        self.cfg_w(0x10, BAR0 | 4)
-        self.cfg_w(0x14, 0)
-        self.cfg_w(0x1C, MSIX_BAR | 4)
-        self.cfg_w(0x20, 0)
-        self.cfg_w(0x04, 0x6)          # memory space, bus master
-
-    def cfg_w(self, off, v):
-        self.qt.outl(0xCF8, cfg_addr(self.bdf, off))
-        self.qt.outl(0xCFC, v)
+        super().__init__(qt, 0x159B8086, ((0x10, BAR0 | 4), (0x14, 0),
+                                          (0x1C, MSIX_BAR | 4), (0x20, 0)))
 
     def reg(self, off):
         return self.qt.readl(BAR0 + off)

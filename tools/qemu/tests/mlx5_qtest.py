@@ -133,25 +133,25 @@ def cfg_addr(bdf, off):
     return 0x80000000 | bdf << 8 | off
 
 
-class Dev:
-    """The device on bus 0, BARs placed, memory and bus mastering on."""
+class PciFunction:
+    """A function on bus 0 found by its vendor and device IDs (IDS, the
+    first dword of its configuration space), BARS (offset, value) placed,
+    memory space and bus mastering on."""
 
-    def __init__(self, qt):
+    def __init__(self, qt, ids, bars):
         self.qt = qt
         for slot in range(32):
             bdf = slot << 3
             qt.outl(0xCF8, cfg_addr(bdf, 0))
-            if qt.inl(0xCFC) == 0x101515B3:
+            if qt.inl(0xCFC) == ids:
                 self.bdf = bdf
                 break
         else:
-            raise RuntimeError("no 15b3:1015 on bus 0")
-        self.cfg_w(0x10, BAR0)
-        self.cfg_w(0x14, 0)
-        self.cfg_w(0x18, MSIX_BAR)
-        self.cfg_w(0x1C, 0)
+            raise RuntimeError("no %04x:%04x on bus 0" %
+                               (ids & 0xFFFF, ids >> 16))
+        for off, v in bars:
+            self.cfg_w(off, v)
         self.cfg_w(0x04, 0x6)          # memory space, bus master
-        self.token = 0
 
     def cfg_w(self, off, v):
         self.qt.outl(0xCF8, cfg_addr(self.bdf, off))
@@ -169,6 +169,16 @@ class Dev:
         self.qt.outl(0xCF8, cfg_addr(0, 0x60))
         self.qt.outl(0xCFC, ECAM | 1)
         self.qt.writel(ECAM + (self.bdf << 12) + off, v)
+
+
+class Dev(PciFunction):
+    """The ConnectX-4 Lx: BAR0 the initialization segment and doorbells,
+    BAR2 the MSI-X table."""
+
+    def __init__(self, qt):
+        super().__init__(qt, 0x101515B3, ((0x10, BAR0), (0x14, 0),
+                                          (0x18, MSIX_BAR), (0x1C, 0)))
+        self.token = 0
 
     def reg(self, off):
         """A big-endian register of the initialization segment."""
