@@ -361,7 +361,8 @@ def main():
         struct.pack_into("<Q", c, 128, 7 << 48 | 7 << 54)
         struct.pack_into("<Q", c, 136, 1 | 1 << 32)         # CQ 1, CQ 1
         struct.pack_into("<Q", c, 152, int.from_bytes(MAC_BYTES, "big") << 16)
-        struct.pack_into("<Q", c, 160, 4 | 3 << 20)         # ORD, rd/wr ok
+        # ORD 4, remote read and write, fast registration, privileged.
+        struct.pack_into("<Q", c, 160, 4 | 3 << 20 | 3 << 24)
         struct.pack_into("<Q", c, 168, 0xFEEDF00D)
         struct.pack_into("<Q", c, 184, 0x0A230101)          # 10.35.1.1
         return c
@@ -446,6 +447,45 @@ def main():
                struct.unpack_from("<Q", cqe, 8)[0], 0xFEEDF00D)
         dev.reg_w(CCQPLOW, 0)
 
+    def sq_post(cqp_idx, w):
+        """WQE W (four quadwords, valid bit 1) at SQ quantum CQP_IDX."""
+        qt.write(SQ + cqp_idx * 32, struct.pack("<QQQQ", *w))
+        dev.reg_w(WQEALLOC, QPN)
+        qt.clock_step(1000000)
+
+    def sent_payloads():
+        return [f[54:-4] for f in wire.frames()
+                if len(f) > 42 and f[12:14] == b"\x08\x00" and
+                struct.unpack_from(">H", f, 36)[0] == 4791 and f[42] == 0x04]
+
+    def fast_reg_again():
+        # An STag allocated for 8 KiB, fast-registered for 1 KiB,
+        # invalidated, then fast-registered for 4 KiB: the second
+        # registration may map what the allocation allows, not only what
+        # the first mapped (nvme-rdma's pool MRs: connect's 1 KiB, then
+        # Identify's 4 KiB).
+        cqp = roce_setup()
+        idx, va = 2 << 8, DATA_VA + 0x10000
+        expect("ALLOC_STAG of 8 KiB", cqp.op(0x09, 1 << 43, {
+            1: 8192, 2: idx}), True)
+        qt.write(DATA, bytes(i & 0xFF for i in range(4096)))
+        wire.frames()
+        fr_hdr = 1 << 63 | 1 << 62 | 1 << 53 | 0x0F << 48 | 0x09 << 32
+        sends = []
+        for n, (key, length, off) in enumerate(((0x21, 1024, 64),
+                                                (0x22, 4096, 2048))):
+            # FAST_REG: VA-based, one 4 KiB page (PBL level 0), all rights.
+            sq_post(3 * n, (va, DATA, length, fr_hdr | idx | key))
+            # SEND of 64 bytes at OFF under the new key, signaled.
+            sq_post(3 * n + 1, (va + off, 64 << 32 | idx | key, 0,
+                                1 << 63 | 1 << 62 | 3 << 32))
+            # LOCAL_INV of the key.
+            sq_post(3 * n + 2, (0, idx | key, 0,
+                                1 << 63 | 1 << 62 | 0x0A << 32))
+            sends += sent_payloads()
+        expect("SEND payloads under each registration", sends[:2],
+               [bytes(range(64, 128)), bytes(range(64))])
+
     def fuzz_roce():
         # The QP's context, WQEs, doorbells, STag commands and frames to
         # the port's MAC at random; the clock runs the engine's timers.
@@ -505,6 +545,8 @@ def main():
          fuzz_pe)
     case("RoCE: a memory region, an RC SEND to the wire, the shadow area, "
          "a bad key's flush CQE", roce_send)
+    case("RoCE: a fast-registered STag registered again, for more than "
+         "it mapped first", fast_reg_again)
     case("%d random RoCE contexts, WQEs, doorbells, STags and frames" %
          FUZZ_ROUNDS, fuzz_roce)
     qt.close()

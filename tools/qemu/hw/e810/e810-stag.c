@@ -47,6 +47,7 @@
 #include "qemu/units.h"
 #include "e810.h"
 #include "e810-roce-int.h"
+#include "trace.h"
 
 /* The CQP WQE's fields. */
 #define STAG_LEN(q)             extract64(q, 0, 46)
@@ -81,6 +82,7 @@ typedef struct E810Stag {
     uint64_t va;            /* VA-based: the region's first byte */
     uint64_t fbo;           /* the first byte's offset in its page */
     uint64_t len;
+    uint64_t max_len;       /* ALLOC_STAG's: what a FAST_REG may map */
     uint8_t pbl;            /* STAG_PBL_* */
     uint64_t pa;            /* STAG_PBL_NONE: the first page */
     uint32_t first_pble;
@@ -159,7 +161,7 @@ static uint32_t e810_stag_alloc(E810State *s, E810Pe *pe,
     st->fast = true;
     st->mw = !(hdr & STAG_HDR_MR);
     st->pd = STAG_PD(e810_wqe_q(wqe, 1));
-    st->len = STAG_LEN(e810_wqe_q(wqe, 1));
+    st->max_len = STAG_LEN(e810_wqe_q(wqe, 1));
     st->page_size = stag_page_size(STAG_HDR_PAGE_SIZE(hdr));
     stag_insert(pe, st);
     return 0;
@@ -288,8 +290,8 @@ static uint8_t stag_right(RoceMemOp op)
     }
 }
 
-int e810_stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
-                  uint32_t key, uint64_t addr, void *buf, size_t len)
+static int stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
+                    uint32_t key, uint64_t addr, void *buf, size_t len)
 {
     bool to_guest = op == ROCE_MEM_SCATTER || op == ROCE_MEM_REMOTE_WRITE;
     bool local = op == ROCE_MEM_GATHER || op == ROCE_MEM_SCATTER;
@@ -322,7 +324,18 @@ int e810_stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
     return stag_move(s, st, st->fbo + (addr - base), buf, len, to_guest);
 }
 
-int e810_stag_invalidate(E810State *s, uint32_t pd, uint32_t stag)
+int e810_stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
+                  uint32_t key, uint64_t addr, void *buf, size_t len)
+{
+    int r = stag_dma(s, pd, priv, op, key, addr, buf, len);
+
+    if (r) {
+        trace_e810_stag_dma_err(key, op, addr, len, r);
+    }
+    return r;
+}
+
+static int stag_invalidate(E810State *s, uint32_t pd, uint32_t stag)
 {
     E810Stag *st = stag_find(s, stag);
 
@@ -336,18 +349,35 @@ int e810_stag_invalidate(E810State *s, uint32_t pd, uint32_t stag)
     return ROCE_MEM_OK;
 }
 
+int e810_stag_invalidate(E810State *s, uint32_t pd, uint32_t stag)
+{
+    int r = stag_invalidate(s, pd, stag);
+
+    trace_e810_stag_invalidate(stag, pd, r);
+    return r;
+}
+
 int e810_stag_fast_reg(E810State *s, uint32_t pd, const E810FastReg *fr)
 {
     E810Stag *st = stag_at(s, fr->stag);
 
-    /* A new key; the index and driver key must be the allocated ones. */
+    /*
+     * A new key; the index and driver key must be the allocated ones, the
+     * length within the allocation's (not the last registration's: a
+     * ULP's pool MR maps 1 KiB, then 256 KiB).
+     */
     if (!st || (st->stag ^ fr->stag) >> 8 || !st->fast || st->mw ||
         st->pd != pd || fr->pbl_level > STAG_PBL_LEVEL1 || fr->page_size > 2 ||
-        fr->len > st->len) {
+        fr->len > st->max_len) {
         qemu_log_mask(LOG_GUEST_ERROR, "e810: FAST_REG of STag 0x%x\n",
                       fr->stag);
+        trace_e810_stag_fast_reg(fr->stag, fr->va, fr->len, fr->pbl_level,
+                                 fr->page_size, fr->access,
+                                 ROCE_WC_LOC_PROT_ERR);
         return ROCE_WC_LOC_PROT_ERR;
     }
+    trace_e810_stag_fast_reg(fr->stag, fr->va, fr->len, fr->pbl_level,
+                             fr->page_size, fr->access, 0);
     st->stag = fr->stag;
     st->access = fr->access | E810_ACC_LOCAL_READ;
     st->len = fr->len;
