@@ -85,6 +85,8 @@ QP_SHADOW = 0x613000     # its doorbell shadow area
 SQ = 0x614000            # 16 quanta of 32 bytes
 RQ = 0x615000            # 4 WQEs of 32 bytes
 DATA = 0x620000          # the memory region: one 4 KiB page
+CEQ_RING = 0x630000      # CEQ 0: 16 entries of 8 bytes
+CQARM = 0x502C00         # PFPE_CQARM
 DATA_VA = 0x7F0000001000
 QPN = 2
 STAG = (1 << 8) | 0x11
@@ -345,19 +347,20 @@ def main():
             dev.reg_w(CQPDB, self.idx)
             return not dev.reg(CQPTAIL) >> 31
 
-    def qp_ctx(state_sq_psn=0x100, sq_code=2, rq_code=0, arp=0):
+    def qp_ctx(state_sq_psn=0x100, sq_code=2, rq_code=0, arp=0, dest_qp=5,
+               rq_psn=0x200, dest_ip=0x0A230102):
         c = bytearray(256)
         struct.pack_into("<Q", c, 0, 1 << 3)                 # IPv4
         struct.pack_into("<Q", c, 8, SQ)
         struct.pack_into("<Q", c, 16, RQ)
         struct.pack_into("<Q", c, 24, 64 | rq_code << 8 | sq_code << 12 |
                          0xC000 << 32 | 4791 << 48)
-        struct.pack_into("<Q", c, 32, 0x0A230102)           # 10.35.1.2
+        struct.pack_into("<Q", c, 32, dest_ip)              # 10.35.1.2
         struct.pack_into("<Q", c, 48, 1024 << 16 | arp << 48)
         struct.pack_into("<Q", c, 56, 0xFFFF << 32)         # P_Key, PD 0
-        struct.pack_into("<Q", c, 64, 5)                    # dest QP
+        struct.pack_into("<Q", c, 64, dest_qp)
         struct.pack_into("<Q", c, 80, state_sq_psn)
-        struct.pack_into("<Q", c, 88, 0x200)
+        struct.pack_into("<Q", c, 88, rq_psn)
         struct.pack_into("<Q", c, 128, 7 << 48 | 7 << 54)
         struct.pack_into("<Q", c, 136, 1 | 1 << 32)         # CQ 1, CQ 1
         struct.pack_into("<Q", c, 152, int.from_bytes(MAC_BYTES, "big") << 16)
@@ -367,7 +370,7 @@ def main():
         struct.pack_into("<Q", c, 184, 0x0A230101)          # 10.35.1.1
         return c
 
-    def roce_setup():
+    def roce_setup(**ctx):
         # From a PF reset: no CQ, QP or STag of an earlier case.
         dev.reg_w(PFGEN_CTRL, 1)
         dev.aq_setup()
@@ -379,12 +382,17 @@ def main():
             struct.pack_into("<I", fpm, off, n)
         qt.write(FPM_BUF, bytes(fpm))
         expect("COMMIT_FPM_VAL", cqp.op(0x21, 0, {4: FPM_BUF}), True)
-        expect("CREATE_CQ 1", cqp.op(0x03, 1, {0: 64, 1: 0xCAFE,
-                                               4: CQ_RING, 5: CQ_SHADOW}),
-               True)
+        # CQ 1 on CEQ 0, its completion context 0xCAFE.
+        qt.write(CEQ_RING, bytes(16 * 8))
+        expect("CREATE_CEQ 0", cqp.op(0x16, 0, {2: 16, 4: CEQ_RING}), True)
+        expect("CREATE_CQ 1", cqp.op(0x03, 1 | 1 << 49, {
+            0: 64, 1: 0xCAFE, 4: CQ_RING, 5: CQ_SHADOW}), True)
         expect("MANAGE_ARP 0", cqp.op(0x0F, 0 | 1 << 42, {
             2: int.from_bytes(PEER_MAC, "big")}), True)
-        qt.write(QP_CTX, bytes(qp_ctx()))
+        # ARP entry 1: the port itself, for a QP that talks to itself.
+        expect("MANAGE_ARP 1", cqp.op(0x0F, 1 | 1 << 42, {
+            2: int.from_bytes(MAC_BYTES, "big")}), True)
+        qt.write(QP_CTX, bytes(qp_ctx(**ctx)))
         qt.write(SQ, bytes(512))
         qt.write(QP_SHADOW, bytes(8))
         qp_hdr = QPN | 3 << 48
@@ -486,6 +494,47 @@ def main():
         expect("SEND payloads under each registration", sends[:2],
                [bytes(range(64, 128)), bytes(range(64))])
 
+    def solicited():
+        # QP 2 connected to itself through the port's own MAC (loopback):
+        # a SEND, then a SEND with the solicited event bit, into its RQ.
+        # CQ 1 armed for solicited completions only must put its context
+        # on CEQ 0 for the second alone.
+        cqp = roce_setup(arp=1, dest_qp=QPN, rq_psn=0x100,
+                         dest_ip=0x0A230101)
+        expect("REG_MR", cqp.op(0x0A, 0x0F << 48 | 1 << 59 | 1 << 43, {
+            0: DATA_VA, 1: 4096, 2: STAG, 4: DATA}), True)
+        qt.write(DATA, bytes(range(128)) * 32)
+        for i in range(2):
+            qt.write(RQ + 32 * i, struct.pack(
+                "<QQQQ", DATA_VA + 2048 + 256 * i, 128 << 32 | STAG, 0,
+                1 << 63))
+        qt.write(CQ_RING, bytes(64 * 32))
+        qt.write(CQ_SHADOW + 32, struct.pack("<Q", 1 << 15))
+        dev.reg_w(CQARM, 1)
+
+        def ceqes():
+            return [e & ~(1 << 63) for e in struct.unpack(
+                "<16Q", qt.read(CEQ_RING, 16 * 8)) if e >> 63]
+
+        def recv_cqes():
+            out = []
+            for i in range(64):
+                q3 = struct.unpack_from("<Q", qt.read(CQ_RING + 32 * i, 32),
+                                        24)[0]
+                if q3 >> 63 and not q3 >> 62 & 1:
+                    out.append(q3 >> 54 & 1)
+            return out
+
+        sq_post(0, (DATA_VA, 64 << 32 | STAG, 0,
+                    1 << 63 | 1 << 62 | 0x03 << 32))
+        expect("a receive CQE, not solicited", recv_cqes(), [0])
+        expect("no CEQE for it", ceqes(), [])
+        sq_post(1, (DATA_VA, 64 << 32 | STAG, 0,
+                    1 << 63 | 1 << 62 | 0x05 << 32))
+        expect("a second receive CQE, solicited", recv_cqes(), [0, 1])
+        expect("one CEQE: CQ 1's context", ceqes(), [0xCAFE])
+        expect("the data", qt.read(DATA + 2048 + 256, 64), bytes(range(64)))
+
     def fuzz_roce():
         # The QP's context, WQEs, doorbells, STag commands and frames to
         # the port's MAC at random; the clock runs the engine's timers.
@@ -547,6 +596,8 @@ def main():
          "a bad key's flush CQE", roce_send)
     case("RoCE: a fast-registered STag registered again, for more than "
          "it mapped first", fast_reg_again)
+    case("RoCE: a CQ armed for solicited events wakes for a SEND with SE "
+         "only", solicited)
     case("%d random RoCE contexts, WQEs, doorbells, STags and frames" %
          FUZZ_ROUNDS, fuzz_roce)
     qt.close()

@@ -558,6 +558,7 @@ void e810_roce_complete(void *opaque, RoceQP *rqp, const RoceCompletion *c)
 
     if (c->recv) {
         ctx.wqe_idx = c->wr_id * (r->rq.stride / E810_WQE_QUANTUM);
+        ctx.solicited = c->flags & ROCE_WC_SOLICITED;
     } else {
         const E810SqSlot *slot = &r->slot[c->index % E810_ROCE_SQ_SLOTS];
 
@@ -586,7 +587,9 @@ void e810_roce_complete(void *opaque, RoceQP *rqp, const RoceCompletion *c)
         n = e810_roce_cqe_build(c, &ctx, cqe);
     }
     trace_e810_roce_cqe(r->id, c->recv, ctx.wqe_idx, c->status, c->byte_len);
-    e810_pe_cq_post_n(r->s, c->recv ? r->rcq : r->scq, cqe, n, false);
+    /* A CQ armed for solicited events hears of these and of errors. */
+    e810_pe_cq_post_n(r->s, c->recv ? r->rcq : r->scq, cqe, n,
+                      ctx.solicited || c->status != ROCE_WC_SUCCESS);
     if (!c->recv && r->stalled) {
         qemu_bh_schedule(r->walk_bh);
     }
@@ -638,13 +641,13 @@ void e810_roce_qp_flush(E810State *s, E810PeQp *qp, bool sq, bool rq,
     if (sq) {
         ctx.wqe_idx = r->walk_q;
         e810_roce_cqe_build_err(true, sq_code >> 16, sq_code, &ctx, cqe);
-        e810_pe_cq_post(s, r->scq, cqe, false);
+        e810_pe_cq_post(s, r->scq, cqe, true);
         r->sq_err_done = true;
     }
     if (rq) {
         ctx.wqe_idx = r->rq_idx * (r->rq.stride / E810_WQE_QUANTUM);
         e810_roce_cqe_build_err(false, rq_code >> 16, rq_code, &ctx, cqe);
-        e810_pe_cq_post(s, r->rcq, cqe, false);
+        e810_pe_cq_post(s, r->rcq, cqe, true);
         r->rq_err_done = true;
     }
     trace_e810_roce_flush(r->id, sq, rq);

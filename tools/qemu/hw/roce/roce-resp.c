@@ -90,6 +90,10 @@ static void roce_resp_complete(RoceQP *qp, RoceWCStatus status,
             c.flags |= ROCE_WC_WITH_INV;
             c.inv_rkey = pkt->ieth_rkey;
         }
+        /* The last packet's: for a CQ armed for solicited events. */
+        if (pkt->se) {
+            c.flags |= ROCE_WC_SOLICITED;
+        }
     }
     qp->has_rwr = false;
     qp->recv_off = 0;

@@ -235,6 +235,7 @@ typedef enum RoceWCOpcode {
 #define ROCE_WC_GRH         (1u << 2)   /* UD: the GRH was scattered */
 #define ROCE_WC_IPV6        (1u << 3)   /* UD: an IPv6 packet */
 #define ROCE_WC_VLAN        (1u << 4)
+#define ROCE_WC_SOLICITED   (1u << 5)   /* receive: the message's SE bit */
 
 typedef struct RoceCompletion {
     bool recv;                  /* of the receive queue (or SRQ) */
