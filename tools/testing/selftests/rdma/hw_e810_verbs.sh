@@ -15,13 +15,15 @@
 # (-c); perftest's ib_write_bw, ib_read_bw and ib_send_bw, a few hundred
 # iterations each, their result lines on both sides; rping over rdma_cm
 # (the connection through ib_cm's MADs on irdma's QP1, a UD QP of the
-# model's); irdma logs no error.  irdma 6.1 has no SRQ and no atomics:
+# model's) and rdmacm-utils: ucmatose, udaddy (UD through SIDR), rstream
+# (rsockets, verified); irdma logs no error.  irdma 6.1 has no SRQ and no atomics:
 # those tools are not run.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 PERFTESTS=(write read send)
-PLAN=$((1 + 3 + ${#PERFTESTS[@]} + 2))
+CM_TOOLS=4
+PLAN=$((1 + 3 + ${#PERFTESTS[@]} + CM_TOOLS + 1))
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -75,6 +77,13 @@ done
 
 # rping: 10 pings, each verified by the server and shown by the client.
 ktap_test_result "rping over rdma_cm" rping_pair $ADDR
+ktap_test_result "ucmatose over rdma_cm" \
+	server_client 120 ucmatose -b $ADDR -- ucmatose -s $ADDR
+ktap_test_result "udaddy over rdma_cm (SIDR, UD)" \
+	server_client 120 udaddy -b $ADDR -- udaddy -s $ADDR
+ktap_test_result "rstream -T b -T v, 64 KiB over rsockets" \
+	server_client 120 rstream -b $ADDR -T b -T v -S 65536 -C 20 -- \
+	rstream -s $ADDR -T b -T v -S 65536 -C 20
 
 irdma_clean() {
 	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |
