@@ -34,26 +34,10 @@ mlx5_roce_cases $ADDR
 gidx=$MLX5_GIDX
 before=$(dmesg | wc -l)
 
-# run HOST TOOL ARGS...: TOOL's server, then its client to HOST, on
-# mlx5_0, both within 300 s; both must exit 0 and the client print the
-# result row of N iterations (N: the value after -n; the latency tools
-# of READ and atomics report on the client alone).
+# run HOST TOOL ARGS...: perftest_pair, once the port has its GID.
 run() {
-	local host=$1 rc=0 srv n
-	shift
-	n=$(echo "$@" | sed -n 's/.*-n \([0-9]*\).*/\1/p')
 	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
-	timeout 300 "$@" >"$OUT/server" 2>&1 &
-	srv=$!
-	sleep 2
-	timeout 300 "$@" "$host" >"$OUT/client" 2>&1 || rc=1
-	wait $srv || rc=1
-	grep -qE "^ +[0-9]+ +$n " "$OUT/client" || rc=1
-	if [ $rc != 0 ]; then
-		sed 's/^/server: /' "$OUT/server"
-		sed 's/^/client: /' "$OUT/client"
-	fi
-	return $rc
+	perftest_pair "$@"
 }
 
 # Latency: 200 round trips of 64 bytes (atomics: 8), by GID.

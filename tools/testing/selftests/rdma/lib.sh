@@ -473,6 +473,19 @@ localhost_pair() {
 	pair_to localhost "$@"
 }
 
+# perftest_pair HOST TOOL ARGS...: perftest's TOOL, server then client to
+# HOST (pair_to, 300 s); the client must also print the result row of N
+# iterations (N: the value after -n; the latency tools of READ and
+# atomics report on the client alone).
+perftest_pair() {
+	local n
+
+	n=$(echo "$@" | sed -n 's/.*-n \([0-9]*\).*/\1/p')
+	pair_to "$1" 300 "${@:2}" || return 1
+	grep -qE "^ +[0-9]+ +$n " "$OUT/client" ||
+		{ echo "$2: no result row of $n iterations"; cat "$OUT/client"; return 1; }
+}
+
 # res_left DEV: DEV's objects (contexts, PDs, MRs, CQs, QPs, SRQs) that
 # are not ib_core's own (the MAD layer's QP1 with its PD and CQ, the CQ
 # pool's), one a line as rdma res shows them; nothing when none.
