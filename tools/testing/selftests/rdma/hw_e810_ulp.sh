@@ -19,7 +19,9 @@
 # the server stops, no RC QP is left, the NFS modules unload; NVMe over RDMA (as nvmeof_rdma.sh on
 # rxe): a target with a file and a null_blk namespace, discovery,
 # connect, as many MiB of O_DIRECT writes read back and compared,
-# disconnect, teardown with no QP left; irdma unloads and logs no error.
+# disconnect, teardown with no QP left; iSER (as iser.sh on rxe): the
+# LIO target's iSER portal, ib_iser's session, as many MiB through its
+# disk, teardown; irdma unloads and logs no error.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ulp_lib.sh"
@@ -37,10 +39,14 @@ MNT=$(mktemp -d)
 WORK=$(mktemp -d)
 EXPORT=$(mktemp -d -p /dev/shm nfsexp-XXXXXX)
 BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
+ISER_IQN=iqn.2026-12.org.oot-rdma:hw-e810-ulp
+ISER_ADDR=$ADDR
+ISER_MIB=$MIB
+ISER_BACKING=$(mktemp -p /dev/shm iser-XXXXXX)
 NFS_CASES=3
 NVME_CASES=6
-PLAN=$((2 + NFS_CASES + NVME_CASES + 2))
-trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
+PLAN=$((2 + NFS_CASES + NVME_CASES + ISER_CASES + 2))
+trap 'rm -rf "$WORK" "$EXPORT" "$BACKING" "$ISER_BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
 
 ktap_print_header
 ktap_set_plan $PLAN
@@ -107,6 +113,9 @@ else
 	}
 	ktap_test_result "NVMe: the target goes, no QP left" nvme_down
 fi
+
+# iSER (ulp_lib.sh, as iser.sh on rxe): target and initiator on the device.
+iser_cases "$dev" "$WORK"
 
 irdma_down() {
 	ulp_bounded modprobe -r rdma_ucm ib_umad irdma || return 1

@@ -32,6 +32,10 @@
 #     dead device, so the controller goes within a bound, the writes end
 #     with an error, mlx5_core recovers the function, and a new
 #     controller moves and checks I/O; teardown;
+#   - iSER (ulp_lib.sh, as iser.sh on rxe): Debian's ib_isert target
+#     (LIO through configfs) with a portal on the address, ib_iser's
+#     session to it, MIB MiB through its disk read back and compared,
+#     logout and teardown, every module unloaded;
 #   - mlx5_ib logs no WC error (an error CQE it dumps) and no failed
 #     UMR, and unloads.
 . "$(dirname "$0")/ktap_helpers.sh"
@@ -47,14 +51,18 @@ MNT=$(mktemp -d)
 WORK=$(mktemp -d)
 EXPORT=$(mktemp -d -p /dev/shm nfsexp-XXXXXX)
 BACKING=$(mktemp -p /dev/shm nvmeof-XXXXXX)
+ISER_IQN=iqn.2026-12.org.oot-rdma:hw-mlx5-ulp
+ISER_ADDR=$ADDR
+ISER_MIB=$MIB
+ISER_BACKING=$(mktemp -p /dev/shm iser-XXXXXX)
 NFS_CASES=6
 NVME_CASES=9
-PLAN=$((3 + NFS_CASES + NVME_CASES + 1))
+PLAN=$((3 + NFS_CASES + NVME_CASES + ISER_CASES + 1))
 # A fatal error's detection (2 s), flushes and recovery, under TCG.
 FATAL_BOUND=$((90 * ${OOT_TIMEOUT_SCALE:-1}))
 # And rpcrdma's reconnection after it (its backoff, at most 30 s a try).
 NFS_RECONNECT_BOUND=$((180 * ${OOT_TIMEOUT_SCALE:-1}))
-trap 'rm -rf "$WORK" "$EXPORT" "$BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
+trap 'rm -rf "$WORK" "$EXPORT" "$BACKING" "$ISER_BACKING"; rmdir "$MNT" 2>/dev/null' EXIT
 
 ktap_print_header
 ktap_set_plan $PLAN
@@ -203,6 +211,9 @@ else
 	ktap_test_result "NVMe: the target goes, no QP left, the modules unload" \
 		nvme_down
 fi
+
+# iSER (ulp_lib.sh, as iser.sh on rxe): target and initiator on mlx5_0.
+iser_cases mlx5_0 "$WORK"
 
 # The MR cache's keys go back with mlx5_ib: its unload must return.
 mlx5_down() {

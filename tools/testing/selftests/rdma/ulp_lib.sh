@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The kernel ULPs' own setup, as the selftests (nfs_rdma.sh, iser.sh,
-# nvmeof_rdma.sh, hw_mlx5_ulp.sh) and make perf (scripts/lib/perf-guest)
-# need it: an NFS server listening on RDMA, a client mount of it and a
-# round trip of data through it, an NVMe-oF target and host, the
-# lookups of a controller and namespace in sysfs, and whether a ULP has
-# let its connections go.  The caller defines eventually and expect_eq
+# nvmeof_rdma.sh, hw_mlx5_ulp.sh, hw_e810_ulp.sh) and make perf
+# (scripts/lib/perf-guest) need it: an NFS server listening on RDMA, a
+# client mount of it and a round trip of data through it, an NVMe-oF
+# target and host, the lookups of a controller and namespace in sysfs,
+# an iSER target and initiator session, and whether a ULP has let its
+# connections go.  The caller defines eventually and expect_eq
 # (lib.sh, or perf-guest's own).
 #
 # Every step that can hang is bounded by ULP_BOUND seconds (default 120,
@@ -330,4 +331,169 @@ nfs_unload() {
 	for m in rpcrdma nfsv4 nfsv3 nfs nfsd; do
 		[ ! -d "/sys/module/$m" ] || modprobe -r "$m" || return 1
 	done
+}
+
+# iSER: iSCSI over RDMA with Debian's ib_isert (the LIO target, set up
+# through its configfs tree as the kernel's
+# Documentation/target/target-export-device does: targetcli-fb fails in
+# the guest, "g-io-error-quark: Could not connect") and ib_iser (the
+# initiator: open-iscsi's iscsid and iscsiadm).  One target of one LUN,
+# a fileio backstore on a file, a portal on ISER_ADDR:ISER_PORT with
+# iSER on, no authentication, any initiator.  The caller sets ISER_IQN,
+# ISER_ADDR, ISER_BACKING (a file not on the guest's overlay root: nvmet
+# and LIO see sizes there as 0) and ISER_MIB; iser_down also needs
+# lib.sh's module_loaded.
+ISER_PORT=3260
+ISER_LIO=/sys/kernel/config/target
+ISER_BACKSTORE=$ISER_LIO/core/fileio_0/lun0
+
+# iser_tools_missing: the first open-iscsi tool not installed.
+iser_tools_missing() {
+	local tool
+	for tool in iscsiadm iscsid; do
+		command -v "$tool" >/dev/null || { echo "$tool"; return 0; }
+	done
+	return 1
+}
+
+iser_tpg() {
+	echo "$ISER_LIO/iscsi/$ISER_IQN/tpgt_1"
+}
+
+iser_target_up() {
+	local tpg np
+
+	tpg=$(iser_tpg) np=$(iser_tpg)/np/$ISER_ADDR:$ISER_PORT
+	modprobe configfs
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	modprobe -a target_core_mod target_core_file iscsi_target_mod \
+		ib_isert ib_iser sd_mod || return 1
+	truncate -s $((2 * ISER_MIB))M "$ISER_BACKING" || return 1
+	mkdir -p "$ISER_BACKSTORE" &&
+	echo "fd_dev_name=$ISER_BACKING,fd_dev_size=$((2 * ISER_MIB << 20))" \
+		>"$ISER_BACKSTORE/control" &&
+	echo 1 >"$ISER_BACKSTORE/enable" || return 1
+	mkdir -p "$tpg/lun/lun_0" &&
+	ln -s "$ISER_BACKSTORE" "$tpg/lun/lun_0/lun0" &&
+	mkdir "$np" && echo 1 >"$np/iser" || return 1
+	echo 0 >"$tpg/attrib/authentication" &&
+	echo 1 >"$tpg/attrib/generate_node_acls" &&
+	echo 0 >"$tpg/attrib/demo_mode_write_protect" &&
+	echo 1 >"$tpg/attrib/cache_dynamic_acls" &&
+	echo 1 >"$tpg/enable" || return 1
+	expect_eq "the portal's iser attribute" "$(cat "$np/iser")" 1
+}
+
+# Whatever of iser_target_up exists goes, in reverse; every step is
+# tried.
+iser_target_down() {
+	local tpg np rc=0
+
+	tpg=$(iser_tpg) np=$(iser_tpg)/np/$ISER_ADDR:$ISER_PORT
+	[ ! -e "$tpg/enable" ] || echo 0 >"$tpg/enable"
+	[ ! -d "$np" ] || rmdir "$np" || rc=1
+	rm -f "$tpg/lun/lun_0/lun0"
+	[ ! -d "$tpg/lun/lun_0" ] || rmdir "$tpg/lun/lun_0" || rc=1
+	[ ! -d "$tpg" ] || rmdir "$tpg" || rc=1
+	[ ! -d "$ISER_LIO/iscsi/$ISER_IQN" ] ||
+		rmdir "$ISER_LIO/iscsi/$ISER_IQN" || rc=1
+	# The fabric's own group holds iscsi_target_mod.
+	[ ! -d "$ISER_LIO/iscsi" ] || rmdir "$ISER_LIO/iscsi" || rc=1
+	[ ! -d "$ISER_BACKSTORE" ] || rmdir "$ISER_BACKSTORE" || rc=1
+	[ ! -d "${ISER_BACKSTORE%/*}" ] || rmdir "${ISER_BACKSTORE%/*}" ||
+		rc=1
+	return $rc
+}
+
+# iser_disk: the disk of the session, e.g. sdb; fails if there is none.
+iser_disk() {
+	local b
+	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
+		[ -e "$b" ] || continue
+		[ "$(cat "${b%/device/*}/targetname" 2>/dev/null)" = "$ISER_IQN" ] ||
+			continue
+		basename "$b"
+		return 0
+	done
+	return 1
+}
+
+iser_login() {
+	local portal=$ISER_ADDR:$ISER_PORT
+
+	mkdir -p /run/lock/iscsi /var/lib/iscsi
+	pgrep -x iscsid >/dev/null || iscsid || return 1
+	# A node record bound to the iser interface (iscsiadm's built-in
+	# one): the login goes over rdma_cm, not TCP.
+	iscsiadm -m node -o new -T "$ISER_IQN" -p "$portal" -I iser \
+		>/dev/null &&
+	ulp_bounded iscsiadm -m node -T "$ISER_IQN" -p "$portal" -I iser \
+		--login || return 1
+	iscsiadm -m session | grep -q "^iser: .*$portal.* $ISER_IQN" ||
+		{ iscsiadm -m session; return 1; }
+	eventually 60 iser_disk ||
+		{ echo "no disk for the session"; return 1; }
+}
+
+# iser_io DIR: ISER_MIB MiB through the session's disk (blk_roundtrip),
+# also compared with the backing file.
+iser_io() {
+	local d
+	d=$(iser_disk)
+	[ -n "$d" ] || { echo "no disk"; return 1; }
+	echo "# /dev/$d: $(blockdev --getsize64 "/dev/$d") bytes"
+	blk_roundtrip "/dev/$d" "$ISER_MIB" "$1" &&
+	expect_eq "sha256 of the backing file's first $ISER_MIB MiB" \
+		"$(head -c $((ISER_MIB << 20)) "$ISER_BACKING" | sha256sum)" \
+		"$(sha256sum <"$1/src")"
+}
+
+# iser_down: logout, iscsid stopped, the target cleared, no QP left, and
+# every iSCSI and LIO module unloaded, also target_core_user, which LIO
+# loads by itself.
+iser_down() {
+	local m
+	iscsiadm -m node -T "$ISER_IQN" -p "$ISER_ADDR:$ISER_PORT" -I iser \
+		--logout >/dev/null 2>&1
+	iscsiadm -m node -o delete -T "$ISER_IQN" >/dev/null 2>&1
+	iscsiadm -k 0 >/dev/null 2>&1 || pkill -x iscsid
+	eventually 30 sh -c '! pgrep -x iscsid' || return 1
+	iser_target_down || { echo "the target did not go"; return 1; }
+	eventually 30 no_rc_qps || { rdma res show qp; return 1; }
+	for m in ib_iser ib_isert iscsi_target_mod target_core_file \
+		 target_core_iblock target_core_pscsi target_core_user \
+		 target_core_mod libiscsi scsi_transport_iscsi; do
+		! module_loaded "$m" || modprobe -r "$m" || {
+			echo "$m did not unload: refcnt $(cat "/sys/module/$m/refcnt")"
+			lsmod | grep -E '^(target|iscsi|ib_is)'
+			ls "$ISER_LIO" "$ISER_LIO/core"
+			return 1
+		}
+	done
+}
+
+# iser_cases DEV DIR: iSER's four cases on DEV (ktap_helpers.sh sourced):
+# the target on ISER_ADDR, the initiator's login to it, ISER_MIB MiB
+# through the disk (DIR for the data), iser_down; each skipped when
+# open-iscsi is not installed.
+ISER_CASES=4
+iser_cases() {
+	local dev=$1 dir=$2 missing i
+
+	if missing=$(iser_tools_missing); then
+		for ((i = 1; i <= ISER_CASES; i++)); do
+			ktap_test_skip "iSER case $i" \
+				"$missing is not installed (scripts/setup installs it)"
+		done
+		return 0
+	fi
+	ktap_test_result "LIO target with an iSER portal on $dev (configfs, ib_isert)" \
+		iser_target_up
+	ktap_test_result "iscsiadm login over iSER on $dev: a session with a disk" \
+		iser_login
+	ktap_test_result "$ISER_MIB MiB of O_DIRECT I/O over iSER on $dev, read back and compared" \
+		iser_io "$dir"
+	ktap_test_result "iSER: logout, target cleared, no QP left, the modules unload" \
+		iser_down
 }
