@@ -19,6 +19,7 @@ import random
 import struct
 import subprocess
 import sys
+import zlib
 
 from mlx5_qtest import PciFunction, QTest, Wire, case, expect, results
 
@@ -85,6 +86,7 @@ QP_SHADOW = 0x613000     # its doorbell shadow area
 SQ = 0x614000            # 16 quanta of 32 bytes
 RQ = 0x615000            # 4 WQEs of 32 bytes
 DATA = 0x620000          # the memory region: one 4 KiB page
+MCG_CTX = 0x621000       # a multicast group's members
 CEQ_RING = 0x630000      # CEQ 0: 16 entries of 8 bytes
 CQARM = 0x502C00         # PFPE_CQARM
 DATA_VA = 0x7F0000001000
@@ -348,7 +350,7 @@ def main():
             return not dev.reg(CQPTAIL) >> 31
 
     def qp_ctx(state_sq_psn=0x100, sq_code=2, rq_code=0, arp=0, dest_qp=5,
-               rq_psn=0x200, dest_ip=0x0A230102):
+               rq_psn=0x200, dest_ip=0x0A230102, qkey=0):
         c = bytearray(256)
         struct.pack_into("<Q", c, 0, 1 << 3)                 # IPv4
         struct.pack_into("<Q", c, 8, SQ)
@@ -358,7 +360,7 @@ def main():
         struct.pack_into("<Q", c, 32, dest_ip)              # 10.35.1.2
         struct.pack_into("<Q", c, 48, 1024 << 16 | arp << 48)
         struct.pack_into("<Q", c, 56, 0xFFFF << 32)         # P_Key, PD 0
-        struct.pack_into("<Q", c, 64, dest_qp)
+        struct.pack_into("<Q", c, 64, dest_qp | qkey << 32)
         struct.pack_into("<Q", c, 80, state_sq_psn)
         struct.pack_into("<Q", c, 88, rq_psn)
         struct.pack_into("<Q", c, 128, 7 << 48 | 7 << 54)
@@ -370,7 +372,7 @@ def main():
         struct.pack_into("<Q", c, 184, 0x0A230101)          # 10.35.1.1
         return c
 
-    def roce_setup(**ctx):
+    def roce_setup(qp_type=3, **ctx):
         # From a PF reset: no CQ, QP or STag of an earlier case.
         dev.reg_w(PFGEN_CTRL, 1)
         dev.aq_setup()
@@ -395,7 +397,7 @@ def main():
         qt.write(QP_CTX, bytes(qp_ctx(**ctx)))
         qt.write(SQ, bytes(512))
         qt.write(QP_SHADOW, bytes(8))
-        qp_hdr = QPN | 3 << 48
+        qp_hdr = QPN | qp_type << 48
         for state in (1, 4, 2):         # idle (create), RTR, RTS
             expect("QP to state %d" % state,
                    cqp.op(0x00 if state == 1 else 0x01,
@@ -535,6 +537,69 @@ def main():
         expect("one CEQE: CQ 1's context", ceqes(), [0xCAFE])
         expect("the data", qt.read(DATA + 2048 + 256, 64), bytes(range(64)))
 
+    def roce_ud_frame(dmac, dip, dqpn, qkey, payload):
+        """A RoCEv2 UD SEND_ONLY from the peer (10.35.1.2, QP 7), its
+        ICRC computed as IBTA annex A17 has it."""
+        bth = struct.pack(">BBHII", 0x64, 0, 0xFFFF, dqpn, 0)
+        deth = struct.pack(">II", qkey, 7)
+        udp = struct.pack(">HHHH", 0xC000, 4791,
+                          8 + len(bth) + len(deth) + len(payload) + 4, 0)
+        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0,
+                                   20 + len(udp) + len(bth) + len(deth) +
+                                   len(payload) + 4, 0, 0x4000, 64, 17, 0,
+                                   bytes([10, 35, 1, 2]),
+                                   dip.to_bytes(4, "big")))
+        csum = sum(struct.unpack(">10H", ip))
+        csum = (csum & 0xFFFF) + (csum >> 16)
+        struct.pack_into(">H", ip, 10, ~csum & 0xFFFF)
+        masked = bytearray(ip + udp + bth)
+        masked[1] = masked[8] = masked[10] = masked[11] = 0xFF
+        masked[26] = masked[27] = 0xFF
+        masked[32] = 0xFF
+        icrc = zlib.crc32(b"\xff" * 8 + bytes(masked) + deth + payload)
+        return (dmac + PEER_MAC + b"\x08\x00" + bytes(ip) + udp + bth +
+                deth + payload + struct.pack("<I", icrc))
+
+    def multicast():
+        # A UD QP, member of group 5 (239.1.2.3) by CREATE_MCAST_GRP: a
+        # datagram from the wire to the group's MAC and QP 0xFFFFFF
+        # lands in its RQ; after DESTROY_MCAST_GRP one does not.
+        qkey = 0x11111111
+        cqp = roce_setup(qp_type=4, qkey=qkey)
+        expect("REG_MR", cqp.op(0x0A, 0x0F << 48 | 1 << 59 | 1 << 43, {
+            0: DATA_VA, 1: 4096, 2: STAG, 4: DATA}), True)
+        for i in range(2):
+            qt.write(RQ + 32 * i, struct.pack(
+                "<QQQQ", DATA_VA + 1024 * i, 512 << 32 | STAG, 0, 1 << 63))
+        qt.write(CQ_RING, bytes(64 * 32))
+        qt.write(DATA, bytes(4096))
+        group, gmac = 0xEF010203, bytes.fromhex("01005e010203")
+        qt.write(MCG_CTX, struct.pack("<8Q", QPN | 1 << 31, *[0] * 7))
+        expect("CREATE_MCAST_GRP 5", cqp.op(0x26, 5 | 1 << 60, {
+            0: int.from_bytes(gmac, "big"), 4: MCG_CTX, 6: group}), True)
+        expect("CREATE_MCAST_GRP 5 again", cqp.op(0x26, 5 | 1 << 60, {
+            0: int.from_bytes(gmac, "big"), 4: MCG_CTX, 6: group}), False)
+        payload = bytes(range(100, 132))
+        wire.send(roce_ud_frame(gmac, group, 0xFFFFFF, qkey, payload))
+        qt.clock_step(1000000)
+
+        def recv_cqes():
+            n = 0
+            for i in range(64):
+                q3 = struct.unpack_from("<Q", qt.read(CQ_RING + 32 * i, 32),
+                                        24)[0]
+                n += bool(q3 >> 63 and not q3 >> 62 & 1)
+            return n
+
+        # A UD receive CQE takes two 32-byte slots (source MAC, VLAN).
+        n = recv_cqes()
+        expect("a receive CQE for the member", n > 0, True)
+        expect("the datagram after its GRH", qt.read(DATA + 40, 32), payload)
+        expect("DESTROY_MCAST_GRP 5", cqp.op(0x28, 5 | 1 << 60, {}), True)
+        wire.send(roce_ud_frame(gmac, group, 0xFFFFFF, qkey, payload))
+        qt.clock_step(1000000)
+        expect("none once the group is gone", recv_cqes(), n)
+
     def fuzz_roce():
         # The QP's context, WQEs, doorbells, STag commands and frames to
         # the port's MAC at random; the clock runs the engine's timers.
@@ -598,6 +663,8 @@ def main():
          "it mapped first", fast_reg_again)
     case("RoCE: a CQ armed for solicited events wakes for a SEND with SE "
          "only", solicited)
+    case("RoCE: a multicast group's datagram to its member UD QP",
+         multicast)
     case("%d random RoCE contexts, WQEs, doorbells, STags and frames" %
          FUZZ_ROUNDS, fuzz_roce)
     qt.close()

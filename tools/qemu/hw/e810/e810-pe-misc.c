@@ -10,12 +10,13 @@
  *    queue set handle, which the model makes the node's ID (irdma then
  *    names that queue set to ice, and puts it in its QPs' contexts).
  *  - MANAGE_ARP: the ARP cache, indexed by the driver; the RoCE data
- *    path will take destination MACs from it.
+ *    path takes destination MACs from it.
  *  - Address handles: the model keeps each command's WQE, by index, for
- *    the data path to decode (e810-roce-qp.c).  STags are e810-stag.c's.
+ *    the data path to decode (e810-roce-qp.c).  STags are e810-stag.c's,
+ *    multicast groups e810-mcg.c's; this file clears their tables.
  *  - Commands for what the RoCE model has no use for (iWARP's port and
- *    quad hash tables, gen 1's MAC table, the priority map, multicast
- *    groups, NOP): taken and done.
+ *    quad hash tables, gen 1's MAC table, the priority map, NOP): taken
+ *    and done.
  *
  * Copyright (c) 2026 oot-rdma contributors
  */
@@ -188,6 +189,9 @@ void e810_pe_misc_reset(E810Pe *pe)
     if (pe->ahs) {
         g_hash_table_remove_all(pe->ahs);
     }
+    if (pe->mcgs) {
+        g_hash_table_remove_all(pe->mcgs);
+    }
 }
 
 const E810PeOp e810_pe_misc_ops[] = {
@@ -206,9 +210,6 @@ const E810PeOp e810_pe_misc_ops[] = {
     { E810_CQP_ALLOC_LOC_MAC_ENTRY, "alloc_loc_mac_entry", e810_pe_accept },
     { E810_CQP_UP_MAP, "up_map", e810_pe_accept },
     { E810_CQP_NOP, "nop", e810_pe_accept },
-    { E810_CQP_CREATE_MCAST_GRP, "create_mcast_grp", e810_pe_accept },
-    { E810_CQP_MODIFY_MCAST_GRP, "modify_mcast_grp", e810_pe_accept },
-    { E810_CQP_DESTROY_MCAST_GRP, "destroy_mcast_grp", e810_pe_accept },
     { E810_CQP_REG_SMR, "reg_smr", e810_pe_unsupported },
     { E810_CQP_MANAGE_VF_PBLE_BP, "manage_vf_pble_bp", e810_pe_unsupported },
     { E810_CQP_MANAGE_PUSH_PAGES, "manage_push_pages", e810_pe_unsupported },

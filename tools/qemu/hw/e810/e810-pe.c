@@ -79,7 +79,7 @@
 
 static const E810PeOp *const e810_pe_op_tables[] = {
     e810_hmc_ops, e810_pe_cq_ops, e810_pe_qp_ops, e810_pe_misc_ops,
-    e810_stag_ops,
+    e810_stag_ops, e810_mcg_ops,
 };
 
 static const E810PeOp *e810_pe_find_op(uint8_t opcode)
@@ -365,6 +365,7 @@ void e810_pe_realize(E810State *s)
     s->pe = g_new0(E810Pe, 1);
     s->pe->stags = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     s->pe->ahs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    s->pe->mcgs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     e810_roce_realize(s);
     e810_pe_reset(s);
 }
@@ -375,6 +376,7 @@ void e810_pe_unrealize(E810State *s)
     e810_roce_unrealize(s);
     g_hash_table_destroy(s->pe->stags);
     g_hash_table_destroy(s->pe->ahs);
+    g_hash_table_destroy(s->pe->mcgs);
     g_free(s->pe);
     s->pe = NULL;
 }

@@ -99,6 +99,7 @@
 #define E810_PE_MAX_CQS         2048
 #define E810_PE_MAX_CEQS        32
 #define E810_PE_MAX_ARP         1024
+#define E810_MCG_MAX_QPS        8       /* IRDMA_MAX_MGS_PER_CTX */
 #define E810_PE_MAX_SDS         16      /* 2 MiB each: 32 MiB of HMC */
 #define E810_PE_STATS_INST      128
 
@@ -213,6 +214,7 @@ struct E810Pe {
     DECLARE_BITMAP(stats_inst, E810_PE_STATS_INST);
     GHashTable *stags;                      /* STag index -> E810Stag */
     GHashTable *ahs;                        /* AH index -> WQE copy */
+    GHashTable *mcgs;                       /* group index -> E810Mcg */
 
     E810Roce *roce;                         /* the data path */
 };
@@ -237,6 +239,7 @@ extern const E810PeOp e810_pe_cq_ops[];
 extern const E810PeOp e810_pe_qp_ops[];
 extern const E810PeOp e810_pe_misc_ops[];
 extern const E810PeOp e810_stag_ops[];
+extern const E810PeOp e810_mcg_ops[];
 
 static inline uint64_t e810_wqe_q(const uint8_t *wqe, unsigned int qword)
 {
@@ -286,6 +289,15 @@ void e810_pe_qp_reset(E810Pe *pe);
 
 /* e810-pe-misc.c */
 void e810_pe_misc_reset(E810Pe *pe);
+
+/*
+ * e810-mcg.c: the members of the group of MGID (16 bytes, IPv4 as
+ * ::ffff:a.b.c.d), at most MAX QP ids into QPS, their number; whether
+ * a group with members has MAC as its address.
+ */
+unsigned int e810_mcg_qps(E810State *s, const uint8_t *mgid, uint32_t *qps,
+                          unsigned int max);
+bool e810_mcg_mac(E810State *s, const uint8_t *mac);
 
 /* e810-roce.c: the data path's engine, loopback queue. */
 void e810_roce_realize(E810State *s);

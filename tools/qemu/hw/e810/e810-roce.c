@@ -16,7 +16,10 @@
  * call.  From the wire, a UDP frame to port 4791 addressed to the
  * port's MAC goes to the PE instead of the LAN queues, as a port in
  * RoCE mode steers it (irdma tells the PE no IP address of its own:
- * MANAGE_ARP carries MACs only).
+ * MANAGE_ARP carries MACs only); so does one to the MAC of a multicast
+ * group with members (e810-mcg.c).  A datagram a QP sends to a group
+ * goes to the wire, and round the loopback queue too when QPs of this
+ * device joined that group.
  *
  * irdma 6.1 offers no atomics (its device attributes say none), so a
  * peer's atomic is refused.
@@ -110,6 +113,12 @@ static bool roce_to_self(E810State *s, const uint8_t *frame, size_t len)
     return len >= ETH_HLEN && !memcmp(frame, mac, ETH_ALEN);
 }
 
+/* To the MAC of a group with members of this device. */
+static bool roce_to_group(E810State *s, const uint8_t *frame, size_t len)
+{
+    return len >= ETH_HLEN && (frame[0] & 1) && e810_mcg_mac(s, frame);
+}
+
 static void roce_loop_bh(void *opaque)
 {
     E810State *s = opaque;
@@ -133,11 +142,14 @@ static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
 {
     E810State *s = opaque;
     E810Roce *ro = s->pe->roce;
-    bool loop = roce_to_self(s, frame, len);
+    bool group = roce_to_group(s, frame, len);
+    bool loop = group || roce_to_self(s, frame, len);
 
     trace_e810_roce_tx(roce_qp(rqp)->id, len, loop);
-    if (!loop) {
+    if (!loop || group) {
         qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    }
+    if (!loop) {
         return;
     }
     if (ro->loop_len >= LOOP_MAX) {
@@ -157,6 +169,25 @@ static RoceQP *roce_lookup_qp(void *opaque, uint32_t qpn)
 
     /* irdma's GSI QP is QP 1 of the PE: its number is the wire's. */
     return qp && qp->roce ? &qp->roce->rqp : NULL;
+}
+
+/* The member QPs of a datagram's group that this device has. */
+static unsigned int roce_lookup_mcast(void *opaque, const uint8_t *mgid,
+                                      RoceQP **qps, unsigned int max)
+{
+    E810State *s = opaque;
+    uint32_t ids[E810_MCG_MAX_QPS];
+    unsigned int n, i, k = 0;
+
+    n = e810_mcg_qps(s, mgid, ids, MIN(max, E810_MCG_MAX_QPS));
+    for (i = 0; i < n; i++) {
+        RoceQP *q = roce_lookup_qp(s, ids[i]);
+
+        if (q) {
+            qps[k++] = q;
+        }
+    }
+    return k;
 }
 
 static int roce_dma(void *opaque, RoceQP *rqp, RoceMemOp op, uint32_t key,
@@ -188,6 +219,7 @@ static const RoceOps e810_roce_ops = {
     .schedule = roce_schedule,
     .tx = roce_tx,
     .lookup_qp = roce_lookup_qp,
+    .lookup_mcast = roce_lookup_mcast,
     .fetch_send = e810_roce_fetch_send,
     .take_recv = e810_roce_take_recv,
     .dma = roce_dma,
@@ -198,13 +230,16 @@ static const RoceOps e810_roce_ops = {
     .qp_error = e810_roce_qp_error,
 };
 
-/* A UDP datagram to port 4791 addressed to the port's MAC address. */
+/*
+ * A UDP datagram to port 4791 addressed to the port's MAC address or to
+ * a group's.
+ */
 static bool roce_frame_ours(E810State *s, const uint8_t *f, size_t len)
 {
     size_t l3 = ETH_HLEN, l4;
     uint16_t type;
 
-    if (!roce_to_self(s, f, len)) {
+    if (!roce_to_self(s, f, len) && !roce_to_group(s, f, len)) {
         return false;
     }
     type = lduw_be_p(f + 12);

@@ -16,13 +16,15 @@
 # iterations each, their result lines on both sides; rping over rdma_cm
 # (the connection through ib_cm's MADs on irdma's QP1, a UD QP of the
 # model's) and rdmacm-utils: ucmatose, udaddy (UD through SIDR), rstream
-# (rsockets, verified); irdma logs no error.  irdma 6.1 has no SRQ and no atomics:
+# (rsockets, verified); mckey (a multicast group the model's PE keeps,
+# e810-mcg.c: the sender's datagrams loop back to the receiver's QP);
+# irdma logs no error.  irdma 6.1 has no SRQ and no atomics:
 # those tools are not run.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 PERFTESTS=(write read send)
-CM_TOOLS=4
+CM_TOOLS=5
 PLAN=$((1 + 3 + ${#PERFTESTS[@]} + CM_TOOLS + 1))
 ktap_print_header
 ktap_set_plan $PLAN
@@ -84,6 +86,7 @@ ktap_test_result "udaddy over rdma_cm (SIDR, UD)" \
 ktap_test_result "rstream -T b -T v, 64 KiB over rsockets" \
 	server_client 120 rstream -b $ADDR -T b -T v -S 65536 -C 20 -- \
 	rstream -s $ADDR -T b -T v -S 65536 -C 20
+ktap_test_result "mckey over rdma_cm (multicast)" mckey_pair $ADDR 239.1.2.1
 
 irdma_clean() {
 	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |

@@ -174,6 +174,28 @@ rping_pair() {
 	return $rc
 }
 
+# mckey_pair ADDR GROUP: mckey's receiver on ADDR joins GROUP (librdmacm
+# attaches its UD QP), then a sender joins and sends 10 datagrams to the
+# group; the receiver must take all 10 ("data transfers complete") and
+# both exit 0.  The receiver's output line-buffered: the sender starts
+# once it has joined.  Outputs in the caller's $OUT/server and
+# $OUT/client, shown on failure.
+mckey_pair() {
+	local rc=0 srv
+
+	timeout 120 stdbuf -oL mckey -m "$2" -b "$1" -C 10 >"$OUT/server" 2>&1 &
+	srv=$!
+	eventually 60 grep -q 'joined dgid' "$OUT/server" || rc=1
+	timeout 120 mckey -m "$2" -b "$1" -s -C 10 >"$OUT/client" 2>&1 || rc=1
+	wait $srv || rc=1
+	grep -q 'data transfers complete' "$OUT/server" || rc=1
+	if [ $rc != 0 ]; then
+		sed 's/^/receiver: /' "$OUT/server"
+		sed 's/^/sender: /' "$OUT/client"
+	fi
+	return $rc
+}
+
 # udp_echo_once ADDR PORT: answer one datagram in upper case, then exit.
 # udp_ask ADDR PORT: a datagram to it until the answer comes (10 tries).
 # Both run in the caller's namespace (ip netns exec NS bash -c
