@@ -64,7 +64,13 @@
 #define E810_AEQ_SIZE(q)        extract64(q, 0, 19)
 #define E810_CEQ_MAX_SIZE       262143
 #define E810_AEQ_MAX_SIZE       524287
-#define E810_CQ_MAX_SIZE        1048575
+/*
+ * A CQ's ring may be as large as its 21-bit size field: irdma's largest
+ * CQ (max_cqe, IRDMA_MAX_CQ_SIZE 1048575 less one) becomes twice as many
+ * 32-byte entries on gen 2, plus their slack, so a ring of 1048576 to
+ * 2097150 entries is one irdma asks for (pyverbs' test_create_cq).
+ */
+#define E810_CQ_MAX_SIZE        ((1u << 21) - 1)
 
 bool e810_pe_ring_addr(E810State *s, const E810PeRing *r, uint64_t off,
                        uint64_t *pa)
