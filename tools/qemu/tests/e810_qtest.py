@@ -537,6 +537,37 @@ def main():
         expect("one CEQE: CQ 1's context", ceqes(), [0xCAFE])
         expect("the data", qt.read(DATA + 2048 + 256, 64), bytes(range(64)))
 
+    def memory_window():
+        # QP 2 connected to itself (as in solicited) READs through a type
+        # 1 window bound on a region that allows binding: the window's
+        # bytes land in the local buffer.  A READ past the window's end
+        # fails, and its bytes do not land.
+        cqp = roce_setup(arp=1, dest_qp=QPN, rq_psn=0x100,
+                         dest_ip=0x0A230101)
+        expect("REG_MR with the bind right", cqp.op(
+            0x0A, 0x1F << 48 | 1 << 59 | 1 << 43,
+            {0: DATA_VA, 1: 4096, 2: STAG, 4: DATA}), True)
+        mw = 3 << 8 | 0x40
+        expect("ALLOC_STAG of a type 1 window", cqp.op(
+            0x09, 1 << 42, {2: mw & ~0xFF}), True)
+        qt.write(DATA, bytes(i & 0xFF for i in range(4096)))
+        win_va, win_len = DATA_VA + 512, 256
+        # BIND_MW: window VA, region and window STags, length; VA-based,
+        # remote read, type 1.
+        sq_post(0, (win_va, STAG << 32 | (mw + 1), win_len,
+                    1 << 63 | 1 << 62 | 1 << 54 | 1 << 53 | 0x04 << 48 |
+                    0x08 << 32))
+        # READ 64 bytes at 16 into the window to DATA + 2048.
+        sq_post(1, (DATA_VA + 2048, 64 << 32 | STAG, win_va + 16,
+                    1 << 63 | 1 << 62 | 0x01 << 32 | (mw + 1)))
+        expect("the window's bytes read", qt.read(DATA + 2048, 64),
+               bytes((512 + 16 + i) & 0xFF for i in range(64)))
+        # Past the window's end: refused, nothing lands.
+        sq_post(2, (DATA_VA + 3072, 64 << 32 | STAG, win_va + 224,
+                    1 << 63 | 1 << 62 | 0x01 << 32 | (mw + 1)))
+        expect("a READ past the window", qt.read(DATA + 3072, 64),
+               bytes((3072 + i) & 0xFF for i in range(64)))
+
     def roce_ud_frame(dmac, dip, dqpn, qkey, payload):
         """A RoCEv2 UD SEND_ONLY from the peer (10.35.1.2, QP 7), its
         ICRC computed as IBTA annex A17 has it."""
@@ -665,6 +696,8 @@ def main():
          "only", solicited)
     case("RoCE: a multicast group's datagram to its member UD QP",
          multicast)
+    case("RoCE: a READ through a type 1 memory window, and past its end",
+         memory_window)
     case("%d random RoCE contexts, WQEs, doorbells, STags and frames" %
          FUZZ_ROUNDS, fuzz_roce)
     qt.close()

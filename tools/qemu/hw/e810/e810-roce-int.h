@@ -107,5 +107,7 @@ int e810_stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
 int e810_stag_invalidate(E810State *s, uint32_t pd, uint32_t stag);
 /* A FAST_REG WQE: 0 or the RoceWCStatus to complete it with. */
 int e810_stag_fast_reg(E810State *s, uint32_t pd, const E810FastReg *fr);
+/* A BIND_MW WQE: 0 or the RoceWCStatus to complete it with. */
+int e810_stag_bind(E810State *s, uint32_t pd, const E810MwBind *b);
 
 #endif

@@ -537,6 +537,8 @@ int e810_roce_local_op(void *opaque, RoceQP *rqp, const RoceSendWR *wr)
     case E810_WQE_OP_LOCAL_INV:
         return e810_stag_invalidate(r->s, r->pd, info.inv_stag) ?
                ROCE_WC_LOC_PROT_ERR : 0;
+    case E810_WQE_OP_BIND_MW:
+        return e810_stag_bind(r->s, r->pd, &info.bind);
     default:
         qemu_log_mask(LOG_UNIMP, "e810: QP %u: send WQE opcode 0x%x\n",
                       r->id, info.op);

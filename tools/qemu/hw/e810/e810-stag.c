@@ -15,13 +15,19 @@
  *  - ALLOC_STAG reserves an index for a later FAST_REG WQE (kernel
  *    ULPs' IB_WR_REG_MR) under its protection domain, invalid until
  *    then; a memory window's allocation (the MR bit clear) likewise,
- *    for BIND_MW, which the model does not run.
+ *    for a later BIND_MW WQE, type 1 (ibv_bind_mw) when its "wide" bit
+ *    is set, else type 2.
  *  - DEALLOC_STAG frees the index.
  *
  * A FAST_REG WQE gives an allocated STag its key, address, length,
  * rights and pages; a LOCAL_INV WQE or a peer's SEND with invalidate
  * makes it invalid again (only such STags: a registered region cannot
- * be invalidated).
+ * be invalidated, nor a type 1 window).  A BIND_MW WQE gives a window
+ * its key, remote rights and a range inside a valid region of its
+ * protection domain that allows binding; a type 1 bind of length 0
+ * unbinds.  An access through a window is checked against the window
+ * (remote rights, range), then goes through its region, which must
+ * still be valid.
  *
  * An access is checked as the engine asks (hw/roce/roce.h, ops->dma):
  * the index, the key, the QP's protection domain, the right (local
@@ -55,7 +61,7 @@
 #define STAG_KEY(q)             extract64(q, 0, 8)
 #define STAG_IDX(q)             extract64(q, 8, 24)
 #define STAG_FIRST_PBLE(q)      extract64(q, 0, 28)
-#define STAG_HDR_MW_TYPE2       BIT_ULL(42)
+#define STAG_HDR_MW_WIDE        BIT_ULL(42)     /* type 1 */
 #define STAG_HDR_MR             BIT_ULL(43)
 #define STAG_HDR_LPBL(h)        extract64(h, 44, 2)
 #define STAG_HDR_PAGE_SIZE(h)   extract64(h, 46, 2)
@@ -76,6 +82,8 @@ typedef struct E810Stag {
     bool valid;             /* usable: registered, or fast-registered */
     bool fast;              /* from ALLOC_STAG: FAST_REG, invalidation */
     bool mw;
+    bool mw_type1;
+    uint32_t parent;        /* a bound window: its region's STag */
     uint32_t pd;
     uint8_t access;         /* E810_ACC_* */
     bool va_based;
@@ -160,6 +168,7 @@ static uint32_t e810_stag_alloc(E810State *s, E810Pe *pe,
     st->stag = idx << 8;
     st->fast = true;
     st->mw = !(hdr & STAG_HDR_MR);
+    st->mw_type1 = st->mw && (hdr & STAG_HDR_MW_WIDE);
     st->pd = STAG_PD(e810_wqe_q(wqe, 1));
     st->max_len = STAG_LEN(e810_wqe_q(wqe, 1));
     st->page_size = stag_page_size(STAG_HDR_PAGE_SIZE(hdr));
@@ -290,13 +299,56 @@ static uint8_t stag_right(RoceMemOp op)
     }
 }
 
+/* The first byte's address of region or window ST: 0 if zero-based. */
+static uint64_t stag_base(const E810Stag *st)
+{
+    return st->va_based ? st->va : 0;
+}
+
+static bool stag_in_range(const E810Stag *st, uint64_t addr, uint64_t len)
+{
+    uint64_t base = stag_base(st);
+
+    return addr >= base && addr - base <= st->len &&
+           len <= st->len - (addr - base);
+}
+
+/* A peer's access through window MW: its region does the moving. */
+static int stag_mw_dma(E810State *s, const E810Stag *mw, RoceMemOp op,
+                       uint64_t addr, void *buf, size_t len)
+{
+    bool to_guest = op == ROCE_MEM_REMOTE_WRITE;
+    E810Stag *mr;
+    uint64_t at;
+
+    if (op != ROCE_MEM_REMOTE_READ && op != ROCE_MEM_REMOTE_WRITE) {
+        return ROCE_MEM_EKEY;
+    }
+    if (!(mw->access & stag_right(op))) {
+        return ROCE_MEM_EACCESS;
+    }
+    if (!stag_in_range(mw, addr, len)) {
+        return ROCE_MEM_ERANGE;
+    }
+    /* The window's first byte is at mw->va of the region's addresses. */
+    mr = stag_find(s, mw->parent);
+    at = mw->va + (addr - stag_base(mw));
+    if (!mr || !mr->valid || mr->mw || !stag_in_range(mr, at, len)) {
+        return ROCE_MEM_EKEY;
+    }
+    if (!buf || !len) {
+        return ROCE_MEM_OK;
+    }
+    return stag_move(s, mr, mr->fbo + (at - stag_base(mr)), buf, len,
+                     to_guest);
+}
+
 static int stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
                     uint32_t key, uint64_t addr, void *buf, size_t len)
 {
     bool to_guest = op == ROCE_MEM_SCATTER || op == ROCE_MEM_REMOTE_WRITE;
     bool local = op == ROCE_MEM_GATHER || op == ROCE_MEM_SCATTER;
     E810Stag *st;
-    uint64_t base;
 
     if (!key && priv && local) {
         if (!buf || !len) {
@@ -307,21 +359,23 @@ static int stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
                ROCE_MEM_OK : ROCE_MEM_EIO;
     }
     st = stag_find(s, key);
-    if (!st || !st->valid || st->mw || st->pd != pd) {
+    if (!st || !st->valid || st->pd != pd) {
         return ROCE_MEM_EKEY;
+    }
+    if (st->mw) {
+        return stag_mw_dma(s, st, op, addr, buf, len);
     }
     if (!(st->access & stag_right(op))) {
         return ROCE_MEM_EACCESS;
     }
-    base = st->va_based ? st->va : 0;
-    if (addr < base || addr - base > st->len ||
-        len > st->len - (addr - base)) {
+    if (!stag_in_range(st, addr, len)) {
         return ROCE_MEM_ERANGE;
     }
     if (!buf || !len) {
         return ROCE_MEM_OK;
     }
-    return stag_move(s, st, st->fbo + (addr - base), buf, len, to_guest);
+    return stag_move(s, st, st->fbo + (addr - stag_base(st)), buf, len,
+                     to_guest);
 }
 
 int e810_stag_dma(E810State *s, uint32_t pd, bool priv, RoceMemOp op,
@@ -342,7 +396,7 @@ static int stag_invalidate(E810State *s, uint32_t pd, uint32_t stag)
     if (!st || st->pd != pd) {
         return ROCE_MEM_EKEY;
     }
-    if (!st->fast) {
+    if (!st->fast || st->mw_type1) {
         return ROCE_MEM_EACCESS;
     }
     st->valid = false;
@@ -387,6 +441,40 @@ int e810_stag_fast_reg(E810State *s, uint32_t pd, const E810FastReg *fr)
     st->first_pble = fr->first_pble;
     st->valid = true;
     return 0;
+}
+
+int e810_stag_bind(E810State *s, uint32_t pd, const E810MwBind *b)
+{
+    E810Stag *mw = stag_at(s, b->mw_stag);
+    E810Stag *mr = stag_find(s, b->mr_stag);
+    uint8_t rights = b->access & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE);
+    int st = 0;
+
+    /* The window's index and driver key as allocated, the key new. */
+    if (!mw || !mw->mw || (mw->stag ^ b->mw_stag) >> 8 || mw->pd != pd ||
+        b->type1 != mw->mw_type1) {
+        st = ROCE_WC_LOC_PROT_ERR;
+    } else if (mw->mw_type1 && !b->len) {
+        mw->valid = false;      /* unbound */
+    } else if (!mr || !mr->valid || mr->mw || mr->pd != pd ||
+               !(mr->access & E810_ACC_BIND_WINDOW) ||
+               !stag_in_range(mr, b->va, b->len)) {
+        st = ROCE_WC_LOC_PROT_ERR;
+    } else {
+        mw->stag = b->mw_stag;
+        mw->parent = mr->stag;
+        mw->access = rights;
+        mw->va = b->va;
+        mw->va_based = b->va_based;
+        mw->len = b->len;
+        mw->valid = true;
+    }
+    if (st) {
+        qemu_log_mask(LOG_GUEST_ERROR, "e810: BIND_MW of STag 0x%x to 0x%x\n",
+                      b->mw_stag, b->mr_stag);
+    }
+    trace_e810_stag_bind(b->mw_stag, b->mr_stag, b->va, b->len, rights, st);
+    return st;
 }
 
 const E810PeOp e810_stag_ops[] = {
