@@ -25,7 +25,15 @@ export KDIR KVER
 
 VERSION := $(shell cat VERSION)
 MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
-KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
+
+# Our irdma reads a few fields of ice's private structures, whose layout
+# only the target kernel's own ice headers give (scripts/ice-headers:
+# from linux-source-6.1 into the cache, once); without them irdma, a
+# preview module, is not built.  OOT_ICE_DIR= names a directory instead.
+ifeq ($(origin OOT_ICE_DIR),undefined)
+  OOT_ICE_DIR := $(shell KDIR=$(KDIR) scripts/ice-headers 2>/dev/null)
+endif
+KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) OOT_ICE_DIR=$(OOT_ICE_DIR)
 
 .PHONY: all modules clean install uninstall deps deps-qemu check demo vm sparse \
 	checkpatch coccicheck help kdir debug-kernel check-debug check-long interop perf \

@@ -23,9 +23,9 @@ oot_kver() {
 # by default: a driver still short of its issue's acceptance, which must
 # not take the place of the distribution's on a user's machine.
 # OOT_PREVIEW=1 (scripts/vm --preview, make install OOT_PREVIEW=1) takes
-# them too.  None now: our mlx5_ib (issue 35) was one until it met its
-# issue's acceptance; our irdma (issue 36) will be one.
-OOT_PREVIEW_MODULES=""
+# them too.  Our irdma (issue 36) is one, as our mlx5_ib (issue 35) was
+# until it met its issue's acceptance.
+OOT_PREVIEW_MODULES="irdma"
 
 # OOT_WITHOUT: modules of ours to leave out all the same (scripts/vm
 # --without), so that the distribution's of the same name is found: our
