@@ -23,20 +23,13 @@ PLAN=$((1 + 2 * ${#TOOLS[@]} + 1))
 ktap_print_header
 ktap_set_plan $PLAN
 
-if [ -z "$(e810_function)" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "E810 perftest case $i" "no 8086:159b function (scripts/vm --hw e810)"
-	done
-	ktap_finished
-fi
+e810_or_skip $PLAN "E810 perftest"
 ADDR=10.35.4.1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 before=$(dmesg | wc -l)
 
-e810_roce_up $ADDR >"$OUT/up" 2>&1
-up_ok() { [ -n "$E810_GIDX" ] || { cat "$OUT/up"; return 1; }; }
-ktap_test_result "irdma's device up with a RoCE v2 GID of $ADDR" up_ok
+e810_roce_case $ADDR
 dev=$E810_IB gidx=$E810_GIDX
 
 # run HOST TOOL ARGS...: perftest_pair, once the port has its GID.
@@ -65,11 +58,7 @@ for t in "${TOOLS[@]}"; do
 		run $ADDR ib_${t}_bw -d "$dev" -R -n 200 -F -s 4096
 done
 
-irdma_clean() {
-	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |
-		grep -iE "fail|error|timeout|hung|flush"
-}
-ktap_test_result "irdma logs no error" irdma_clean
+ktap_test_result "irdma logs no error" irdma_log_clean "$before" "$dev"
 modprobe -r rdma_ucm ib_umad irdma 2>/dev/null
 ip link set "$E810_IF" down 2>/dev/null
 ktap_finished

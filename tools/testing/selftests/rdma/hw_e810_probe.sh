@@ -18,14 +18,8 @@ PLAN=9
 ktap_print_header
 ktap_set_plan $PLAN
 
+e810_or_skip $PLAN "E810 RDMA"
 bdf=$(e810_function)
-if [ -z "$bdf" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "E810 RDMA case $i" \
-			"no 8086:159b function (scripts/vm --hw e810)"
-	done
-	ktap_finished
-fi
 dev=/sys/bus/pci/devices/$bdf
 addr=10.35.1.1
 

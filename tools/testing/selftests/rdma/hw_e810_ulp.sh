@@ -51,18 +51,11 @@ trap 'rm -rf "$WORK" "$EXPORT" "$BACKING" "$ISER_BACKING"; rmdir "$MNT" 2>/dev/n
 ktap_print_header
 ktap_set_plan $PLAN
 
-if [ -z "$(e810_function)" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "E810 ULP case $i" "no 8086:159b function (scripts/vm --hw e810)"
-	done
-	ktap_finished
-fi
+e810_or_skip $PLAN "E810 ULP"
 
 rdma_unload_all
 before=$(dmesg | wc -l)
-e810_roce_up $ADDR >"$WORK/up" 2>&1
-up_ok() { [ -n "$E810_GIDX" ] || { cat "$WORK/up"; return 1; }; }
-ktap_test_result "irdma's device up with a RoCE v2 GID of $ADDR" up_ok
+e810_roce_case $ADDR
 dev=$E810_IB
 
 fast_reg() {
@@ -122,9 +115,5 @@ irdma_down() {
 	rdma_unload_all
 }
 ktap_test_result "irdma unloads" irdma_down
-irdma_clean() {
-	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |
-		grep -iE "fail|error|timeout|hung"
-}
-ktap_test_result "irdma logs no error" irdma_clean
+ktap_test_result "irdma logs no error" irdma_log_clean "$before" "$dev"
 ktap_finished

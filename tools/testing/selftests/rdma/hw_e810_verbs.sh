@@ -29,20 +29,13 @@ PLAN=$((1 + 3 + ${#PERFTESTS[@]} + CM_TOOLS + 1))
 ktap_print_header
 ktap_set_plan $PLAN
 
-if [ -z "$(e810_function)" ]; then
-	for ((i = 1; i <= PLAN; i++)); do
-		ktap_test_skip "E810 verbs case $i" "no 8086:159b function (scripts/vm --hw e810)"
-	done
-	ktap_finished
-fi
+e810_or_skip $PLAN "E810 verbs"
 ADDR=10.35.2.1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 before=$(dmesg | wc -l)
 
-e810_roce_up $ADDR >"$OUT/up" 2>&1
-up_ok() { [ -n "$E810_GIDX" ] || { cat "$OUT/up"; return 1; }; }
-ktap_test_result "irdma's device up with a RoCE v2 GID of $ADDR" up_ok
+e810_roce_case $ADDR
 dev=$E810_IB gidx=$E810_GIDX
 
 # pair TOOL ARGS...: TOOL's server and its client (to localhost) on the
@@ -88,11 +81,7 @@ ktap_test_result "rstream -T b -T v, 64 KiB over rsockets" \
 	rstream -s $ADDR -T b -T v -S 65536 -C 20
 ktap_test_result "mckey over rdma_cm (multicast)" mckey_pair $ADDR 239.1.2.1
 
-irdma_clean() {
-	! dmesg | tail -n +"$((before + 1))" | grep -aE "irdma|$dev" |
-		grep -iE "fail|error|timeout|hung|flush"
-}
-ktap_test_result "irdma logs no error" irdma_clean
+ktap_test_result "irdma logs no error" irdma_log_clean "$before" "$dev"
 modprobe -r rdma_ucm ib_umad irdma 2>/dev/null
 ip link set "$E810_IF" down 2>/dev/null
 ktap_finished

@@ -263,6 +263,28 @@ e810_function() {
 	pci_function 0x8086 0x159b
 }
 
+# e810_or_skip PLAN NAME: nothing when the guest has the model, else
+# every one of the PLAN cases skipped (named "NAME case N") and the test
+# finished.
+e810_or_skip() {
+	local i
+
+	[ -z "$(e810_function)" ] || return 0
+	for ((i = 1; i <= $1; i++)); do
+		ktap_test_skip "$2 case $i" \
+			"no 8086:159b function (scripts/vm --hw e810)"
+	done
+	ktap_finished
+}
+
+# irdma_log_clean LINES [DEV]: the kernel log after its first LINES lines
+# has no irdma (or DEV) line that says fail, error, timeout, hung or
+# flush.
+irdma_log_clean() {
+	! dmesg | tail -n +"$(($1 + 1))" | grep -aE "irdma${2:+|$2}" |
+		grep -aiE "fail|error|timeout|hung|flush"
+}
+
 # e810_ibdev: the RDMA device irdma made on it (irdma binds ice's
 # ice.roce device and makes the PCI function the RDMA device's parent).
 e810_ibdev() {
@@ -298,6 +320,19 @@ e810_roce_up() {
 	eventually 60 topo_gid "$E810_IB" "$1" >/dev/null ||
 		{ echo "$E810_IB: no RoCE v2 GID of $1"; return 1; }
 	E810_GIDX=$(topo_gid "$E810_IB" "$1")
+}
+
+# e810_roce_case ADDR: e810_roce_up as a ktap case, its steps' output
+# shown when it fails; E810_IF, E810_IB and E810_GIDX set as it sets them
+# (empty GIDX: the device is not up).
+e810_roce_case() {
+	local log
+
+	log=$(mktemp)
+	e810_roce_up "$1" >"$log" 2>&1
+	e810_up_ok() { [ -n "$E810_GIDX" ] || { cat "$log"; return 1; }; }
+	ktap_test_result "irdma's device up with a RoCE v2 GID of $1" e810_up_ok
+	rm -f "$log"
 }
 
 # The modelled ConnectX-4 Lx (scripts/vm --hw mlx5) of the hw_mlx5_*
