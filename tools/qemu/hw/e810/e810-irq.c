@@ -12,7 +12,13 @@
  *  - INTENA_MSK in a write keeps INTENA as it was: ice writes it with
  *    WB_ON_ITR and with the software ITR index only.
  *  - SWINT_TRIG fires the vector from software (ice kicks NAPI so).
- *  - CLEARPBA drops a pending cause.
+ *  - CLEARPBA clears the vector's bit in the MSI-X pending bit array
+ *    (set while the vector is masked in the MSI-X table), not a cause
+ *    latched while INTENA was clear: ice and irdma re-enable with
+ *    INTENA | CLEARPBA once they have polled their queues, and a cause
+ *    that came between that poll and the write must still fire, or
+ *    its completion event is lost (irdma's CEQ: rping and the
+ *    event-driven ping-pongs stalled until a timeout).
  *
  * The ITR intervals are kept but not honoured: a model that delays
  * interrupts only slows TCG guests.
@@ -85,7 +91,7 @@ static void e810_dyn_ctl_write(E810State *s, unsigned int vec, uint32_t val)
                                E810_GLINT_DYN_CTL_CLEARPBA |
                                E810_GLINT_DYN_CTL_INTENA_MSK));
     if (val & E810_GLINT_DYN_CTL_CLEARPBA) {
-        s->irq_pending[vec] = false;
+        msix_clr_pending(PCI_DEVICE(s), vec);
     }
     if (val & E810_GLINT_DYN_CTL_SWINT_TRIG) {
         s->irq_pending[vec] = true;
