@@ -172,7 +172,7 @@ interop: deps modules
 # stack, interleaved VM boots (a benchmark, not part of check; an hour or
 # more on a busy host).
 # PERF_ARGS="--rounds 5 --quick ..." passes options to the script;
-# HW=mlx5: on the modelled ConnectX instead of rxe (needs our QEMU).
+# HW=mlx5 or HW=e810: on a modelled NIC instead of rxe (needs our QEMU).
 perf: deps modules $(if $(HW),deps-qemu)
 	scripts/perf-compare $(if $(HW),--hw $(HW)) $(PERF_ARGS)
 
