@@ -210,6 +210,8 @@ const E810PeOp e810_pe_misc_ops[] = {
     { E810_CQP_ALLOC_LOC_MAC_ENTRY, "alloc_loc_mac_entry", e810_pe_accept },
     { E810_CQP_UP_MAP, "up_map", e810_pe_accept },
     { E810_CQP_NOP, "nop", e810_pe_accept },
+    /* irdma never queries an STag; shared regions are gen 1's. */
+    { E810_CQP_QUERY_STAG, "query_stag", e810_pe_unsupported },
     { E810_CQP_REG_SMR, "reg_smr", e810_pe_unsupported },
     { E810_CQP_MANAGE_VF_PBLE_BP, "manage_vf_pble_bp", e810_pe_unsupported },
     { E810_CQP_MANAGE_PUSH_PAGES, "manage_push_pages", e810_pe_unsupported },

@@ -221,15 +221,6 @@ static uint32_t e810_stag_dealloc(E810State *s, E810Pe *pe,
     return 0;
 }
 
-static uint32_t e810_stag_unsupported(E810State *s, E810Pe *pe,
-                                      const uint8_t *wqe, uint32_t *ret)
-{
-    /* irdma never queries an STag; shared regions are gen 1's. */
-    qemu_log_mask(LOG_UNIMP, "e810: CQP opcode 0x%02x\n",
-                  (unsigned int)E810_CQP_HDR_OPCODE(e810_wqe_hdr(wqe)));
-    return E810_PE_ERR_UNSUPP;
-}
-
 /* The guest address of page PAGE of region ST (false: none). */
 static bool stag_page(E810State *s, const E810Stag *st, uint64_t page,
                       uint64_t *pa)
@@ -481,6 +472,5 @@ const E810PeOp e810_stag_ops[] = {
     { E810_CQP_ALLOC_STAG, "alloc_stag", e810_stag_alloc },
     { E810_CQP_REG_MR, "reg_mr", e810_stag_reg_mr },
     { E810_CQP_DEALLOC_STAG, "dealloc_stag", e810_stag_dealloc },
-    { E810_CQP_QUERY_STAG, "query_stag", e810_stag_unsupported },
     { 0, NULL, NULL }
 };
