@@ -214,10 +214,7 @@ def main():
         # clears the MSI-X pending bit array, not the latched cause.
         msi_addr, vec = 0x380000, 5
         dyn = GLINT_DYN_CTL + vec * 4
-        ptr = dev.cfg_r(0x34) & 0xFF
-        while dev.cfg_r(ptr) & 0xFF != 0x11:
-            ptr = dev.cfg_r(ptr) >> 8 & 0xFF
-        dev.cfg_w(ptr, dev.cfg_r(ptr) | 1 << 31)         # MSI-X on
+        dev.msix_enable()
         for off, v in ((0, msi_addr), (4, 0), (8, 0xE810), (12, 0)):
             qt.writel(MSIX_BAR + vec * 16 + off, v)
         qt.writel(msi_addr, 0)

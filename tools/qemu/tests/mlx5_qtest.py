@@ -161,6 +161,20 @@ class PciFunction:
         self.qt.outl(0xCF8, cfg_addr(self.bdf, off))
         return self.qt.inl(0xCFC)
 
+    def cap(self, cap_id):
+        """The offset of capability CAP_ID in configuration space."""
+        ptr = self.cfg_r(0x34) & 0xFF
+        while ptr:
+            v = self.cfg_r(ptr)
+            if v & 0xFF == cap_id:
+                return ptr
+            ptr = v >> 8 & 0xFF
+        raise AssertionError("no capability 0x%02x" % cap_id)
+
+    def msix_enable(self):
+        ptr = self.cap(0x11)
+        self.cfg_w(ptr, self.cfg_r(ptr) | 1 << 31)
+
     def ext_cfg_w(self, off, v):
         """A dword of extended configuration space, through q35's ECAM
         window (its host bridge's PCIEXBAR, enabled here: no firmware)."""
@@ -345,14 +359,9 @@ def main():
         qt.clock_step(1000)
         expect("timer ns", (dev.reg(0x1004) - t0) & 0xFFFFFFFF, 1000)
         # MSI-X: 64 vectors (capability 0x11 somewhere in the list)
-        ptr = dev.cfg_r(0x34) & 0xFF
-        while ptr:
-            v = dev.cfg_r(ptr)
-            if v & 0xFF == 0x11:
-                expect("MSI-X vectors", (v >> 16 & 0x7FF) + 1, 64)
-                return None
-            ptr = v >> 8 & 0xFF
-        raise AssertionError("no MSI-X capability")
+        v = dev.cfg_r(dev.cap(0x11))
+        expect("MSI-X vectors", (v >> 16 & 0x7FF) + 1, 64)
+        return None
     case("initialization segment, timer, health counter, MSI-X", iseg)
 
     def bringup():
@@ -487,10 +496,7 @@ def main():
         d, out = dev.exec(hdr(0x302), 16)            # DESTROY_EQ 0
         expect("destroy a missing EQ", status(out)[0], 0x5)
         # MSI-X: enable, vector 3 writes 0x5eed to MSI_ADDR in RAM.
-        ptr = dev.cfg_r(0x34) & 0xFF
-        while dev.cfg_r(ptr) & 0xFF != 0x11:
-            ptr = dev.cfg_r(ptr) >> 8 & 0xFF
-        dev.cfg_w(ptr, dev.cfg_r(ptr) | 1 << 31)
+        dev.msix_enable()
         qt.writel(MSIX_BAR + 3 * 16, MSI_ADDR)
         qt.writel(MSIX_BAR + 3 * 16 + 4, 0)
         qt.writel(MSIX_BAR + 3 * 16 + 8, 0x5EED)
