@@ -96,3 +96,42 @@ int irdma_ice_read(struct auxiliary_device *adev, struct irdma_ice *ice)
 
 	return irdma_ice_vectors(adev, pf, ice);
 }
+
+/*
+ * ice's exports (iidc.h) for what ice owns: the transmit scheduler's
+ * queue set of our work scheduler leaf, and the VSI's RDMA filter.  ice
+ * adds the queue set under its main VSI whatever vport_id says, and
+ * finds the VSI by vport_id on removal: the VSI's number.
+ */
+int irdma_ice_add_qset(struct irdma_dev *dev, u16 qs_handle, u32 *teid)
+{
+	struct iidc_rdma_qset_params qset = {
+		.qs_handle = qs_handle,
+		.vport_id = dev->vsi,
+		.tc = 0,
+	};
+	int err;
+
+	err = ice_add_rdma_qset(dev->pf->ice.pf, &qset);
+	if (err)
+		return err;
+	*teid = qset.teid;
+	return 0;
+}
+
+void irdma_ice_del_qset(struct irdma_dev *dev, u16 qs_handle, u32 teid)
+{
+	struct iidc_rdma_qset_params qset = {
+		.qs_handle = qs_handle,
+		.vport_id = dev->vsi,
+		.teid = teid,
+		.tc = 0,
+	};
+
+	ice_del_rdma_qset(dev->pf->ice.pf, &qset);
+}
+
+int irdma_ice_vsi_filter(struct irdma_dev *dev, bool enable)
+{
+	return ice_rdma_update_vsi_filter(dev->pf->ice.pf, dev->vsi, enable);
+}

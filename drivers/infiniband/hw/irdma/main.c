@@ -17,8 +17,9 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <net/addrconf.h>
 
-#include "irdma.h"
+#include "verbs.h"
 
 MODULE_DESCRIPTION("Intel E810 RDMA driver on ice (oot-rdma, preview)");
 MODULE_LICENSE("GPL");
@@ -57,6 +58,219 @@ static void irdma_event(struct ice_pf *pf, struct iidc_event *event)
 	mutex_unlock(&irdma_pfs_lock);
 }
 
+void irdma_async_event(struct irdma_dev *dev, u16 ae_id, u8 src, u32 id,
+		       u64 ctx)
+{
+	dev_dbg(dev->dma, "asynchronous event 0x%x, source %u, object %u\n",
+		ae_id, src, id);
+}
+
+int irdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *udata)
+{
+	struct irdma_dev *dev = to_idev(ibdev);
+	struct pci_dev *pdev = to_pci_dev(dev->dma);
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = dev->fw_ver;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = 0x200000000000ULL;
+	attr->page_size_cap = SZ_4K | SZ_2M | SZ_1G;
+	attr->vendor_id = pdev->vendor;
+	attr->vendor_part_id = pdev->device;
+	attr->hw_ver = pdev->revision;
+	attr->max_qp = dev->max_qp - IRDMA_FIRST_QP;
+	attr->max_qp_wr = IRDMA_MAX_QP_WR;
+	attr->max_send_sge = IRDMA_MAX_SGE;
+	attr->max_recv_sge = IRDMA_MAX_SGE;
+	attr->max_sge_rd = IRDMA_MAX_SGE;
+	attr->max_cq = dev->max_cq - IRDMA_FIRST_CQ;
+	attr->max_cqe = IRDMA_MAX_CQE;
+	attr->max_mr = dev->max_mr - 1;
+	attr->max_mw = attr->max_mr;
+	attr->max_pd = dev->max_pd - IRDMA_FIRST_PD;
+	attr->max_qp_rd_atom = IRDMA_MAX_IRD;
+	attr->max_qp_init_rd_atom = IRDMA_MAX_ORD;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_pkeys = 1;
+	attr->max_ah = dev->max_ah;
+	attr->max_mcast_grp = attr->max_qp;
+	attr->max_mcast_qp_attach = 8;
+	attr->max_total_mcast_qp_attach = attr->max_qp * 8;
+	attr->max_fast_reg_page_list_len = 262144;
+	attr->timestamp_mask = 0x1ffff;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_RC_RNR_NAK_GEN;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	return 0;
+}
+
+static const struct ib_device_ops irdma_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_IRDMA,
+	.uverbs_abi_ver = 5,
+
+	.alloc_pd = irdma_alloc_pd,
+	.create_cq = irdma_create_cq,
+	.create_qp = irdma_create_qp,
+	.dealloc_pd = irdma_dealloc_pd,
+	.dereg_mr = irdma_dereg_mr,
+	.destroy_cq = irdma_destroy_cq,
+	.destroy_qp = irdma_destroy_qp,
+	.get_dma_mr = irdma_get_dma_mr,
+	.get_link_layer = irdma_get_link_layer,
+	.get_port_immutable = irdma_get_port_immutable,
+	.modify_qp = irdma_modify_qp,
+	.poll_cq = irdma_poll_cq,
+	.post_recv = irdma_post_recv,
+	.post_send = irdma_post_send,
+	.query_device = irdma_query_device,
+	.query_pkey = irdma_query_pkey,
+	.query_port = irdma_query_port,
+	.query_qp = irdma_query_qp,
+	.reg_user_mr = irdma_reg_user_mr,
+	.req_notify_cq = irdma_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, irdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, irdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, irdma_qp, ibqp),
+};
+
+/*
+ * The protocol engine down, in the reverse of irdma_pe_up(); each step
+ * undoes only what was done (a partial bring-up calls it too).
+ */
+static void irdma_pe_down(struct irdma_dev *dev)
+{
+	irdma_arp_fini(dev);
+	irdma_pble_fini(dev);
+	irdma_eqs_destroy(dev);
+	irdma_ccq_destroy(dev);
+	irdma_hmc_teardown(dev);
+	irdma_cqp_destroy(dev);
+}
+
+/*
+ * The protocol engine up, in the order the device needs: the control
+ * QP through registers, the HMC's objects and their memory, CQ 0 for
+ * the control QP's completions, then the event queues and the PBLE pool.
+ */
+static int irdma_pe_up(struct irdma_dev *dev)
+{
+	struct irdma_hmc *hmc = &dev->hmc;
+	int err;
+
+	err = irdma_cqp_create(dev);
+	if (err)
+		return err;
+	err = irdma_hmc_setup(dev);
+	if (err)
+		goto down;
+	err = irdma_ids_init(&dev->qp_ids, IRDMA_FIRST_QP,
+			     hmc->obj[IRDMA_HMC_QP].cnt) ?:
+	      irdma_ids_init(&dev->cq_ids, IRDMA_FIRST_CQ,
+			     hmc->obj[IRDMA_HMC_CQ].cnt) ?:
+	      irdma_ids_init(&dev->pd_ids, IRDMA_FIRST_PD, dev->max_pd);
+	if (err)
+		goto down;
+	err = irdma_ccq_create(dev);
+	if (err)
+		goto down;
+	err = irdma_query_features(dev);
+	if (err)
+		goto down;
+	err = irdma_eqs_create(dev);
+	if (err)
+		goto down;
+	err = irdma_pble_init(dev);
+	if (err)
+		goto down;
+	err = irdma_arp_init(dev);
+	if (err)
+		goto down;
+	return 0;
+
+down:
+	irdma_pe_down(dev);
+	return err;
+}
+
+static int irdma_dev_add(struct irdma_pf *ipf)
+{
+	struct irdma_ice *ice = &ipf->ice;
+	struct irdma_dev *dev;
+	struct ib_device *ibdev;
+	int err;
+
+	dev = ib_alloc_device(irdma_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->pf = ipf;
+	dev->hw = ice->hw_addr;
+	dev->dma = &ice->pdev->dev;
+	dev->netdev = ice->netdev;
+	dev->hmc_fn = ice->pf_id;
+	dev->vsi = ice->vsi_num;
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	mutex_init(&dev->ws.lock);
+
+	err = irdma_pe_up(dev);
+	if (err)
+		goto dealloc;
+
+	ibdev = &dev->ibdev;
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = dev->nceq;
+	ibdev->dev.parent = dev->dma;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->dev_addr);
+	ib_set_device_ops(ibdev, &irdma_dev_ops);
+	err = ib_device_set_netdev(ibdev, dev->netdev, IRDMA_PORT);
+	if (err)
+		goto pe_down;
+	/* The PE takes scatter entries of any length. */
+	dma_set_max_seg_size(dev->dma, UINT_MAX);
+	err = irdma_port_events_init(dev);
+	if (err)
+		goto pe_down;
+	err = ib_register_device(ibdev, "irdma%d", dev->dma);
+	if (err)
+		goto port_events;
+	/* RoCE frames to the VSI go to the PE from now on. */
+	err = irdma_ice_vsi_filter(dev, true);
+	if (err)
+		goto unregister;
+	ipf->dev = dev;
+	return 0;
+
+unregister:
+	ib_unregister_device(ibdev);
+port_events:
+	irdma_port_events_fini(dev);
+pe_down:
+	irdma_pe_down(dev);
+dealloc:
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static void irdma_dev_remove(struct irdma_pf *ipf)
+{
+	struct irdma_dev *dev = ipf->dev;
+
+	if (!dev)
+		return;
+	ipf->dev = NULL;
+	irdma_ice_vsi_filter(dev, false);
+	ib_unregister_device(&dev->ibdev);
+	irdma_port_events_fini(dev);
+	irdma_pe_down(dev);
+	ib_dealloc_device(&dev->ibdev);
+}
+
 static int irdma_probe(struct auxiliary_device *adev,
 		       const struct auxiliary_device_id *id)
 {
@@ -67,21 +281,25 @@ static int irdma_probe(struct auxiliary_device *adev,
 	if (!ipf)
 		return -ENOMEM;
 	err = irdma_ice_read(adev, &ipf->ice);
-	if (err) {
-		kfree(ipf);
-		return err;
-	}
+	if (err)
+		goto free;
 	ipf->adev = adev;
 	auxiliary_set_drvdata(adev, ipf);
+	dev_info(&adev->dev,
+		 "bound %s (function %u, VSI %u, %u MSI-X vectors from entry %u)\n",
+		 netdev_name(ipf->ice.netdev), ipf->ice.pf_id,
+		 ipf->ice.vsi_num, ipf->ice.nvec, ipf->ice.vec[0].index);
+	err = irdma_dev_add(ipf);
+	if (err)
+		goto free;
 	mutex_lock(&irdma_pfs_lock);
 	list_add_tail(&ipf->node, &irdma_pfs);
 	mutex_unlock(&irdma_pfs_lock);
-
-	dev_info(&adev->dev,
-		 "bound %s (function %u, VSI %u, %u MSI-X vectors from entry %u): no RDMA device yet (preview)\n",
-		 netdev_name(ipf->ice.netdev), ipf->ice.pf_id,
-		 ipf->ice.vsi_num, ipf->ice.nvec, ipf->ice.vec[0].index);
 	return 0;
+
+free:
+	kfree(ipf);
+	return err;
 }
 
 static void irdma_remove(struct auxiliary_device *adev)
@@ -91,6 +309,7 @@ static void irdma_remove(struct auxiliary_device *adev)
 	mutex_lock(&irdma_pfs_lock);
 	list_del(&ipf->node);
 	mutex_unlock(&irdma_pfs_lock);
+	irdma_dev_remove(ipf);
 	kfree(ipf);
 }
 

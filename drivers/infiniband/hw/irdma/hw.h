@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The E810's protocol engine (PE) as irdma sees it: registers in BAR0,
+ * the control QP's (CQP's) work queue entries and completions, the host
+ * memory cache's (HMC's) buffers, and the queue entries the device
+ * writes.  Names are ours; offsets and bit positions are the device's,
+ * as Documentation/infiniband/irdma.rst lists their sources (the E810
+ * scoping, read against Debian's irdma and our model).
+ *
+ * Every structure the device reads or writes is little-endian qwords;
+ * a field is named by its qword (its byte offset / 8) and bits.
+ */
+#ifndef OOT_IRDMA_HW_H
+#define OOT_IRDMA_HW_H
+
+#include <linux/bits.h>
+#include <linux/bitfield.h>
+
+/* Registers (32 bits each, BAR0 offsets). */
+#define IRDMA_PFPE_CQPDB		0x00500800	/* CQP SQ head */
+#define IRDMA_PFPE_CQPTAIL		0x00500880
+#define  IRDMA_CQPTAIL_TAIL		GENMASK(10, 0)
+#define  IRDMA_CQPTAIL_OP_ERR		BIT(31)
+#define IRDMA_PFPE_CQARM		0x00502c00	/* arm a kernel CQ */
+#define IRDMA_PFPE_CQACK		0x00502c80	/* a CQ's CEQE seen */
+#define IRDMA_PFPE_AEQALLOC		0x00502d00	/* AEQEs consumed */
+#define IRDMA_PFPE_WQEALLOC		0x00504400	/* a kernel QP's SQ */
+#define IRDMA_PFPE_CCQPSTATUS		0x0050a000
+#define  IRDMA_CCQPSTATUS_DONE		BIT(0)
+#define  IRDMA_CCQPSTATUS_ERR		BIT(31)
+#define IRDMA_PFPE_CCQPLOW		0x0050a080	/* written last */
+#define IRDMA_PFPE_CCQPHIGH		0x0050a100
+#define IRDMA_PFPE_CQPERRCODES		0x0050a200
+#define IRDMA_GLPE_CPUSTATUS(i)		(0x0050ba5c + 4 * (i))	/* 0..2 */
+#define  IRDMA_CPUSTATUS_READY		0x80
+#define IRDMA_GLPCI_LBARCTRL		0x0009de74
+#define  IRDMA_LBARCTRL_PE_DB_SIZE	GENMASK(5, 4)	/* 1: 4 MiB, 2: 8 */
+#define IRDMA_PFHMC_PDINV		0x00520300
+#define  IRDMA_PDINV_PMSDIDX		GENMASK(11, 0)
+#define  IRDMA_PDINV_PMSDPARTSEL	BIT(15)
+#define  IRDMA_PDINV_PMPDIDX		GENMASK(24, 16)
+#define IRDMA_GLPE_CRITERR		0x00534000
+#define IRDMA_GLINT_DYN_CTL(v)		(0x00160000 + 4 * (v))
+#define  IRDMA_DYN_CTL_INTENA		BIT(0)
+#define  IRDMA_DYN_CTL_CLEARPBA		BIT(1)
+#define  IRDMA_DYN_CTL_ITR_INDX		GENMASK(4, 3)
+#define IRDMA_GLINT_CEQCTL(c)		(0x0015c000 + 4 * (c))
+#define IRDMA_PFINT_AEQCTL		0x0016cb00
+#define  IRDMA_INT_CTL_MSIX_INDX	GENMASK(10, 0)
+#define  IRDMA_INT_CTL_ITR_INDX		GENMASK(12, 11)
+#define  IRDMA_INT_CTL_CAUSE_ENA	BIT(30)
+/* ITR index 3: no throttling. */
+#define IRDMA_ITR_NONE			3
+
+/* The user doorbell page, in the PE's 8 MiB doorbell area. */
+#define IRDMA_DB_PAGE_OFFSET		0x7f0000
+#define IRDMA_DB_CQ_OFFSET		64
+
+/* The CQP: host context, queue, WQEs. */
+#define IRDMA_CQP_CTX_SIZE		64
+#define IRDMA_CQPHC_SQSIZE		GENMASK_ULL(11, 8)	/* q0 */
+#define IRDMA_CQPHC_PROTOCOL		GENMASK_ULL(4, 3)	/* q0 */
+#define  IRDMA_PROTOCOL_ROCE		2
+#define IRDMA_CQPHC_SVER		GENMASK_ULL(31, 24)	/* q0 */
+#define IRDMA_CQPHC_HMC_PROFILE		GENMASK_ULL(2, 0)	/* q2 */
+#define  IRDMA_HMC_PROFILE_DEFAULT	1
+#define IRDMA_CQPHC_HW_MAJVER		GENMASK_ULL(31, 16)	/* q4 */
+#define  IRDMA_HW_MAJVER_GEN2		1
+#define IRDMA_CQP_WQE_SIZE		64
+#define IRDMA_CQP_HDR			3	/* the header's qword */
+#define IRDMA_CQP_HDR_OPCODE		GENMASK_ULL(37, 32)
+#define IRDMA_CQP_HDR_VALID		BIT_ULL(63)
+
+enum irdma_cqp_op {
+	IRDMA_CQP_OP_CREATE_QP = 0x00,
+	IRDMA_CQP_OP_MODIFY_QP = 0x01,
+	IRDMA_CQP_OP_DESTROY_QP = 0x02,
+	IRDMA_CQP_OP_CREATE_CQ = 0x03,
+	IRDMA_CQP_OP_MODIFY_CQ = 0x04,
+	IRDMA_CQP_OP_DESTROY_CQ = 0x05,
+	IRDMA_CQP_OP_ALLOC_STAG = 0x09,
+	IRDMA_CQP_OP_REG_MR = 0x0a,
+	IRDMA_CQP_OP_DEALLOC_STAG = 0x0d,
+	IRDMA_CQP_OP_MANAGE_ARP = 0x0f,
+	IRDMA_CQP_OP_QUERY_FEATURES = 0x12,
+	IRDMA_CQP_OP_CREATE_CEQ = 0x16,
+	IRDMA_CQP_OP_DESTROY_CEQ = 0x18,
+	IRDMA_CQP_OP_CREATE_AEQ = 0x19,
+	IRDMA_CQP_OP_DESTROY_AEQ = 0x1b,
+	IRDMA_CQP_OP_CREATE_AH = 0x1c,
+	IRDMA_CQP_OP_DESTROY_AH = 0x1e,
+	IRDMA_CQP_OP_UPDATE_PE_SDS = 0x1f,
+	IRDMA_CQP_OP_QUERY_FPM_VAL = 0x20,
+	IRDMA_CQP_OP_COMMIT_FPM_VAL = 0x21,
+	IRDMA_CQP_OP_FLUSH_WQES = 0x22,
+	IRDMA_CQP_OP_SHMC_PAGES_ALLOCATED = 0x2b,
+	IRDMA_CQP_OP_WORK_SCHED_NODE = 0x2c,
+};
+
+/*
+ * A completion queue entry (CQE): 32 bytes.  The CCQ's carry the CQP's
+ * completion context (q1), the command's return value (q2) and its
+ * status and WQE index (q3).
+ */
+#define IRDMA_CQE_SIZE			32
+#define IRDMA_CQE_VALID			BIT_ULL(63)	/* q3 */
+#define IRDMA_CQE_ERROR			BIT_ULL(55)	/* q3 */
+#define IRDMA_CQE_WQEIDX		GENMASK_ULL(46, 32)	/* q3 */
+#define IRDMA_CQE_MAJOR			GENMASK_ULL(31, 16)	/* q3 */
+#define IRDMA_CQE_MINOR			GENMASK_ULL(15, 0)	/* q3 */
+#define IRDMA_CQE_OP_RET		GENMASK_ULL(31, 0)	/* q2 */
+/* A CQ's 64-byte shadow area: the driver's head (q0), arming (q4). */
+#define IRDMA_SHADOW_SIZE		64
+#define IRDMA_SHADOW_CQ_HEAD		GENMASK_ULL(19, 0)
+#define IRDMA_SHADOW_ARM_SEQ		GENMASK_ULL(17, 16)
+#define IRDMA_SHADOW_ARM_NEXT_SE	BIT_ULL(15)
+#define IRDMA_SHADOW_ARM_NEXT		BIT_ULL(14)
+#define IRDMA_SHADOW_ARM_CQ		GENMASK_ULL(13, 0)
+
+/* CREATE/MODIFY/DESTROY_CQ. */
+#define IRDMA_CQ_SIZE			GENMASK_ULL(20, 0)	/* q0 */
+#define IRDMA_CQ_CTX			GENMASK_ULL(62, 0)	/* q1 */
+#define IRDMA_CQ_FIRST_PBLE		GENMASK_ULL(27, 0)	/* q6 */
+/* q7 7:0 is the TPH value; the VSI above it (CQs, CEQs). */
+#define IRDMA_CQ_VSI			GENMASK_ULL(17, 8)	/* q7 */
+#define IRDMA_CQ_HDR_ID			GENMASK_ULL(18, 0)
+#define IRDMA_CQ_HDR_CEQ		GENMASK_ULL(31, 22)
+#define IRDMA_CQ_HDR_RESIZE		BIT_ULL(43)
+#define IRDMA_CQ_HDR_LPBL		GENMASK_ULL(45, 44)
+#define IRDMA_CQ_HDR_CHKOVERFLOW	BIT_ULL(46)
+#define IRDMA_CQ_HDR_VIRTMAP		BIT_ULL(47)
+#define IRDMA_CQ_HDR_CEQE_MASK		BIT_ULL(48)
+#define IRDMA_CQ_HDR_CEQ_VALID		BIT_ULL(49)
+
+/* CREATE/DESTROY_CEQ and _AEQ; their entries. */
+#define IRDMA_EQ_SIZE			GENMASK_ULL(21, 0)	/* q2 */
+#define IRDMA_EQ_FIRST_PBLE		GENMASK_ULL(27, 0)	/* q6 */
+#define IRDMA_EQ_VSI			GENMASK_ULL(17, 8)	/* q7 */
+#define IRDMA_EQ_HDR_CEQ		GENMASK_ULL(9, 0)
+#define IRDMA_EQ_HDR_LPBL		GENMASK_ULL(45, 44)
+#define IRDMA_EQ_HDR_VMAP		BIT_ULL(47)
+#define IRDMA_CEQE_SIZE			8
+#define IRDMA_CEQE_VALID		BIT_ULL(63)
+#define IRDMA_CEQE_CTX			GENMASK_ULL(62, 0)
+#define IRDMA_CEQ_MAX_SIZE		262143
+#define IRDMA_AEQE_SIZE			16
+#define IRDMA_AEQE_VALID		BIT_ULL(63)	/* q1 */
+#define IRDMA_AEQE_SRC			GENMASK_ULL(53, 50)
+#define IRDMA_AEQE_QPCQID_HI		BIT_ULL(46)
+#define IRDMA_AEQE_AE_ID		GENMASK_ULL(45, 34)
+#define IRDMA_AEQE_OVERFLOW		BIT_ULL(33)
+#define IRDMA_AEQE_WQEIDX		GENMASK_ULL(32, 18)
+#define IRDMA_AEQE_QPCQID_LO		GENMASK_ULL(17, 0)
+#define IRDMA_AEQ_MAX_SIZE		524287
+
+/* The HMC: FPM query and commit buffers, segment descriptors. */
+#define IRDMA_FPM_BUF_SIZE		176
+#define IRDMA_HMC_SD_SIZE		SZ_2M
+#define IRDMA_HMC_PDS_PER_SD		512
+#define IRDMA_HMC_BASE_UNIT		512
+#define IRDMA_SD_DATA_VALID		BIT_ULL(0)
+#define IRDMA_SD_DATA_DIRECT		BIT_ULL(1)
+#define IRDMA_SD_DATA_BPCOUNT		GENMASK_ULL(11, 2)
+#define IRDMA_SD_CMD_IDX		GENMASK_ULL(11, 0)
+#define IRDMA_SD_CMD_PARTSEL		BIT_ULL(15)
+#define IRDMA_SD_CMD_WRITE		BIT_ULL(31)
+#define IRDMA_SD_ENTRY_VALID		BIT_ULL(63)	/* entries 1, 2 */
+#define IRDMA_SDS_HDR_COUNT		GENMASK_ULL(3, 0)
+#define IRDMA_HMC_FN			GENMASK_ULL(5, 0)	/* q2 */
+#define IRDMA_FPM_BUFSIZE		GENMASK_ULL(31, 0)	/* commit hdr */
+
+/* QUERY_RDMA_FEATURES: buffer length in the header, entries. */
+#define IRDMA_FEAT_HDR_LEN		GENMASK_ULL(31, 0)
+#define IRDMA_FEAT_TYPE			GENMASK_ULL(63, 48)
+#define IRDMA_FEAT_COUNT		GENMASK_ULL(47, 32)
+#define IRDMA_FEAT_FW_INFO		0
+#define IRDMA_FEAT_FW_MAJOR		GENMASK_ULL(31, 16)
+#define IRDMA_FEAT_FW_MINOR		GENMASK_ULL(15, 0)
+#define IRDMA_FEAT_MAX			32
+
+/* WORK_SCHED_NODE. */
+#define IRDMA_WS_VSI			GENMASK_ULL(57, 48)	/* q4 */
+#define IRDMA_WS_WEIGHT			GENMASK_ULL(38, 32)	/* q4 */
+#define IRDMA_WS_HDR_ENABLE		BIT_ULL(62)
+#define IRDMA_WS_HDR_LEAF		BIT_ULL(61)
+#define IRDMA_WS_HDR_PRIO_TYPE		GENMASK_ULL(60, 59)
+#define  IRDMA_WS_PRIO_WEIGHTED_RR	1
+#define IRDMA_WS_HDR_TC			GENMASK_ULL(58, 56)
+#define IRDMA_WS_HDR_NODE_OP		GENMASK_ULL(53, 52)
+#define  IRDMA_WS_OP_ADD		0
+#define  IRDMA_WS_OP_MODIFY		1
+#define  IRDMA_WS_OP_DELETE		2
+#define IRDMA_WS_HDR_PARENT		GENMASK_ULL(25, 16)
+#define IRDMA_WS_HDR_ID			GENMASK_ULL(9, 0)
+
+/* MANAGE_ARP. */
+#define IRDMA_ARP_MAC			GENMASK_ULL(47, 0)	/* q2 */
+#define IRDMA_ARP_HDR_IDX		GENMASK_ULL(11, 0)
+#define IRDMA_ARP_HDR_VALID		BIT_ULL(42)
+#define IRDMA_ARP_HDR_PERMANENT		BIT_ULL(43)
+
+/* CREATE/MODIFY/DESTROY_QP. */
+#define IRDMA_QP_CTX_SIZE		256
+#define IRDMA_QP_HDR_ID			GENMASK_ULL(23, 0)
+#define IRDMA_QP_HDR_ORDVALID		BIT_ULL(42)
+#define IRDMA_QP_HDR_TOECTXVALID	BIT_ULL(43)
+#define IRDMA_QP_HDR_CACHEDVARVALID	BIT_ULL(44)
+#define IRDMA_QP_HDR_VQ			BIT_ULL(45)
+#define IRDMA_QP_HDR_FORCELOOPBACK	BIT_ULL(46)
+#define IRDMA_QP_HDR_CQNUMVALID		BIT_ULL(47)
+#define IRDMA_QP_HDR_TYPE		GENMASK_ULL(50, 48)
+#define  IRDMA_QP_TYPE_ROCE_RC		3
+#define  IRDMA_QP_TYPE_ROCE_UD		4
+#define IRDMA_QP_HDR_MACVALID		BIT_ULL(51)
+#define IRDMA_QP_HDR_MSSCHANGE		BIT_ULL(52)
+#define IRDMA_QP_HDR_ARPTABIDXVALID	BIT_ULL(59)
+#define IRDMA_QP_HDR_NEXT_STATE		GENMASK_ULL(62, 60)
+
+/* The device's QP states. */
+enum irdma_hw_qp_state {
+	IRDMA_HW_QPS_INVALID = 0,
+	IRDMA_HW_QPS_IDLE = 1,
+	IRDMA_HW_QPS_RTS = 2,
+	IRDMA_HW_QPS_SQD = 3,
+	IRDMA_HW_QPS_RTR = 4,
+	IRDMA_HW_QPS_TERMINATE = 5,
+	IRDMA_HW_QPS_ERROR = 6,
+};
+
+/*
+ * The RoCE QP context: 256 bytes, fields by qword (byte offset / 8).
+ * Sizes of the rings are codes: SQ 4 << n quanta, RQ 4 << n, RQ WQE
+ * 32 << n bytes.
+ */
+#define IRDMA_QPC_Q0_RQWQESIZE		GENMASK_ULL(9, 8)
+#define IRDMA_QPC_Q0_IPV4		BIT_ULL(3)
+#define IRDMA_QPC_Q0_ISQP1		BIT_ULL(6)
+#define IRDMA_QPC_Q0_INSERTVLAN		BIT_ULL(5)
+#define IRDMA_QPC_Q0_PDIDXHI		GENMASK_ULL(21, 20)
+#define IRDMA_QPC_Q3_TTL		GENMASK_ULL(7, 0)
+#define IRDMA_QPC_Q3_RQSIZE		GENMASK_ULL(11, 8)
+#define IRDMA_QPC_Q3_SQSIZE		GENMASK_ULL(15, 12)
+#define IRDMA_QPC_Q3_TOS		GENMASK_ULL(31, 24)
+#define IRDMA_QPC_Q3_SRCPORT		GENMASK_ULL(47, 32)
+#define IRDMA_QPC_Q6_MSS		GENMASK_ULL(29, 16)
+#define IRDMA_QPC_Q6_VLAN		GENMASK_ULL(47, 32)
+#define IRDMA_QPC_Q6_ARPIDX		GENMASK_ULL(63, 48)
+#define IRDMA_QPC_Q7_FLOWLABEL		GENMASK_ULL(19, 0)
+#define IRDMA_QPC_Q7_PKEY		GENMASK_ULL(47, 32)
+#define IRDMA_QPC_Q7_PDIDX		GENMASK_ULL(63, 48)
+#define IRDMA_QPC_Q8_DESTQP		GENMASK_ULL(23, 0)
+#define IRDMA_QPC_Q8_QKEY		GENMASK_ULL(63, 32)
+#define IRDMA_QPC_Q10_SQPSN		GENMASK_ULL(31, 0)
+#define IRDMA_QPC_Q11_EPSN		GENMASK_ULL(31, 0)
+#define IRDMA_QPC_Q16_RETRY		GENMASK_ULL(53, 48)
+#define IRDMA_QPC_Q16_RNRRETRY		GENMASK_ULL(56, 54)
+#define IRDMA_QPC_Q17_TXCQ		GENMASK_ULL(18, 0)
+#define IRDMA_QPC_Q17_RXCQ		GENMASK_ULL(50, 32)
+#define IRDMA_QPC_Q19_MAC		GENMASK_ULL(63, 16)
+#define IRDMA_QPC_Q20_ORD		GENMASK_ULL(7, 0)
+#define IRDMA_QPC_Q20_WRRDRSP		BIT_ULL(20)
+#define IRDMA_QPC_Q20_RDEN		BIT_ULL(21)
+#define IRDMA_QPC_Q20_FASTREGEN		BIT_ULL(24)
+#define IRDMA_QPC_Q20_PRIVEN		BIT_ULL(25)
+#define IRDMA_QPC_Q20_IRDSIZE		GENMASK_ULL(18, 16)
+#define IRDMA_QPC_Q20_UDPRIVCQEN	BIT_ULL(19)
+#define IRDMA_QPC_Q20_BINDEN		BIT_ULL(23)
+#define IRDMA_QPC_COMPL_CTX		21
+#define IRDMA_QPC_Q22_QSHANDLE		GENMASK_ULL(25, 16)
+#define IRDMA_QPC_LOCAL_IP		23	/* 23, 24 */
+#define IRDMA_QPC_DEST_IP		4	/* 4, 5 */
+
+/* Send and receive queues: 32-byte quanta, a WQE's header in q3. */
+#define IRDMA_QP_QUANTUM		32
+#define IRDMA_QP_SHADOW_SIZE		64
+
+#endif /* OOT_IRDMA_HW_H */

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Protection domains: a number the device checks STags and QPs against.
+ * The device keeps no PD object; the number goes into QP contexts and
+ * STag commands.
+ */
+#include "verbs.h"
+
+int irdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct irdma_dev *dev = to_idev(ibpd->device);
+	struct irdma_pd *pd = to_ipd(ibpd);
+	int id;
+
+	id = irdma_id_get(&dev->pd_ids);
+	if (id < 0)
+		return id == -ENOSPC ? -ENOMEM : id;
+	pd->id = id;
+	return 0;
+}
+
+int irdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct irdma_dev *dev = to_idev(ibpd->device);
+
+	irdma_id_put(&dev->pd_ids, to_ipd(ibpd)->id);
+	return 0;
+}
