@@ -332,22 +332,58 @@ void irdma_cq_clean(struct irdma_cq *cq, u32 qpn)
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
-static int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode,
-		       u32 ceq)
+int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode)
 {
 	struct irdma_cqp_cmd cmd;
+	u64 hdr = FIELD_PREP(IRDMA_CQ_HDR_ID, cq->id) |
+		  FIELD_PREP(IRDMA_CQ_HDR_CEQ, cq->ceq) |
+		  IRDMA_CQ_HDR_CEQ_VALID | IRDMA_CQ_HDR_CEQE_MASK |
+		  IRDMA_CQ_HDR_CHKOVERFLOW;
 
-	irdma_cqp_cmd_init(&cmd, opcode, FIELD_PREP(IRDMA_CQ_HDR_ID, cq->id) |
-			   FIELD_PREP(IRDMA_CQ_HDR_CEQ, ceq) |
-			   IRDMA_CQ_HDR_CEQ_VALID | IRDMA_CQ_HDR_CEQE_MASK |
-			   IRDMA_CQ_HDR_CHKOVERFLOW);
-	cmd.wqe[0] = FIELD_PREP(IRDMA_CQ_SIZE, cq->ring.size);
+	if (cq->virt)
+		hdr |= IRDMA_CQ_HDR_VIRTMAP | FIELD_PREP(IRDMA_CQ_HDR_LPBL, 1);
+	irdma_cqp_cmd_init(&cmd, opcode, hdr);
+	cmd.wqe[0] = FIELD_PREP(IRDMA_CQ_SIZE, cq->size);
 	/* The CEQ's entries carry this back: the CQ's number. */
 	cmd.wqe[1] = FIELD_PREP(IRDMA_CQ_CTX, cq->id);
-	cmd.wqe[4] = cq->ring.mem.pa;
-	cmd.wqe[5] = cq->shadow.pa;
+	cmd.wqe[4] = cq->virt ? 0 : cq->ring_pa;
+	cmd.wqe[5] = cq->shadow_pa;
+	cmd.wqe[6] = cq->virt ? FIELD_PREP(IRDMA_CQ_FIRST_PBLE,
+					   cq->first_pble) : 0;
 	cmd.wqe[7] = FIELD_PREP(IRDMA_CQ_VSI, dev->vsi);
 	return irdma_cqp_exec(dev, &cmd);
+}
+
+static int irdma_kernel_cq_create(struct irdma_dev *dev, struct irdma_cq *cq,
+				  const struct ib_cq_init_attr *attr)
+{
+	/* Two slots an entry at most (extended entries), and one spare. */
+	u32 slots = max_t(u32, (attr->cqe + 1) * 2, 4);
+	int err;
+
+	err = irdma_ring_alloc(dev, &cq->ring, slots, IRDMA_CQE_SIZE);
+	if (err)
+		return err;
+	err = irdma_dma_alloc(dev, &cq->shadow, IRDMA_SHADOW_SIZE);
+	if (err) {
+		irdma_ring_free(dev, &cq->ring);
+		return err;
+	}
+	memset(cq->shadow.va, 0, IRDMA_SHADOW_SIZE);
+	cq->size = slots;
+	cq->ring_pa = cq->ring.mem.pa;
+	cq->shadow_pa = cq->shadow.pa;
+	return 0;
+}
+
+static void irdma_cq_mem_free(struct irdma_dev *dev, struct irdma_cq *cq)
+{
+	if (cq->uring) {
+		irdma_user_cq_free(cq);
+		return;
+	}
+	irdma_dma_free(dev, &cq->shadow);
+	irdma_ring_free(dev, &cq->ring);
 }
 
 int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -355,20 +391,17 @@ int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct irdma_dev *dev = to_idev(ibcq->device);
 	struct irdma_cq *cq = to_icq(ibcq);
-	u32 slots, ceq;
 	int id, err;
 
-	if (udata)
-		return -EOPNOTSUPP;	/* user CQs: not yet */
-	if (attr->flags)
+	/* Completion timestamps: accepted and not given, as Debian's. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
-	if (!attr->cqe || attr->cqe > IRDMA_MAX_CQE)
+	if (!attr->cqe || attr->cqe > IRDMA_MAX_CQ_RING ||
+	    (!udata && attr->cqe > IRDMA_MAX_CQE))
 		return -EINVAL;
 	if (attr->comp_vector >= dev->nceq)
 		return -EINVAL;
-	ceq = attr->comp_vector;
-	/* Two slots an entry at most (extended entries), and one spare. */
-	slots = max_t(u32, (attr->cqe + 1) * 2, 4);
+	cq->ceq = attr->comp_vector;
 
 	id = irdma_id_get(&dev->cq_ids);
 	if (id < 0)
@@ -377,28 +410,36 @@ int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	refcount_set(&cq->refs, 1);
 	init_completion(&cq->free);
-	err = irdma_ring_alloc(dev, &cq->ring, slots, IRDMA_CQE_SIZE);
+	err = udata ? irdma_user_cq_create(cq, attr, udata) :
+		      irdma_kernel_cq_create(dev, cq, attr);
 	if (err)
 		goto put_id;
-	err = irdma_dma_alloc(dev, &cq->shadow, IRDMA_SHADOW_SIZE);
+	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_CREATE_CQ);
 	if (err)
-		goto free_ring;
-	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_CREATE_CQ, ceq);
-	if (err)
-		goto free_shadow;
+		goto free_mem;
 	err = xa_err(xa_store_irq(&dev->cqs, cq->id, cq, GFP_KERNEL));
 	if (err)
 		goto destroy;
-	cq->ceq = ceq;
+	if (udata) {
+		struct irdma_create_cq_resp resp = {
+			.cq_id = cq->id,
+			.cq_size = cq->size,
+		};
+
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto erase;
+	}
 	ibcq->cqe = attr->cqe;
 	return 0;
 
+erase:
+	xa_erase_irq(&dev->cqs, cq->id);
 destroy:
-	irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ, ceq);
-free_shadow:
-	irdma_dma_free(dev, &cq->shadow);
-free_ring:
-	irdma_ring_free(dev, &cq->ring);
+	irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ);
+free_mem:
+	irdma_cq_mem_free(dev, cq);
 put_id:
 	irdma_id_put(&dev->cq_ids, cq->id);
 	return err;
@@ -414,12 +455,11 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase_irq(&dev->cqs, cq->id);
 	if (!refcount_dec_and_test(&cq->refs))
 		wait_for_completion(&cq->free);
-	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ, cq->ceq);
+	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ);
 	if (err)
 		ibdev_warn(ibcq->device, "CQ %u not destroyed (%d)\n", cq->id,
 			   err);
-	irdma_dma_free(dev, &cq->shadow);
-	irdma_ring_free(dev, &cq->ring);
+	irdma_cq_mem_free(dev, cq);
 	irdma_id_put(&dev->cq_ids, cq->id);
 	return 0;
 }

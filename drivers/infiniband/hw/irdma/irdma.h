@@ -208,6 +208,11 @@ struct irdma_dev {
 	struct irdma_arp_entry *arp;
 	u32 narp;
 
+	/* Multicast groups (mcg.c). */
+	struct mutex mcg_lock;		/* mcgs, the groups' members */
+	struct list_head mcgs;
+	struct ida mcg_ids;
+
 	/* CQs and QPs by number, for the events the EQs carry. */
 	struct xarray cqs;
 	struct xarray qps;

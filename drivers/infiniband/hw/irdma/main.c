@@ -58,13 +58,6 @@ static void irdma_event(struct ice_pf *pf, struct iidc_event *event)
 	mutex_unlock(&irdma_pfs_lock);
 }
 
-void irdma_async_event(struct irdma_dev *dev, u16 ae_id, u8 src, u32 id,
-		       u64 ctx)
-{
-	dev_dbg(dev->dma, "asynchronous event 0x%x, source %u, object %u\n",
-		ae_id, src, id);
-}
-
 int irdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
@@ -112,30 +105,45 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.driver_id = RDMA_DRIVER_IRDMA,
 	.uverbs_abi_ver = 5,
 
+	.alloc_mr = irdma_alloc_mr,
 	.alloc_pd = irdma_alloc_pd,
+	.alloc_ucontext = irdma_alloc_ucontext,
+	.attach_mcast = irdma_attach_mcast,
+	.create_ah = irdma_create_ah,
+	.create_user_ah = irdma_create_ah,
 	.create_cq = irdma_create_cq,
 	.create_qp = irdma_create_qp,
 	.dealloc_pd = irdma_dealloc_pd,
+	.dealloc_ucontext = irdma_dealloc_ucontext,
 	.dereg_mr = irdma_dereg_mr,
+	.destroy_ah = irdma_destroy_ah,
 	.destroy_cq = irdma_destroy_cq,
 	.destroy_qp = irdma_destroy_qp,
+	.detach_mcast = irdma_detach_mcast,
+	.disassociate_ucontext = irdma_disassociate_ucontext,
 	.get_dma_mr = irdma_get_dma_mr,
 	.get_link_layer = irdma_get_link_layer,
 	.get_port_immutable = irdma_get_port_immutable,
+	.map_mr_sg = irdma_map_mr_sg,
+	.mmap = irdma_mmap,
+	.mmap_free = irdma_mmap_free,
 	.modify_qp = irdma_modify_qp,
 	.poll_cq = irdma_poll_cq,
 	.post_recv = irdma_post_recv,
 	.post_send = irdma_post_send,
 	.query_device = irdma_query_device,
+	.query_ah = irdma_query_ah,
 	.query_pkey = irdma_query_pkey,
 	.query_port = irdma_query_port,
 	.query_qp = irdma_query_qp,
 	.reg_user_mr = irdma_reg_user_mr,
 	.req_notify_cq = irdma_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, irdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, irdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, irdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, irdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, irdma_ucontext, ibuc),
 };
 
 /*
@@ -172,7 +180,9 @@ static int irdma_pe_up(struct irdma_dev *dev)
 			     hmc->obj[IRDMA_HMC_QP].cnt) ?:
 	      irdma_ids_init(&dev->cq_ids, IRDMA_FIRST_CQ,
 			     hmc->obj[IRDMA_HMC_CQ].cnt) ?:
-	      irdma_ids_init(&dev->pd_ids, IRDMA_FIRST_PD, dev->max_pd);
+	      irdma_ids_init(&dev->pd_ids, IRDMA_FIRST_PD, dev->max_pd) ?:
+	      irdma_ids_init(&dev->mr_ids, 1, dev->max_mr) ?:
+	      irdma_ids_init(&dev->ah_ids, 1, dev->max_ah);
 	if (err)
 		goto down;
 	err = irdma_ccq_create(dev);
@@ -216,6 +226,9 @@ static int irdma_dev_add(struct irdma_pf *ipf)
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->ws.lock);
+	mutex_init(&dev->mcg_lock);
+	INIT_LIST_HEAD(&dev->mcgs);
+	ida_init(&dev->mcg_ids);
 
 	err = irdma_pe_up(dev);
 	if (err)

@@ -16,6 +16,17 @@ int irdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (id < 0)
 		return id == -ENOSPC ? -ENOMEM : id;
 	pd->id = id;
+	if (udata) {
+		struct irdma_alloc_pd_resp resp = { .pd_id = id };
+		int err;
+
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			irdma_id_put(&dev->pd_ids, id);
+			return err;
+		}
+	}
 	return 0;
 }
 

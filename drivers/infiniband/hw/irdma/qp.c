@@ -19,8 +19,14 @@
  * CREATE/MODIFY/DESTROY_QP's header), our model's context decode.
  */
 #include <linux/log2.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
+
+/* What a user QP may post (irdma-abi's create_qp answer, qp_caps). */
+#define IRDMA_QP_CAP_WRITE_IMM	BIT(0)
+#define IRDMA_QP_CAP_SEND_IMM	BIT(1)
+#define IRDMA_QP_CAP_ROCE	BIT(2)
 
 /* How many quanta a WQE of SGE fragments or INLINE bytes takes, log2. */
 static u32 irdma_wqe_shift(u32 sge, u32 inline_len)
@@ -112,6 +118,9 @@ static int irdma_qp_kernel_rings(struct irdma_dev *dev, struct irdma_qp *qp,
 	qp->rq.shift = rq_shift;
 	qp->rq.quanta = rq_depth >> rq_shift;
 	qp->shadow = qp->q.va + sq_bytes + rq_bytes;
+	qp->sq_addr = qp->q.pa;
+	qp->rq_addr = qp->q.pa + sq_bytes;
+	qp->shadow_pa = qp->q.pa + sq_bytes + rq_bytes;
 	err = irdma_wq_alloc(&qp->sq, qp->sq.quanta, true);
 	if (err)
 		goto free_q;
@@ -134,9 +143,111 @@ free_q:
 
 static void irdma_qp_kernel_free(struct irdma_dev *dev, struct irdma_qp *qp)
 {
+	if (qp->uring) {
+		irdma_ring_mem_put(qp->uring);
+		qp->uring = NULL;
+		return;
+	}
 	irdma_wq_free(&qp->rq);
 	irdma_wq_free(&qp->sq);
 	irdma_dma_free(dev, &qp->q);
+}
+
+/*
+ * A user QP's rings, in libirdma's registration (type QP): the SQ's
+ * pages, the RQ's, then the shadow area's.  libirdma 44 sizes the rings
+ * itself and sends their depths shifted down as the WR counts ("legacy":
+ * the kernel takes them as given); a context with raw attributes sends
+ * WR counts, sized here as for kernel QPs.  Either way the rings must
+ * lie within the registered pages, as the device writes there.
+ */
+static int irdma_qp_user_rings(struct irdma_qp *qp,
+			       struct ib_qp_init_attr *attr,
+			       struct ib_udata *udata,
+			       struct irdma_create_qp_req *req)
+{
+	struct irdma_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct irdma_ucontext, ibuc);
+	struct ib_qp_cap *cap = &attr->cap;
+	u32 sq_depth, rq_depth, rq_shift, sq_size, rq_size;
+	struct irdma_ring_mem *m;
+	int err;
+
+	if (cap->max_send_sge > IRDMA_MAX_SGE ||
+	    cap->max_recv_sge > IRDMA_MAX_SGE ||
+	    cap->max_inline_data > IRDMA_MAX_INLINE)
+		return -EINVAL;
+	qp->sq_shift = irdma_wqe_shift(cap->max_send_sge + 1,
+				       cap->max_inline_data);
+	rq_shift = irdma_wqe_shift(cap->max_recv_sge, 0);
+	if (uc->raw_attrs) {
+		if (cap->max_send_wr > IRDMA_MAX_QP_WR ||
+		    cap->max_recv_wr > IRDMA_MAX_QP_WR)
+			return -EINVAL;
+		err = irdma_wq_depth(cap->max_send_wr, qp->sq_shift,
+				     IRDMA_SQ_RSVD, &sq_depth) ?:
+		      irdma_wq_depth(cap->max_recv_wr, rq_shift, IRDMA_RQ_RSVD,
+				     &rq_depth);
+		if (err)
+			return err;
+		sq_size = sq_depth >> qp->sq_shift;
+		rq_size = rq_depth >> rq_shift;
+	} else {
+		sq_size = cap->max_send_wr;
+		rq_size = cap->max_recv_wr;
+		if (!sq_size || !rq_size ||
+		    sq_size > IRDMA_MAX_WQ_QUANTA >> qp->sq_shift ||
+		    rq_size > IRDMA_MAX_WQ_QUANTA >> rq_shift)
+			return -EINVAL;
+		sq_depth = sq_size << qp->sq_shift;
+		rq_depth = rq_size << rq_shift;
+	}
+	/* The device's ring sizes are powers of two, 8 quanta at least. */
+	if (!is_power_of_2(sq_depth) || !is_power_of_2(rq_depth) ||
+	    sq_depth < 8 || rq_depth < 8)
+		return -EINVAL;
+
+	m = irdma_ring_mem_take(uc, IRDMA_MEMREG_TYPE_QP, req->user_wqe_bufs);
+	if (!m)
+		return -ENODATA;
+	err = -EINVAL;
+	if ((u64)sq_depth * IRDMA_QP_QUANTUM > (u64)m->sq_pages * SZ_4K ||
+	    (u64)rq_depth * IRDMA_QP_QUANTUM > (u64)m->rq_pages * SZ_4K ||
+	    req->user_wqe_bufs & (SZ_4K - 1) || !m->pble.n)
+		goto put;
+	qp->uring = m;
+	qp->virt = true;
+	qp->sq_addr = m->pble.idx;
+	qp->rq_addr = m->pble.idx + m->sq_pages;
+	qp->shadow_pa = m->pages[m->sq_pages + m->rq_pages];
+	qp->sq.quanta = sq_depth;
+	qp->rq.shift = rq_shift;
+	qp->rq.quanta = rq_depth >> rq_shift;
+	qp->compl_ctx = req->user_compl_ctx;
+	qp->user = true;
+	qp->cap = *cap;
+	qp->cap.max_send_wr = sq_size;
+	qp->cap.max_recv_wr = rq_size;
+	qp->max_inline = cap->max_inline_data;
+	return 0;
+put:
+	irdma_ring_mem_put(m);
+	return err;
+}
+
+static int irdma_qp_user_resp(struct irdma_qp *qp, struct ib_udata *udata)
+{
+	struct irdma_create_qp_resp resp = {
+		.qp_id = qp->id,
+		.actual_sq_size = qp->cap.max_send_wr,
+		.actual_rq_size = qp->cap.max_recv_wr,
+		.qp_caps = IRDMA_QP_CAP_SEND_IMM | IRDMA_QP_CAP_ROCE,
+	};
+
+	if (qp->hw_type == IRDMA_QP_TYPE_ROCE_RC)
+		resp.qp_caps |= IRDMA_QP_CAP_WRITE_IMM;
+	/* Push pages are never offered: no push mode. */
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 }
 
 /* Words of an address as the context holds them: host order, v4 last. */
@@ -173,7 +284,7 @@ static u32 irdma_ird_code(u8 ird)
 static void irdma_qp_ctx_fill(struct irdma_dev *dev, struct irdma_qp *qp)
 {
 	struct irdma_pd *pd = to_ipd(qp->ibqp.pd);
-	bool kernel = !qp->ibqp.uobject;
+	bool kernel = !qp->user;
 	__le64 *c = qp->ctx.va;
 	u64 q;
 
@@ -187,8 +298,8 @@ static void irdma_qp_ctx_fill(struct irdma_dev *dev, struct irdma_qp *qp)
 	if (qp->ibqp.qp_type == IB_QPT_GSI)
 		q |= IRDMA_QPC_Q0_ISQP1;
 	c[0] = cpu_to_le64(q);
-	c[1] = cpu_to_le64(qp->q.pa);
-	c[2] = cpu_to_le64(qp->q.pa + (u64)qp->sq.quanta * IRDMA_QP_QUANTUM);
+	c[1] = cpu_to_le64(qp->sq_addr);
+	c[2] = cpu_to_le64(qp->rq_addr);
 	c[3] = cpu_to_le64(FIELD_PREP(IRDMA_QPC_Q3_TTL, qp->ttl) |
 			   FIELD_PREP(IRDMA_QPC_Q3_RQSIZE,
 				      irdma_wq_code(qp->rq.quanta <<
@@ -254,7 +365,9 @@ int irdma_qp_hw_cmd(struct irdma_qp *qp, u8 opcode, u8 next_state,
 			   FIELD_PREP(IRDMA_QP_HDR_NEXT_STATE, next_state) |
 			   extra_hdr);
 	cmd.wqe[2] = qp->ctx.pa;
-	cmd.wqe[5] = qp->q.pa + qp->q.size - IRDMA_QP_SHADOW_SIZE;
+	cmd.wqe[5] = qp->shadow_pa;
+	if (qp->virt)
+		cmd.wqe[IRDMA_CQP_HDR] |= IRDMA_QP_HDR_VQ;
 	/* Ask the device to write the whole context it has been given. */
 	if (opcode != IRDMA_CQP_OP_DESTROY_QP)
 		cmd.wqe[IRDMA_CQP_HDR] |= IRDMA_QP_HDR_ORDVALID |
@@ -287,11 +400,23 @@ int irdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		    struct ib_udata *udata)
 {
 	struct irdma_dev *dev = to_idev(ibqp->device);
+	struct irdma_create_qp_req req = {};
 	struct irdma_qp *qp = to_iqp(ibqp);
 	int id, err;
 
-	if (udata)
-		return -EOPNOTSUPP;	/* user QPs: not yet */
+	if (udata) {
+		if (udata->inlen < offsetofend(struct irdma_create_qp_req,
+					       user_compl_ctx) ||
+		    udata->outlen < offsetofend(struct irdma_create_qp_resp,
+						rsvd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&req, udata,
+					 min(sizeof(req), udata->inlen));
+		if (err)
+			return err;
+		if (attr->qp_type == IB_QPT_GSI)
+			return -EINVAL;
+	}
 	if (attr->create_flags || attr->srq)
 		return -EOPNOTSUPP;
 	switch (attr->qp_type) {
@@ -319,6 +444,7 @@ int irdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->hw_state = IRDMA_HW_QPS_INVALID;
 	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	mutex_init(&qp->mutex);
+	irdma_qp_flush_init(qp);
 	qp->vlan = VLAN_N_VID;		/* none */
 	qp->pmtu = 1024;
 	qp->ttl = 64;
@@ -331,7 +457,8 @@ int irdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	err = irdma_dma_alloc(dev, &qp->ctx, IRDMA_QP_CTX_SIZE);
 	if (err)
 		goto put_id;
-	err = irdma_qp_kernel_rings(dev, qp, attr);
+	err = udata ? irdma_qp_user_rings(qp, attr, udata, &req) :
+		      irdma_qp_kernel_rings(dev, qp, attr);
 	if (err)
 		goto free_ctx;
 	err = irdma_ws_get(dev);
@@ -345,8 +472,16 @@ int irdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (err)
 		goto destroy;
 	qp->ibqp.qp_num = qp->id;
+	if (udata) {
+		err = irdma_qp_user_resp(qp, udata);
+		if (err)
+			goto erase;
+		attr->cap = qp->cap;
+	}
 	return 0;
 
+erase:
+	xa_erase_irq(&dev->qps, qp->id);
 destroy:
 	irdma_qp_hw_cmd(qp, IRDMA_CQP_OP_DESTROY_QP, 0, 0);
 put_ws:
@@ -370,6 +505,7 @@ int irdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&dev->qps, qp->id);
 	irdma_qp_put(qp);
 	wait_for_completion(&qp->free);
+	irdma_qp_flush_fini(qp);
 	err = irdma_qp_hw_cmd(qp, IRDMA_CQP_OP_DESTROY_QP, 0, 0);
 	if (err)
 		ibdev_warn(ibqp->device, "QP %u not destroyed (%d)\n", qp->id,

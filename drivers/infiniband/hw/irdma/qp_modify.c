@@ -19,19 +19,26 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
+#include <rdma/uverbs_ioctl.h>
+
 #include "verbs.h"
 
 #define IRDMA_FLUSH_HDR_SQ	BIT_ULL(61)
 #define IRDMA_FLUSH_HDR_RQ	BIT_ULL(62)
 
-static int irdma_qp_flush(struct irdma_qp *qp)
+/*
+ * The device writes one flush entry on each queue named: the consumer
+ * (poll, or libirdma) drains the rest from its own tail.
+ */
+int irdma_qp_flush(struct irdma_qp *qp, bool sq, bool rq)
 {
 	struct irdma_dev *dev = to_idev(qp->ibqp.device);
 	struct irdma_cqp_cmd cmd;
 
 	irdma_cqp_cmd_init(&cmd, IRDMA_CQP_OP_FLUSH_WQES,
 			   FIELD_PREP(IRDMA_QP_HDR_ID, qp->id) |
-			   IRDMA_FLUSH_HDR_SQ | IRDMA_FLUSH_HDR_RQ);
+			   (sq ? IRDMA_FLUSH_HDR_SQ : 0) |
+			   (rq ? IRDMA_FLUSH_HDR_RQ : 0));
 	return irdma_cqp_exec(dev, &cmd);
 }
 
@@ -128,6 +135,7 @@ static int irdma_qp_next_hw_state(struct irdma_qp *qp, enum ib_qp_state to,
 int irdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int mask, struct ib_udata *udata)
 {
+	struct irdma_modify_qp_req req = {};
 	struct irdma_qp *qp = to_iqp(ibqp);
 	enum ib_qp_state cur, to;
 	u64 hdr = 0;
@@ -136,8 +144,27 @@ int irdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
-		return -EOPNOTSUPP;	/* user QPs: not yet */
+	if (udata && udata->inlen) {
+		if (udata->inlen < offsetofend(struct irdma_modify_qp_req,
+					       rq_flush))
+			return -EINVAL;
+		err = ib_copy_from_udata(&req, udata,
+					 min(sizeof(req), udata->inlen));
+		if (err)
+			return err;
+	}
+	if (udata && udata->outlen) {
+		struct irdma_modify_qp_resp resp = {};
+
+		/* No push pages: nothing to say but that. */
+		if (udata->outlen < offsetofend(struct irdma_modify_qp_resp,
+						push_valid))
+			return -EINVAL;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			return err;
+	}
 
 	mutex_lock(&qp->mutex);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
@@ -159,6 +186,17 @@ int irdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = irdma_qp_next_hw_state(qp, to, &next);
 		if (err)
 			goto out;
+		/*
+		 * Already in error: libirdma asks for a flush entry again
+		 * ("reflush") when it posted work after the first one.
+		 */
+		if (!next && qp->hw_state == IRDMA_HW_QPS_ERROR) {
+			qp->state = to;
+			if (req.sq_flush || req.rq_flush)
+				err = irdma_qp_flush(qp, req.sq_flush,
+						     req.rq_flush);
+			goto out;
+		}
 	}
 
 	if (mask & IB_QP_QKEY)
@@ -195,7 +233,7 @@ int irdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			goto out;
 		qp->hw_state = next;
 		if (next == IRDMA_HW_QPS_ERROR)
-			irdma_qp_flush(qp);
+			irdma_qp_flush(qp, true, true);
 	}
 	qp->state = to;
 	err = 0;

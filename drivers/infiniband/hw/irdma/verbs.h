@@ -8,10 +8,13 @@
 #define OOT_IRDMA_VERBS_H
 
 #include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/refcount.h>
 #include <linux/if_vlan.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/irdma-abi.h>
 
 #include "irdma.h"
 
@@ -57,9 +60,19 @@ struct irdma_cq {
 	u32 id;
 	u32 ceq;
 	spinlock_t lock;		/* see above */
-	struct irdma_ring ring;		/* 32-byte entries */
+	struct irdma_ring ring;		/* 32-byte entries (kernel CQs) */
 	struct irdma_dma shadow;
 	u8 arm_seq;
+
+	/* What CREATE_CQ tells the device. */
+	u32 size;			/* entries */
+	u64 ring_pa;			/* contiguous ring, or */
+	u32 first_pble;			/* ... its pages' PBLEs (virt) */
+	bool virt;
+	dma_addr_t shadow_pa;
+
+	/* A user CQ's ring and shadow area, pinned (libirdma's). */
+	struct irdma_ring_mem *uring, *ushadow;
 	refcount_t refs;
 	struct completion free;
 };
@@ -111,6 +124,11 @@ struct irdma_qp {
 	u32 sq_shift;
 	u32 max_inline;
 	u64 compl_ctx;			/* the CQEs' and AEQEs' */
+	bool user;			/* never privileged */
+	struct irdma_ring_mem *uring;	/* a user QP's rings (libirdma's) */
+	u64 sq_addr, rq_addr;		/* PAs, or first PBLEs if virt */
+	bool virt;
+	dma_addr_t shadow_pa;
 	__le64 *shadow;
 	bool ws;			/* holds the work scheduler tree */
 
@@ -132,6 +150,10 @@ struct irdma_qp {
 	u8 smac[ETH_ALEN];
 	__be32 sip[4], dip[4];
 
+	/* Flushes asked by posts to a QP in error (flush.c). */
+	unsigned long reflush;
+	struct work_struct flush_work;
+
 	refcount_t refs;
 	struct completion free;
 };
@@ -139,6 +161,84 @@ struct irdma_qp {
 static inline struct irdma_qp *to_iqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct irdma_qp, ibqp);
+}
+
+/*
+ * A user context: its doorbell page mapping, and the registrations of
+ * its QPs' and CQs' rings (libirdma registers them as memory regions of
+ * type QP or CQ before creating the QP or CQ, which finds them by
+ * address), under @regs_lock.
+ */
+struct irdma_ucontext {
+	struct ib_ucontext ibuc;
+	struct rdma_user_mmap_entry *db;
+	bool raw_attrs;			/* create_qp takes WR counts */
+	spinlock_t regs_lock;		/* qp_regs, cq_regs */
+	struct list_head qp_regs;
+	struct list_head cq_regs;
+};
+
+static inline struct irdma_ucontext *to_iuc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct irdma_ucontext, ibuc);
+}
+
+/*
+ * Pinned user memory holding a user QP's or CQ's rings (mr.c): pages of
+ * 4 KiB, listed in PBLEs (level 1) when there are more than the device
+ * takes by address.  Created by reg_user_mr of type QP or CQ and put on
+ * the context's list; a QP or CQ takes it off the list with a reference
+ * (irdma_ring_mem_take), so that deregistering the region while the QP
+ * or CQ lives leaves the memory pinned until both are gone.
+ */
+struct irdma_ring_mem {
+	struct kref ref;
+	struct irdma_dev *dev;
+	struct ib_umem *umem;
+	u64 va;
+	u16 type;			/* IRDMA_MEMREG_TYPE_QP or _CQ */
+	u16 sq_pages, rq_pages, cq_pages;
+	u32 npages;
+	dma_addr_t *pages;		/* each 4 KiB page's address */
+	struct irdma_pble pble;		/* n == 0: none */
+	struct list_head node;		/* on the context's list */
+	bool listed;
+};
+
+/*
+ * A memory region: an STag (lkey and rkey) with its translation, or,
+ * for libirdma's ring registrations, only @ring.
+ */
+struct irdma_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 stag;
+	u64 iova;
+	u64 len;
+	u32 npages;
+	u32 page_shift;
+	struct irdma_pble pble;		/* n == 0: pages contiguous from @pa */
+	dma_addr_t pa;
+	__le64 *pages;			/* fast registration: its PBLEs */
+	u32 max_pages;
+	struct irdma_ring_mem *ring;	/* type QP or CQ */
+};
+
+static inline struct irdma_mr *to_imr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct irdma_mr, ibmr);
+}
+
+/* An address handle: its index in the device's table (FSIAV). */
+struct irdma_ah {
+	struct ib_ah ibah;
+	u32 id;
+	struct rdma_ah_attr attr;
+};
+
+static inline struct irdma_ah *to_iah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct irdma_ah, ibah);
 }
 
 /* main.c */
@@ -166,6 +266,25 @@ struct ib_mr *irdma_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *irdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 virt, int access, struct ib_udata *udata);
 int irdma_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+struct ib_mr *irdma_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int irdma_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+/*
+ * The ring registration of TYPE at VA in context UC, taken off its list
+ * with a reference; NULL when there is none.
+ */
+struct irdma_ring_mem *irdma_ring_mem_take(struct irdma_ucontext *uc,
+					   u16 type, u64 va);
+void irdma_ring_mem_put(struct irdma_ring_mem *m);
+/* Drop the context's registrations no QP or CQ took (context teardown). */
+void irdma_ring_mem_release_all(struct irdma_ucontext *uc);
+
+/* ah.c */
+int irdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *attr,
+		    struct ib_udata *udata);
+int irdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int irdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 
 /* cq_kern.c */
 int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -174,6 +293,19 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int irdma_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int irdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void irdma_cq_clean(struct irdma_cq *cq, u32 qpn);
+int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode);
+
+/* cq.c */
+int irdma_user_cq_create(struct irdma_cq *cq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata);
+void irdma_user_cq_free(struct irdma_cq *cq);
+
+/* ucontext.c */
+int irdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void irdma_dealloc_ucontext(struct ib_ucontext *ibuc);
+int irdma_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void irdma_mmap_free(struct rdma_user_mmap_entry *e);
+void irdma_disassociate_ucontext(struct ib_ucontext *ibuc);
 
 /* qp.c */
 int irdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -190,6 +322,12 @@ int irdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int irdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 
+/* flush.c */
+void irdma_qp_reflush(struct irdma_qp *qp, bool sq);
+void irdma_qp_flush_init(struct irdma_qp *qp);
+void irdma_qp_flush_fini(struct irdma_qp *qp);
+int irdma_qp_flush(struct irdma_qp *qp, bool sq, bool rq);
+
 /* wr.c */
 int irdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad);
@@ -200,6 +338,10 @@ int irdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int irdma_arp_get(struct irdma_dev *dev, const __be32 *ip, const u8 *mac);
 int irdma_arp_init(struct irdma_dev *dev);
 void irdma_arp_fini(struct irdma_dev *dev);
+
+/* mcg.c */
+int irdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int irdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* ws.c */
 int irdma_ws_get(struct irdma_dev *dev);

@@ -41,8 +41,24 @@ enum irdma_wqe_op {
 	IRDMA_OP_SEND_INV = 0x04,
 	IRDMA_OP_SEND_SOL = 0x05,
 	IRDMA_OP_SEND_SOL_INV = 0x06,
+	IRDMA_OP_FAST_REG = 0x09,
+	IRDMA_OP_LOCAL_INV = 0x0a,
 	IRDMA_OP_NOP = 0x0c,
 };
+
+/* FAST_REG: the first PBLE split over q1 11:0 (27:16) and q2 63:48. */
+#define IRDMA_FR_Q1_PBLE_HI	GENMASK_ULL(11, 0)
+#define IRDMA_FR_Q2_PBLE_LO	GENMASK_ULL(63, 48)
+#define IRDMA_FR_Q2_LEN		GENMASK_ULL(40, 0)
+#define IRDMA_FR_HDR_LPBL	GENMASK_ULL(45, 44)
+#define IRDMA_FR_HDR_PAGE_SIZE	GENMASK_ULL(47, 46)
+#define IRDMA_FR_HDR_RIGHTS	GENMASK_ULL(52, 48)
+#define IRDMA_FR_HDR_VA_BASED	BIT_ULL(53)
+#define IRDMA_ACC_LOCAL_READ	BIT(0)
+#define IRDMA_ACC_LOCAL_WRITE	BIT(1)
+#define IRDMA_ACC_REMOTE_READ	BIT(2)
+#define IRDMA_ACC_REMOTE_WRITE	BIT(3)
+#define IRDMA_ACC_BIND		BIT(4)
 
 static __le64 *irdma_quantum(struct irdma_wq *wq, u32 idx)
 {
@@ -150,6 +166,14 @@ static int irdma_send_op(const struct ib_send_wr *wr, u8 *op, u8 *wc_op)
 		*op = IRDMA_OP_READ;
 		*wc_op = IB_WC_RDMA_READ;
 		return 0;
+	case IB_WR_REG_MR:
+		*op = IRDMA_OP_FAST_REG;
+		*wc_op = IB_WC_REG_MR;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		*op = IRDMA_OP_LOCAL_INV;
+		*wc_op = IB_WC_LOCAL_INV;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -183,6 +207,94 @@ static u32 irdma_wq_used(struct irdma_wq *wq)
 	return (wq->head + wq->quanta - READ_ONCE(wq->tail)) % wq->quanta;
 }
 
+/* Record a WQE of N quanta at the head and move the head past it. */
+static void irdma_sq_commit(struct irdma_wq *wq, const struct ib_send_wr *wr,
+			    u32 n, u8 wc_op, u32 len)
+{
+	u32 first = wq->head;
+
+	wq->wrid[first] = wr->wr_id;
+	wq->nq[first] = n;
+	wq->op[first] = wc_op;
+	wq->len[first] = len;
+	wq->head += n;
+	if (wq->head >= wq->quanta) {
+		wq->head -= wq->quanta;
+		wq->polarity = !wq->polarity;
+	}
+}
+
+/* The device's page size code: 4 KiB, 2 MiB, 1 GiB. */
+static u32 irdma_page_size_code(u64 size)
+{
+	return size >= SZ_1G ? 2 : size >= SZ_2M ? 1 : 0;
+}
+
+static u8 irdma_fr_rights(int access)
+{
+	return IRDMA_ACC_LOCAL_READ |
+	       (access & IB_ACCESS_LOCAL_WRITE ? IRDMA_ACC_LOCAL_WRITE : 0) |
+	       (access & IB_ACCESS_REMOTE_READ ? IRDMA_ACC_REMOTE_READ : 0) |
+	       (access & IB_ACCESS_REMOTE_WRITE ? IRDMA_ACC_REMOTE_WRITE : 0) |
+	       (access & IB_ACCESS_MW_BIND ? IRDMA_ACC_BIND : 0);
+}
+
+/*
+ * FAST_REG (IB_WR_REG_MR: the pages map_mr_sg put in the region's PBLEs,
+ * level 1) and LOCAL_INV: one quantum each, done by the device in SQ
+ * order.  A registration fences the WQEs before it, as Debian's does.
+ */
+static int irdma_post_local(struct irdma_qp *qp, const struct ib_send_wr *wr,
+			    u8 op, u8 wc_op)
+{
+	struct irdma_wq *wq = &qp->sq;
+	u64 hdr = FIELD_PREP(IRDMA_WQE_OPCODE, op);
+	__le64 *wqe;
+
+	if (qp->user || qp->hw_type != IRDMA_QP_TYPE_ROCE_RC)
+		return -EINVAL;
+	if (irdma_wq_used(wq) + IRDMA_SQ_MAX_QUANTA >= wq->quanta - 1)
+		return -ENOMEM;
+	irdma_sq_pad(wq, 1);
+	wqe = irdma_quantum(wq, wq->head);
+	memset(wqe, 0, IRDMA_QP_QUANTUM);
+	if (op == IRDMA_OP_FAST_REG) {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+		struct irdma_mr *mr = to_imr(reg->mr);
+		u32 pble = mr->pble.idx;
+
+		if (!mr->pble.n || !mr->npages)
+			return -EINVAL;
+		wqe[0] = cpu_to_le64(mr->ibmr.iova);
+		wqe[1] = cpu_to_le64(FIELD_PREP(IRDMA_FR_Q1_PBLE_HI, pble >> 16));
+		wqe[2] = cpu_to_le64(FIELD_PREP(IRDMA_FR_Q2_LEN,
+						mr->ibmr.length) |
+				     FIELD_PREP(IRDMA_FR_Q2_PBLE_LO,
+						pble & 0xffff));
+		hdr |= FIELD_PREP(IRDMA_WQE_STAG, reg->key) |
+		       FIELD_PREP(IRDMA_FR_HDR_LPBL, 1) |
+		       FIELD_PREP(IRDMA_FR_HDR_PAGE_SIZE,
+				  irdma_page_size_code(mr->ibmr.page_size)) |
+		       FIELD_PREP(IRDMA_FR_HDR_RIGHTS,
+				  irdma_fr_rights(reg->access)) |
+		       IRDMA_FR_HDR_VA_BASED | IRDMA_WQE_LOCAL_FENCE;
+	} else {
+		/* The STag to invalidate, where fragment 0's would be. */
+		wqe[1] = cpu_to_le64(FIELD_PREP(IRDMA_FRAG_STAG,
+						wr->ex.invalidate_rkey));
+	}
+	if (wr->send_flags & IB_SEND_SIGNALED || qp->sq_sig_all)
+		hdr |= IRDMA_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		hdr |= IRDMA_WQE_READ_FENCE;
+	if (wq->polarity)
+		hdr |= IRDMA_WQE_VALID;
+	dma_wmb();
+	wqe[3] = cpu_to_le64(hdr);
+	irdma_sq_commit(wq, wr, 1, wc_op, 0);
+	return 0;
+}
+
 static int irdma_post_one_send(struct irdma_qp *qp, const struct ib_send_wr *wr)
 {
 	struct irdma_wq *wq = &qp->sq;
@@ -197,8 +309,11 @@ static int irdma_post_one_send(struct irdma_qp *qp, const struct ib_send_wr *wr)
 
 	if (irdma_send_op(wr, &op, &wc_op))
 		return -EINVAL;
-	if (qp->hw_type == IRDMA_QP_TYPE_ROCE_UD)
-		return -EOPNOTSUPP;	/* address handles: not yet */
+	if (op == IRDMA_OP_FAST_REG || op == IRDMA_OP_LOCAL_INV)
+		return irdma_post_local(qp, wr, op, wc_op);
+	if (qp->hw_type == IRDMA_QP_TYPE_ROCE_UD &&
+	    wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
 	if (wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
@@ -231,6 +346,11 @@ static int irdma_post_one_send(struct irdma_qp *qp, const struct ib_send_wr *wr)
 		hdr |= FIELD_PREP(IRDMA_WQE_STAG, wr->ex.invalidate_rkey);
 		break;
 	default:
+		if (qp->hw_type != IRDMA_QP_TYPE_ROCE_UD)
+			break;
+		hdr |= FIELD_PREP(IRDMA_WQE_AH, to_iah(ud_wr(wr)->ah)->id);
+		q2 = FIELD_PREP(IRDMA_WQE_UD_QKEY, ud_wr(wr)->remote_qkey) |
+		     FIELD_PREP(IRDMA_WQE_UD_QPN, ud_wr(wr)->remote_qpn);
 		break;
 	}
 	if (imm) {
@@ -256,16 +376,7 @@ static int irdma_post_one_send(struct irdma_qp *qp, const struct ib_send_wr *wr)
 		hdr |= IRDMA_WQE_VALID;
 	dma_wmb();
 	wqe[3] = cpu_to_le64(hdr);
-
-	wq->wrid[first] = wr->wr_id;
-	wq->nq[first] = n;
-	wq->op[first] = wc_op;
-	wq->len[first] = len;
-	wq->head += n;
-	if (wq->head >= wq->quanta) {
-		wq->head -= wq->quanta;
-		wq->polarity = !wq->polarity;
-	}
+	irdma_sq_commit(wq, wr, n, wc_op, len);
 	return 0;
 }
 
@@ -291,6 +402,8 @@ int irdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* The WQEs before the doorbell the device acts on. */
 		wmb();
 		irdma_wr32(dev, IRDMA_PFPE_WQEALLOC, qp->id);
+		if (READ_ONCE(qp->hw_state) == IRDMA_HW_QPS_ERROR)
+			irdma_qp_reflush(qp, true);
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return err;
@@ -332,6 +445,8 @@ int irdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			wq->head = 0;
 			wq->polarity = !wq->polarity;
 		}
+		if (READ_ONCE(qp->hw_state) == IRDMA_HW_QPS_ERROR)
+			irdma_qp_reflush(qp, false);
 	}
 	spin_unlock_irqrestore(&wq->lock, flags);
 	return err;
