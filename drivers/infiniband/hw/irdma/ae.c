@@ -15,8 +15,6 @@
  */
 #include "verbs.h"
 
-#define IRDMA_AE_SRC_CQ(s)	((s) == 0x2 || (s) == 0x6 || (s) == 0xa || \
-				 (s) == 0xe)
 #define IRDMA_AE_AMP_INVALID_STAG	0x103
 #define IRDMA_AE_AMP_RIGHTS_VIOLATION	0x109
 #define IRDMA_AE_IB_REMOTE_ACCESS_ERROR	0x20d
@@ -25,6 +23,12 @@
 #define IRDMA_AE_WQE_UNEXPECTED_OPCODE	0x20a
 #define IRDMA_AE_IB_REMOTE_OP_ERROR	0x20e
 #define IRDMA_AE_QP_SUSPEND_COMPLETE	0x900
+
+/* The sources that name a CQ: 0x2, 0x6, 0xa, 0xe (low two bits 10). */
+static bool irdma_ae_src_cq(u8 src)
+{
+	return (src & 0x3) == 0x2;
+}
 
 static enum ib_event_type irdma_qp_event_type(u16 ae)
 {
@@ -86,7 +90,7 @@ void irdma_async_event(struct irdma_dev *dev, u16 ae_id, u8 src, u32 id,
 		ae_id, src, id);
 	if (ae_id == IRDMA_AE_QP_SUSPEND_COMPLETE)
 		return;
-	if (IRDMA_AE_SRC_CQ(src))
+	if (irdma_ae_src_cq(src))
 		irdma_cq_async(dev, id);
 	else
 		irdma_qp_async(dev, id, ae_id);

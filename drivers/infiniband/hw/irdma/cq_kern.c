@@ -332,10 +332,11 @@ void irdma_cq_clean(struct irdma_cq *cq, u32 qpn)
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
-int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode)
+int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode,
+		u64 extra_hdr)
 {
 	struct irdma_cqp_cmd cmd;
-	u64 hdr = FIELD_PREP(IRDMA_CQ_HDR_ID, cq->id) |
+	u64 hdr = extra_hdr | FIELD_PREP(IRDMA_CQ_HDR_ID, cq->id) |
 		  FIELD_PREP(IRDMA_CQ_HDR_CEQ, cq->ceq) |
 		  IRDMA_CQ_HDR_CEQ_VALID | IRDMA_CQ_HDR_CEQE_MASK |
 		  IRDMA_CQ_HDR_CHKOVERFLOW;
@@ -414,7 +415,7 @@ int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      irdma_kernel_cq_create(dev, cq, attr);
 	if (err)
 		goto put_id;
-	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_CREATE_CQ);
+	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_CREATE_CQ, 0);
 	if (err)
 		goto free_mem;
 	err = xa_err(xa_store_irq(&dev->cqs, cq->id, cq, GFP_KERNEL));
@@ -437,7 +438,7 @@ int irdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 erase:
 	xa_erase_irq(&dev->cqs, cq->id);
 destroy:
-	irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ);
+	irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ, 0);
 free_mem:
 	irdma_cq_mem_free(dev, cq);
 put_id:
@@ -455,7 +456,7 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase_irq(&dev->cqs, cq->id);
 	if (!refcount_dec_and_test(&cq->refs))
 		wait_for_completion(&cq->free);
-	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ);
+	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ, 0);
 	if (err)
 		ibdev_warn(ibcq->device, "CQ %u not destroyed (%d)\n", cq->id,
 			   err);

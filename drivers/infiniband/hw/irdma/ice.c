@@ -135,3 +135,9 @@ int irdma_ice_vsi_filter(struct irdma_dev *dev, bool enable)
 {
 	return ice_rdma_update_vsi_filter(dev->pf->ice.pf, dev->vsi, enable);
 }
+
+/* A function reset (ice's service task): our remove, then our probe. */
+void irdma_ice_reset(struct irdma_pf *ipf)
+{
+	ice_rdma_request_reset(ipf->ice.pf, IIDC_PFR);
+}

@@ -249,6 +249,7 @@ int irdma_ice_read(struct auxiliary_device *adev, struct irdma_ice *ice);
 int irdma_ice_add_qset(struct irdma_dev *dev, u16 qs_handle, u32 *teid);
 void irdma_ice_del_qset(struct irdma_dev *dev, u16 qs_handle, u32 teid);
 int irdma_ice_vsi_filter(struct irdma_dev *dev, bool enable);
+void irdma_ice_reset(struct irdma_pf *ipf);
 
 /* dma.c */
 int irdma_dma_alloc(struct irdma_dev *dev, struct irdma_dma *m, size_t size);

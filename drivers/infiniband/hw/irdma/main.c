@@ -3,10 +3,10 @@
  * irdma module entry: the auxiliary driver that binds ice's "ice.roce"
  * device (an E810 function in RoCEv2 mode), and ice's events.
  *
- * A preview module, growing in milestones (Documentation/infiniband/
- * irdma.rst).  So far it binds: it reads and checks what ice alone knows
- * of the function (ice.c) and keeps it; the protocol engine and the RDMA
- * device come next.
+ * At probe it reads and checks what ice alone knows of the function
+ * (ice.c), brings the protocol engine up (irdma_pe_up(): the control QP,
+ * the HMC, CQ 0, the event queues) and registers the RDMA device; remove
+ * undoes it in the reverse order.  Documentation/infiniband/irdma.rst.
  *
  * Lifetime: ice plugs the auxiliary device at its probe and unplugs it at
  * its remove and before every reset, devlink change of RDMA mode or LAG
@@ -21,7 +21,7 @@
 
 #include "verbs.h"
 
-MODULE_DESCRIPTION("Intel E810 RDMA driver on ice (oot-rdma, preview)");
+MODULE_DESCRIPTION("Intel E810 RDMA driver on ice (oot-rdma)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(OOT_RDMA_VERSION);
 
@@ -46,15 +46,29 @@ static struct irdma_pf *irdma_pf_find(struct ice_pf *pf)
 	return NULL;
 }
 
+/*
+ * ice's events.  An MTU change needs nothing: query_port reads the
+ * netdev's, and QPs keep the path MTU they were given.  Traffic class
+ * changes do not concern a device that uses class 0 alone (no DCB yet).
+ * A critical error of the PE asks ice for a function reset, which
+ * removes and probes us again.
+ */
 static void irdma_event(struct ice_pf *pf, struct iidc_event *event)
 {
 	struct irdma_pf *ipf;
 
 	mutex_lock(&irdma_pfs_lock);
 	ipf = irdma_pf_find(pf);
-	if (ipf)
+	if (ipf) {
 		dev_dbg(&ipf->adev->dev, "ice event %*pb, register 0x%x\n",
 			IIDC_EVENT_NBITS, event->type, event->reg);
+		if (test_bit(IIDC_EVENT_CRIT_ERR, event->type)) {
+			dev_warn(&ipf->adev->dev,
+				 "critical event 0x%x: resetting the function\n",
+				 event->reg);
+			irdma_ice_reset(ipf);
+		}
+	}
 	mutex_unlock(&irdma_pfs_lock);
 }
 
@@ -94,7 +108,8 @@ int irdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_total_mcast_qp_attach = attr->max_qp * 8;
 	attr->max_fast_reg_page_list_len = 262144;
 	attr->timestamp_mask = 0x1ffff;
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+	attr->device_cap_flags = IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_RC_RNR_NAK_GEN;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	return 0;
@@ -106,6 +121,7 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.uverbs_abi_ver = 5,
 
 	.alloc_mr = irdma_alloc_mr,
+	.alloc_mw = irdma_alloc_mw,
 	.alloc_pd = irdma_alloc_pd,
 	.alloc_ucontext = irdma_alloc_ucontext,
 	.attach_mcast = irdma_attach_mcast,
@@ -113,6 +129,7 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.create_user_ah = irdma_create_ah,
 	.create_cq = irdma_create_cq,
 	.create_qp = irdma_create_qp,
+	.dealloc_mw = irdma_dealloc_mw,
 	.dealloc_pd = irdma_dealloc_pd,
 	.dealloc_ucontext = irdma_dealloc_ucontext,
 	.dereg_mr = irdma_dereg_mr,
@@ -138,9 +155,11 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.query_qp = irdma_query_qp,
 	.reg_user_mr = irdma_reg_user_mr,
 	.req_notify_cq = irdma_req_notify_cq,
+	.resize_cq = irdma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, irdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, irdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, irdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, irdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, irdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, irdma_ucontext, ibuc),

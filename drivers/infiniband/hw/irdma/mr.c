@@ -121,7 +121,7 @@ static unsigned int irdma_stag_idx_bits(struct irdma_dev *dev)
 }
 
 /* A new STag: a free index, a random driver key and key. */
-static int irdma_stag_new(struct irdma_dev *dev, u32 *stag)
+int irdma_stag_new(struct irdma_dev *dev, u32 *stag)
 {
 	unsigned int bits = irdma_stag_idx_bits(dev);
 	u32 rnd = get_random_u32();
@@ -140,7 +140,7 @@ static int irdma_stag_new(struct irdma_dev *dev, u32 *stag)
 	return 0;
 }
 
-static void irdma_stag_free(struct irdma_dev *dev, u32 stag)
+void irdma_stag_free(struct irdma_dev *dev, u32 stag)
 {
 	irdma_id_put(&dev->mr_ids,
 		     (stag >> 8) & (BIT(irdma_stag_idx_bits(dev)) - 1));

@@ -229,6 +229,17 @@ static inline struct irdma_mr *to_imr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct irdma_mr, ibmr);
 }
 
+/* A memory window: its STag (rkey) only. */
+struct irdma_mw {
+	struct ib_mw ibmw;
+	u32 stag;
+};
+
+static inline struct irdma_mw *to_imw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct irdma_mw, ibmw);
+}
+
 /* An address handle: its index in the device's table (FSIAV). */
 struct irdma_ah {
 	struct ib_ah ibah;
@@ -277,8 +288,14 @@ int irdma_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 struct irdma_ring_mem *irdma_ring_mem_take(struct irdma_ucontext *uc,
 					   u16 type, u64 va);
 void irdma_ring_mem_put(struct irdma_ring_mem *m);
+int irdma_stag_new(struct irdma_dev *dev, u32 *stag);
+void irdma_stag_free(struct irdma_dev *dev, u32 stag);
 /* Drop the context's registrations no QP or CQ took (context teardown). */
 void irdma_ring_mem_release_all(struct irdma_ucontext *uc);
+
+/* mw.c */
+int irdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int irdma_dealloc_mw(struct ib_mw *ibmw);
 
 /* ah.c */
 int irdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *attr,
@@ -293,12 +310,14 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int irdma_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int irdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void irdma_cq_clean(struct irdma_cq *cq, u32 qpn);
-int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode);
+int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode,
+		u64 extra_hdr);
 
 /* cq.c */
 int irdma_user_cq_create(struct irdma_cq *cq, const struct ib_cq_init_attr *attr,
 			 struct ib_udata *udata);
 void irdma_user_cq_free(struct irdma_cq *cq);
+int irdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 /* ucontext.c */
 int irdma_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
