@@ -233,6 +233,9 @@ int irdma_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 	__le64 *cqe, *x;
 	int k = 0;
 
+	/* A user CQ is libirdma's to poll (uverbs' POLL_CQ command). */
+	if (cq->uring)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	while (k < n && (cqe = irdma_ring_peek(&cq->ring, 3))) {
 		ext = le64_to_cpu(cqe[3]) & IRDMA_CQE_EXT;
@@ -263,6 +266,9 @@ int irdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int missed = 0;
 	u64 arm;
 
+	/* A user CQ is armed by libirdma, in its own shadow area. */
+	if (cq->uring)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, irqflags);
 	cq->arm_seq++;
 	/* Solicited entries always wake; "next" any entry too. */
@@ -312,6 +318,9 @@ void irdma_cq_clean(struct irdma_cq *cq, u32 qpn)
 	u32 idx, i;
 	bool pol;
 
+	/* libirdma cleans its own CQs of a destroyed QP's entries. */
+	if (cq->uring)
+		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	idx = r->head;
 	pol = r->polarity;

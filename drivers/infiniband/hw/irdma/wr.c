@@ -389,6 +389,11 @@ int irdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool any = false;
 	int err = 0;
 
+	/* A user QP's rings are libirdma's (uverbs' POST_SEND command). */
+	if (qp->user) {
+		*bad = wr;
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	for (; wr; wr = wr->next) {
 		err = irdma_post_one_send(qp, wr);
@@ -419,6 +424,10 @@ int irdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u64 hdr;
 	int err = 0;
 
+	if (qp->user) {
+		*bad = wr;
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&wq->lock, flags);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge > qp->cap.max_recv_sge)
