@@ -12,6 +12,9 @@ int irdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct irdma_pd *pd = to_ipd(ibpd);
 	int id;
 
+	/* libirdma learns the PD's number from the answer: room for it. */
+	if (udata && udata->outlen < sizeof(struct irdma_alloc_pd_resp))
+		return -EINVAL;
 	id = irdma_id_get(&dev->pd_ids);
 	if (id < 0)
 		return id == -ENOSPC ? -ENOMEM : id;
