@@ -322,6 +322,24 @@ e810_roce_up() {
 	E810_GIDX=$(topo_gid "$E810_IB" "$1")
 }
 
+# irdma_ours: the irdma loaded (none loaded: the one modprobe finds) is
+# ours, by its version (ours has the tree's, Debian's none).
+irdma_ours() {
+	local v
+
+	if module_loaded irdma; then
+		v=$(cat /sys/module/irdma/version 2>/dev/null)
+	else
+		v=$(modinfo -F version irdma 2>/dev/null)
+	fi
+	[ -n "$v" ] && [ "$v" = "${OOT_VERSION:-}" ]
+}
+
+# irdma_which: "ours" or "Debian's", as irdma_ours says.
+irdma_which() {
+	if irdma_ours; then echo ours; else echo "Debian's"; fi
+}
+
 # e810_roce_case ADDR: e810_roce_up as a ktap case, its steps' output
 # shown when it fails; E810_IF, E810_IB and E810_GIDX set as it sets them
 # (empty GIDX: the device is not up).

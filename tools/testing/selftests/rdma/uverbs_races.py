@@ -7,9 +7,13 @@
     uverbs_races.py fork         children inheriting the fds exit
     uverbs_races.py close        the fds closed while threads issue commands
     uverbs_races.py killed       children in a create loop killed with -9
-    uverbs_races.py removal DIR  threads create/destroy until the device
+    uverbs_races.py removal DIR [port_err]
+                                 threads create/destroy until the device
                                  goes; DIR/ready once they run, DIR/done
-                                 (from the test) once rdma link del returned
+                                 (from the test) once rdma link del returned;
+                                 port_err: the driver reports the port down
+                                 (PORT_ERR, once or more) before the
+                                 removal's DEVICE_FATAL
 
 Each case prints what went wrong, a line a problem, then "CASE: N
 problems" and a line of statistics; exit 1 on a problem.  Commands are
@@ -17,7 +21,7 @@ built by uverbs_raw.py and go to the device raw: os.write()
 and fcntl.ioctl() release the GIL, so the threads are in the kernel at the
 same time.  The work is bounded by iteration counts, never by time.
 UVERBS_IBDEV names the device (rxe0 unless set; uverbs_raw.py's driver
-data for mlx5_0).
+data for mlx5_0 and for irdma's device).
 """
 import ctypes
 import errno
@@ -36,7 +40,7 @@ import uverbs_raw as raw
 OBJ_PD, OBJ_CQ = 1, 3
 PD_DESTROY, CQ_DESTROY = 0, 1
 # enum ib_event_type
-DEVICE_FATAL = 8
+DEVICE_FATAL, PORT_ERR = 8, 10
 # The debug tier's bounds grow with it (testing.rst, "Debug-kernel tier").
 SCALE = int(os.environ.get("OOT_TIMEOUT_SCALE", "1"))
 
@@ -134,6 +138,12 @@ def plus(base, **more):
     return c
 
 
+def held(u, want):
+    """want, and the objects the driver data of u's context made and
+    keeps until it is closed (irdma's queue memory: uverbs_raw.Irdma)."""
+    return plus(want, **raw.DRIVER.held(u.fd))
+
+
 def run_threads(targets):
     threads = [threading.Thread(target=t) for t in targets]
     for t in threads:
@@ -202,7 +212,7 @@ def churn():
     # then: only the sum over the types is exact.
     if sum(made.values()) != sum(gone.values()):
         problem("created %s, destroyed %s" % (made, gone))
-    expect_counts("context open", plus(base, ctx=1))
+    expect_counts("context open", held(u, plus(base, ctx=1)))
     u.close()
     expect_counts("context closed", base)
     return "created %s, destroyed %s, %d by the destroyers" % (made, gone, stats["raced"])
@@ -289,7 +299,7 @@ def busy():
     u = open_context()
     rnd = random.Random(2)
     waits = [busy_round(u, rnd) for _ in range(BUSY_ROUNDS)]
-    expect_counts("objects destroyed", plus(base, ctx=1))
+    expect_counts("objects destroyed", held(u, plus(base, ctx=1)))
     u.close()
     expect_counts("context closed", base)
     return "%d rounds; the CQ found busy in %d; twin destroys lost with %s" % (
@@ -339,7 +349,8 @@ def fork():
     for fn in (lambda: None, closer, user, lambda: None):
         child(fn)
 
-    expect_counts("after the children", plus(base, ctx=1, pd=1, cq=1, mr=1))
+    expect_counts("after the children",
+                  held(u, plus(base, ctx=1, pd=1, cq=1, mr=1)))
     lane = Lane(u.fd)
     steps = []
     qp = u.qp(pd, cq)
@@ -358,7 +369,7 @@ def fork():
     except OSError as e:
         if e.errno != errno.EAGAIN:
             problem("async fd read: %s" % raw.errname(e.errno))
-    expect_counts("parent's objects destroyed", plus(base, ctx=1))
+    expect_counts("parent's objects destroyed", held(u, plus(base, ctx=1)))
     u.close()
     expect_counts("context closed", base)
     return "4 children; the parent's context works"
@@ -501,10 +512,33 @@ def killed():
 REMOVAL_THREADS = 3
 
 
-def removal(where):
+def async_events(fd, bound):
+    """The async events' types read from fd within bound seconds, up to
+    DEVICE_FATAL (after it ours answers EIO, stock blocks)."""
+    events = []
+    end = time.monotonic() + bound
+    while not events or events[-1] != DEVICE_FATAL:
+        readable, _, _ = select.select([fd], [], [], max(0, end - time.monotonic()))
+        if not readable:
+            break
+        try:
+            event = os.read(fd, 16)
+        except OSError as e:
+            events.append(raw.errname(e.errno))
+            break
+        if len(event) != 16:
+            events.append(event.hex())
+            break
+        events.append(struct.unpack_from("<I", event, 8)[0])
+    return events
+
+
+def removal(where, port_err=False):
     """Threads create and destroy while the test removes the device: each
     thread's next command after the removal fails with EIO, the async fd
-    reports DEVICE_FATAL, and the process exits normally."""
+    reports DEVICE_FATAL (with port_err after one PORT_ERR or more: a
+    driver that reports its port down first), and the process exits
+    normally."""
     u = open_context()
     stop = threading.Event()
     running = threading.Semaphore(0)
@@ -541,9 +575,8 @@ def removal(where):
     # driver's teardown has reached ib_uverbs: 20 s did not cover Debian's
     # mlx5_ib on the debug kernel on a loaded host (no event yet).
     start = time.monotonic()
-    readable, _, _ = select.select([u.async_fd], [], [], 20 * SCALE)
+    events = async_events(u.async_fd, 20 * SCALE)
     waited = time.monotonic() - start
-    event = os.read(u.async_fd, 16) if readable else b""
     done = os.path.join(where, "done")
     for _ in range(200 * SCALE):
         if os.path.exists(done):
@@ -552,12 +585,16 @@ def removal(where):
     stop.set()
     for t in threads:
         t.join()
-    if len(event) != 16 or struct.unpack_from("<I", event, 8)[0] != DEVICE_FATAL:
-        problem("async event %s, want DEVICE_FATAL" % event.hex())
+    first = events[:-1] if port_err else []
+    if events[-1:] != [DEVICE_FATAL] or set(first) - {PORT_ERR} or \
+            (port_err and not first) or (not port_err and len(events) != 1):
+        problem("async events %s, want %s%d (DEVICE_FATAL)" %
+                (events, "%d (PORT_ERR) and more, then " % PORT_ERR if port_err else "",
+                 DEVICE_FATAL))
     if last != ["EIO"] * REMOVAL_THREADS:
         problem("after the removal the threads saw %s, want EIO each" % last)
     u.close()
-    return "the threads ended with %s; the event after %.1f s" % (last, waited)
+    return "the threads ended with %s; the events %s after %.1f s" % (last, events, waited)
 
 
 def main():
@@ -570,6 +607,8 @@ def main():
         stats = cases[args[0]]()
     elif len(args) == 2 and args[0] == "removal":
         stats = removal(args[1])
+    elif len(args) == 3 and args[0] == "removal" and args[2] == "port_err":
+        stats = removal(args[1], port_err=True)
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -11,7 +11,10 @@
 
 UVERBS_IBDEV names the device (rxe0 unless set): an rxe device, or mlx5_0,
 whose commands carry the driver data libmlx5 would give them (Mlx5 below)
-and whose outcomes are those Debian's mlx5_ib answers (EXPECTED_MLX5).
+and whose outcomes are those Debian's mlx5_ib answers (EXPECTED_MLX5), or
+the modelled E810's irdma device (an irdma* or rocep* name), whose
+commands carry libirdma's (Irdma below) and whose outcomes are those
+Debian's irdma answers (EXPECTED_IRDMA).
 
 libibverbs never sends most of these: the commands are built here with
 struct, following include/uapi/rdma/ib_user_verbs.h and
@@ -28,6 +31,7 @@ import mmap
 import os
 import struct
 import sys
+import threading
 
 DEV = "/dev/infiniband/uverbs0"
 IBDEV = os.environ.get("UVERBS_IBDEV", "rxe0")
@@ -79,6 +83,7 @@ QP_STATE, QP_ACCESS_FLAGS, QP_PKEY_INDEX, QP_PORT = 1, 8, 16, 32
 RDMA_VERBS_IOCTL = 0xc0181b01
 # enum rdma_driver_id
 MLX5_DRIVER_ID = 1
+IRDMA_DRIVER_ID = 9     # RDMA_DRIVER_IRDMA (RDMA_DRIVER_I40IW's number)
 RXE_DRIVER_ID = 14
 NO_HANDLE = 0xdead
 MCAST_GID = bytes.fromhex("ff0e" + "00" * 13 + "01")
@@ -143,6 +148,15 @@ class Rxe:
 
     def srq_in(self, u):
         return b""
+
+    def mr_in(self):
+        return b""
+
+    def held(self, fd):
+        return {}
+
+    def closed(self, fd):
+        pass
 
 
 class Mlx5:
@@ -231,10 +245,126 @@ class Mlx5:
         return struct.pack("<QQIIII", buf or self.arena(u), self.doorbell(u), flags, 0,
                            uidx, 0)
 
+    def mr_in(self):
+        return b""
+
+    def held(self, fd):
+        return {}
+
+    def closed(self, fd):
+        pass
+
+
+class Irdma:
+    """irdma's driver data (include/uapi/rdma/irdma-abi.h), as rdma-core
+    44's libirdma gives it: a context of ABI version 5 (depths in quanta:
+    no IRDMA_ALLOC_UCTX_USE_RAW_ATTR); an MR's irdma_mem_reg_req; each
+    user queue's memory registered first, as an MR of type CQ or QP, and
+    named by its address in the CQ's or QP's request: a CQ's ring and its
+    shadow area (E810 can resize CQs) each one page of their own, a QP's
+    SQ, RQ and shadow area three pages (16 quanta each way).  Those MRs
+    are made on a PD of the context's own (allocated with an MR on it
+    when the context is made, so that a test's destroy of random handles
+    finds it busy) and are deregistered only when the context goes, as
+    the queues never run: held() counts them, for rdma res.  The keyword
+    arguments put a field out of range."""
+    name = "irdma"
+    driver_id = IRDMA_DRIVER_ID
+    context_out = 72    # irdma_alloc_ucontext_resp
+    pd_out = 8          # irdma_alloc_pd_resp
+    cq_out = 8          # irdma_create_cq_resp
+    qp_out = 24         # irdma_create_qp_resp
+    srq_out = 0         # irdma has no SRQ
+    ah_out = 8          # irdma_create_ah_resp
+    ABI_VER = 5
+    MEM, QP, CQ = 0, 1, 2       # enum irdma_memreg_type
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.ctx = {}   # fd -> {"pd": handle, "held": {"pd": N, "mr": N}}
+
+    def context_in(self, ver=ABI_VER, comp_mask=0):
+        # irdma_alloc_ucontext_req
+        return struct.pack("<IB3xQ", 0, ver, comp_mask)
+
+    @staticmethod
+    def mem_reg(reg_type=MEM, cq_pages=0, rq_pages=0, sq_pages=0):
+        # irdma_mem_reg_req
+        return struct.pack("<HHHH", reg_type, cq_pages, rq_pages, sq_pages)
+
+    def mr_in(self):
+        return self.mem_reg()
+
+    def _reg(self, u, pd, addr, length, driver):
+        """A REG_MR of driver data driver: its outcome."""
+        return u.write(REG_MR, struct.pack("<QQQQII", u.resp_addr, addr, length,
+                                           addr, pd, LOCAL_WRITE) + driver, 12)[0]
+
+    def prepare(self, u):
+        """The context's own PD, busy with an MR of one page."""
+        res, resp = u.write(ALLOC_PD, struct.pack("<Q", u.resp_addr), 4 + self.pd_out)
+        if res != "ok":
+            raise Failed("ALLOC_PD: " + res)
+        pd = struct.unpack_from("<I", resp)[0]
+        res = self._reg(u, pd, pages(1), mmap.PAGESIZE, self.mem_reg())
+        if res != "ok":
+            raise Failed("REG_MR: " + res)
+        with self.lock:
+            self.ctx[u.fd] = {"pd": pd, "held": {"pd": 1, "mr": 1}}
+
+    def held(self, fd):
+        with self.lock:
+            return dict(self.ctx.get(fd, {}).get("held", {}))
+
+    def closed(self, fd):
+        with self.lock:
+            self.ctx.pop(fd, None)
+
+    def queue_mem(self, u, n, reg):
+        """n fresh pages registered with driver data reg on the context's
+        PD: their address, or 0 when the registration failed (the command
+        that names it then fails as it would: the device gone, the fd
+        closed, or EPROTO/ENODATA from irdma)."""
+        with self.lock:
+            c = self.ctx.get(u.fd)
+        if c is None:
+            return 0
+        addr = pages(n)
+        if self._reg(u, c["pd"], addr, n * mmap.PAGESIZE, reg) != "ok":
+            return 0
+        with self.lock:
+            c["held"]["mr"] += 1
+        return addr
+
+    def cq_in(self, u, buf=None, shadow=None):
+        # irdma_create_cq_req: the ring, then the shadow area
+        if buf is None:
+            buf = self.queue_mem(u, 1, self.mem_reg(self.CQ, cq_pages=1))
+        if shadow is None:
+            shadow = self.queue_mem(u, 1, self.mem_reg(self.CQ, cq_pages=1))
+        return struct.pack("<QQ", buf, shadow)
+
+    def resize_in(self, u):
+        # irdma_resize_cq_req: a new ring
+        return struct.pack("<Q", self.queue_mem(u, 1, self.mem_reg(self.CQ, cq_pages=1)))
+
+    def qp_in(self, u, bufs=None, compl_ctx=0):
+        # irdma_create_qp_req: the SQ, the RQ and the shadow area
+        if bufs is None:
+            bufs = self.queue_mem(u, 3, self.mem_reg(self.QP, sq_pages=1, rq_pages=1))
+        return struct.pack("<QQ", bufs, compl_ctx)
+
+    def srq_in(self, u):
+        return b""
+
 
 def driver_of(ibdev):
     """The driver data the commands to ibdev carry."""
-    return Mlx5() if ibdev.startswith("mlx5_") else Rxe()
+    if ibdev.startswith("mlx5_"):
+        return Mlx5()
+    if ibdev.startswith(("irdma", "rocep", "iwp")):
+        return Irdma()
+    return Rxe()
 
 
 DRIVER = driver_of(IBDEV)
@@ -252,6 +382,7 @@ class Uverbs:
     def close(self):
         if self.async_fd is not None:
             os.close(self.async_fd)
+        DRIVER.closed(self.fd)
         os.close(self.fd)
 
     def raw(self, data):
@@ -335,7 +466,7 @@ class Uverbs:
 
     def reg_mr(self, pd, start, length, access=LOCAL_WRITE):
         return self.write(REG_MR, struct.pack("<QQQQII", self.resp_addr, start, length,
-                                              start, pd, access), 12)[0]
+                                              start, pd, access) + DRIVER.mr_in(), 12)[0]
 
     def alloc_mw(self, pd, mw_type):
         return self.write(ALLOC_MW, struct.pack("<QIB3x", self.resp_addr, pd, mw_type), 8)[0]
@@ -1248,6 +1379,133 @@ def mlx5_var_alloc(u):
     return u.ioctl(MLX5_OBJ_VAR, NS, handle(NS, 0) + b"".join(o.attr for o in outs))
 
 
+# --- irdma's driver data ------------------------------------------------------
+# Run on an irdma device only: each puts one field of libirdma's driver data
+# out of range, or names queue memory that was not registered as such.
+
+def irdma_reg(u, pd, n, driver):
+    """REG_MR of n fresh pages with irdma driver data driver."""
+    return DRIVER._reg(u, pd, pages(n), n * mmap.PAGESIZE, driver)
+
+
+@case("irdma")
+def irdma_context_without_driver_data(u):
+    return u.get_context(driver_in=b"")[0]
+
+
+@case("irdma")
+def irdma_context_abi_3(u):
+    return u.get_context(driver_in=DRIVER.context_in(ver=3))[0]
+
+
+@case("irdma")
+def irdma_context_abi_6(u):
+    return u.get_context(driver_in=DRIVER.context_in(ver=6))[0]
+
+
+@case("irdma")
+def irdma_context_legacy_response(u):
+    # the response of i40iw's libi40iw (up to rsvd): GEN_1 hardware only
+    return u.get_context(resp_len=8 + 16)[0]
+
+
+@case("irdma")
+def irdma_mr_without_driver_data(u):
+    u.context()
+    return DRIVER._reg(u, u.pd(), pages(1), mmap.PAGESIZE, b"")
+
+
+@case("irdma")
+def irdma_mr_of_type_7(u):
+    u.context()
+    return irdma_reg(u, u.pd(), 1, Irdma.mem_reg(7))
+
+
+@case("irdma")
+def irdma_mr_cq_pages_beyond_region(u):
+    u.context()
+    return irdma_reg(u, u.pd(), 1, Irdma.mem_reg(Irdma.CQ, cq_pages=4))
+
+
+@case("irdma")
+def irdma_mr_qp_pages_beyond_region(u):
+    u.context()
+    return irdma_reg(u, u.pd(), 3, Irdma.mem_reg(Irdma.QP, sq_pages=2, rq_pages=2))
+
+
+@case("irdma")
+def irdma_cq_ring_not_registered(u):
+    u.context()
+    return u.create_cq(driver_in=DRIVER.cq_in(u, buf=pages(1)))[0]
+
+
+@case("irdma")
+def irdma_cq_shadow_not_registered(u):
+    u.context()
+    return u.create_cq(driver_in=DRIVER.cq_in(u, shadow=pages(1)))[0]
+
+
+@case("irdma")
+def irdma_cq_ring_registered_for_a_qp(u):
+    u.context()
+    qp_mem = DRIVER.queue_mem(u, 3, Irdma.mem_reg(Irdma.QP, sq_pages=1, rq_pages=1))
+    return u.create_cq(driver_in=DRIVER.cq_in(u, buf=qp_mem))[0]
+
+
+@case("irdma")
+def irdma_cq_driver_data_short(u):
+    u.context()
+    return u.create_cq(driver_in=DRIVER.cq_in(u)[:4])[0]
+
+
+@case("irdma")
+def irdma_qp_buffers_not_registered(u):
+    u.context()
+    cq = u.cq()
+    return u.create_qp(u.pd(), cq, cq, driver_in=DRIVER.qp_in(u, bufs=pages(3)))[0]
+
+
+@case("irdma")
+def irdma_qp_buffers_registered_for_a_cq(u):
+    u.context()
+    cq = u.cq()
+    cq_mem = DRIVER.queue_mem(u, 1, Irdma.mem_reg(Irdma.CQ, cq_pages=1))
+    return u.create_qp(u.pd(), cq, cq, driver_in=DRIVER.qp_in(u, bufs=cq_mem))[0]
+
+
+@case("irdma")
+def irdma_qp_driver_data_short(u):
+    u.context()
+    cq = u.cq()
+    return u.create_qp(u.pd(), cq, cq, driver_in=DRIVER.qp_in(u)[:8])[0]
+
+
+@case("irdma")
+def irdma_qp_of_type_uc(u):
+    u.context()
+    cq = u.cq()
+    return u.create_qp(u.pd(), cq, cq, QPT_UC)[0]
+
+
+@case("irdma")
+def irdma_resize_cq_ring_not_registered(u):
+    u.context()
+    cq = u.cq()
+    return u.write(RESIZE_CQ, struct.pack("<QII", u.resp_addr, cq, 64) +
+                   struct.pack("<Q", pages(1)), 8 + DRIVER.cq_out)[0]
+
+
+@case("irdma")
+def irdma_modify_qp_driver_data_short(u):
+    # irdma_modify_qp_req is 8 bytes: 2 of them
+    u.context()
+    qp = u.qp(u.pd(), u.cq())
+    body = bytearray(112)
+    struct.pack_into("<II", body, 64, qp, QP_STATE)
+    struct.pack_into("<B", body, 96, QPS_INIT)
+    return u.write(MODIFY_QP, bytes(body) + b"\1\1")[0]
+
+
 # Measured on the stock 6.1.0-56 stack: `uverbs_raw.py measure` under
 # scripts/vm --stock, rxe0 on the selftests' veth (rxe0_up), one line a
 # case.  Each outcome is what the in-tree ib_uverbs and rdma_rxe answer;
@@ -1392,12 +1650,79 @@ EXPECTED_MLX5 = dict(EXPECTED, **{
 })
 
 
+# Measured on the stock stack (6.1.0-57) with Debian's irdma on the E810
+# model (scripts/vm --stock --hw e810, UVERBS_IBDEV=irdma0 uverbs_raw.py
+# measure): where its outcome differs from rxe's, and the irdma group's.
+# Of note: a user CQ's depth is the ring its driver data names, so the
+# core's cqe is not checked (2^31 and 0 pass); irdma has no SRQ, memory
+# windows of type 3, write() POST_SEND or REQ_NOTIFY_CQ (ENOTSUP; a QP
+# naming an SRQ is EINVAL in the core); its GID table has fewer than 200
+# entries; ALLOC_PD's driver data in the response's place is EINVAL; queue
+# memory not registered as the queue's type is EPROTO for a CQ, ENODATA
+# for a QP; a resize to a ring not registered is ENOMEM.
+EXPECTED_IRDMA = dict(EXPECTED, **{
+    'alloc_pd_with_driver_data': 'EINVAL',
+    'cq_of_2_31_entries': 'ok',
+    'cq_of_0_entries': 'ok',
+    'qp_srq_no_such_handle': 'EINVAL',
+    'doorbell_on_a_reset_qp': 'ENOTSUP',
+    'doorbell_wqe_size_0': 'ENOTSUP',
+    'doorbell_no_such_qp': 'ENOTSUP',
+    'srq_max_wr_2_31': 'ENOTSUP',
+    'srq_max_sge_2_31': 'ENOTSUP',
+    'ah_sgid_index_200': 'EINVAL',
+    'req_notify_no_such_cq': 'ENOTSUP',
+    'destroy_srq_twice': 'setup failed (CREATE_SRQ: ENOTSUP)',
+    'irdma_context_without_driver_data': 'EINVAL',
+    'irdma_context_abi_3': 'EINVAL',
+    'irdma_context_abi_6': 'EINVAL',
+    'irdma_context_legacy_response': 'ENOTSUP',
+    'irdma_mr_without_driver_data': 'EINVAL',
+    'irdma_mr_of_type_7': 'EINVAL',
+    'irdma_mr_cq_pages_beyond_region': 'EINVAL',
+    'irdma_mr_qp_pages_beyond_region': 'EINVAL',
+    'irdma_cq_ring_not_registered': 'EPROTO',
+    'irdma_cq_shadow_not_registered': 'EPROTO',
+    'irdma_cq_ring_registered_for_a_qp': 'EPROTO',
+    'irdma_cq_driver_data_short': 'EINVAL',
+    'irdma_qp_buffers_not_registered': 'ENODATA',
+    'irdma_qp_buffers_registered_for_a_cq': 'ENODATA',
+    'irdma_qp_driver_data_short': 'EINVAL',
+    'irdma_qp_of_type_uc': 'ENOTSUP',
+    'irdma_resize_cq_ring_not_registered': 'ENOMEM',
+    'irdma_modify_qp_driver_data_short': 'EINVAL',
+})
+
+
 # Where our mlx5_ib answers otherwise by design (mlx5.rst, "User
 # contexts"): the static UAR scheme of libmlx5 before rdma-core 21 is not
 # offered.
 OURS_MLX5 = {
     'mlx5_context_static_uars': 'ENOTSUP',
 }
+
+
+# Where our irdma answers otherwise by design (drivers/infiniband/hw/irdma/
+# cq.c): a user CQ's cqe is its ring's size in entries, and the ring's
+# registration must hold them all, or the device would write past the
+# pinned pages (Debian's takes 2^31 and 0: its int overflows to a ring of
+# 4); a resize's ring not registered as a CQ's is EPROTO, as at creation
+# (Debian's says ENOMEM).
+OURS_IRDMA = {
+    'cq_of_2_31_entries': 'EINVAL',
+    'cq_of_0_entries': 'EINVAL',
+    'irdma_resize_cq_ring_not_registered': 'EPROTO',
+}
+
+
+def ours_module(name):
+    """Whether the module loaded as name is ours (it has a version,
+    Debian's none)."""
+    try:
+        with open("/sys/module/%s/version" % name) as f:
+            return bool(f.read().strip())
+    except OSError:
+        return False
 
 
 def ours_mlx5():
@@ -1411,6 +1736,9 @@ def ours_mlx5():
 
 
 def expected():
+    if DRIVER.name == "irdma":
+        return dict(EXPECTED_IRDMA, **OURS_IRDMA) if ours_module("irdma") else \
+            EXPECTED_IRDMA
     if DRIVER.name != "mlx5":
         return EXPECTED
     return dict(EXPECTED_MLX5, **OURS_MLX5) if ours_mlx5() else EXPECTED_MLX5
@@ -1418,8 +1746,8 @@ def expected():
 
 def applies(group):
     """Whether a group's cases speak to this device (the mlx5 group needs
-    an mlx5 device)."""
-    return group != "mlx5" or DRIVER.name == "mlx5"
+    an mlx5 device, the irdma group an irdma device)."""
+    return group not in ("mlx5", "irdma") or DRIVER.name == group
 
 
 def run(name):

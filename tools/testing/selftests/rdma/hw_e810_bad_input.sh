@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Bad input to the modelled E810's RDMA device from user space, with each
+# irdma the guest can run on its core: Debian's, then ours (our core only,
+# and only in a guest booted --preview, where modprobe finds ours: our
+# irdma is a preview module).  Needs a guest with the model
+# (scripts/vm --hw e810 [--preview]).
+#
+# For each driver:
+#   - uverbs_raw.py's malformed commands (write() and ioctl()), the ones
+#     that create a queue carrying libirdma's driver data (uverbs_raw's
+#     Irdma: each queue's memory registered first as an MR of its type),
+#     and its irdma group: that driver data out of range (ABI version,
+#     the legacy response, memory registration types and page counts,
+#     queue memory not registered or registered for another kind of
+#     queue, short data).  Every outcome must be the one measured with
+#     Debian's irdma on the stock stack (EXPECTED_IRDMA), but for what
+#     ours answers otherwise by design (OURS_IRDMA: a user CQ's cqe
+#     checked against its registered ring) and the mismatches known and
+#     reported (KNOWN below: TODO until fixed).
+#   - uverbs_races.py's concurrency (handle churn, busy objects and twin
+#     destroys, fork, fds closed under commands, kill -9 in a create loop
+#     that registers memory and creates QPs): each with rdma res and the
+#     pinned-page balance back where they were.
+#   - kill -9 of both ends of ib_write_bw mid-transfer: nothing left, no
+#     page pinned, and a ping-pong runs after;
+#   - rmmod irdma under running commands: the commands after it fail with
+#     EIO, the async fd reports DEVICE_FATAL (Debian's irdma reports its
+#     port down first, PORT_ERR: measured on stock and on our core; ours
+#     does not), the process exits normally; the driver loads again.
+#   - nothing of the device's left in rdma res; ours unloads with nothing
+#     logged by irdma and the guest's own irdma (what modprobe finds)
+#     returns; the harness fails the run on a kernel WARN or BUG.
+# Not covered: irdma's own ioctl methods (6.1 has none), SRQs and
+# atomics (irdma 6.1 has neither), iWARP (the model is RoCEv2 only), and
+# libirdma's data path (doorbells, the push pages, the QP's own memory
+# contents), which no command carries.
+. "$(dirname "$0")/ktap_helpers.sh"
+. "$(dirname "$0")/lib.sh"
+
+GROUPS_RAW=(header context pd cq qp mr srq_ah more ioctl irdma)
+RACES=(churn busy fork close killed)
+PER_DRIVER=$((1 + ${#GROUPS_RAW[@]} + ${#RACES[@]} + 3))
+PLAN=$((1 + 2 * PER_DRIVER))
+ktap_print_header
+ktap_set_plan $PLAN
+
+e810_or_skip $PLAN "E810 bad input"
+ADDR=10.35.6.1
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+# Debian's irdma.ko and ours, as this tree built it (scripts/vm's
+# OOT_BUILT: the tree, or .debug-build/ on the debug kernel).
+IRDMA_DEBIAN=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/irdma" \
+	-name 'irdma.ko*' 2>/dev/null | head -n 1)
+IRDMA_OURS=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
+
+e810_roce_case $ADDR
+
+# registered: irdma's device there with its uverbs device and its GID of
+# ADDR; UVERBS_IBDEV (for the python) and DEV name it.
+registered() {
+	local d
+
+	eventually 120 e810_ibdev >/dev/null || { echo "no irdma device"; return 1; }
+	d=$(e810_ibdev)
+	eventually 60 test -n "$(ls "/sys/class/infiniband/$d/device/infiniband_verbs" \
+		2>/dev/null)" || { echo "$d: no uverbs device"; return 1; }
+	eventually 60 topo_gid "$d" $ADDR >/dev/null
+}
+
+# irdma_is KO: the loaded irdma is KO, by its version (ours has one,
+# Debian's none).
+irdma_is() {
+	[ "$(cat /sys/module/irdma/version 2>/dev/null)" = \
+	  "$(modinfo -F version "$1")" ]
+}
+
+# load KO: KO inserted, what it depends on loaded first (Debian's irdma
+# needs i40e too, for X722's iWARP; modprobe finds our core's modules).
+load() {
+	# shellcheck disable=SC2046
+	modprobe -a $(modinfo -F depends "$1" | tr , ' ') && insmod "$1"
+}
+
+# use_driver KO: KO the irdma loaded (the one loaded before, if another,
+# unloaded first), its device registered.
+use_driver() {
+	if module_loaded irdma && ! irdma_is "$1"; then
+		rmmod irdma || return 1
+	fi
+	module_loaded irdma || load "$1" || return 1
+	irdma_is "$1" || { echo "the irdma loaded is not $1"; return 1; }
+	registered
+}
+
+counts() {
+	res_counts "$DEV"
+}
+back() {
+	expect_eq "rdma res" "$(counts)" "$base" &&
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
+}
+
+# raw GROUP: the group ran to its end with no outcome other than
+# Debian's on stock (or, on ours, than OURS_IRDMA's by design).
+raw() {
+	grep "^$1: " "$OUT/raw" | grep -v "^$1: done$"
+	grep -q "^$1: done$" "$OUT/raw" ||
+		{ echo "$1 did not run to the end:"; grep -v ": done$" "$OUT/raw"; return 1; }
+	! grep -q "^$1: .*: got" "$OUT/raw"
+}
+
+# Mismatches known and reported, as raw prints them, each with what is
+# wrong: a group whose only mismatches these are is a TODO, not a
+# failure (a pass once they are fixed).
+KNOWN=(
+	"qp: qp_srq_no_such_handle: got ENOENT, want EINVAL|our core looks an SRQ handle up on a device without SRQs (stock: EINVAL)"
+)
+
+# raw_case DESCRIPTION GROUP: raw GROUP as a case; a TODO naming what
+# is wrong when its only mismatches are KNOWN ones.
+raw_case() {
+	local line k why='' unknown=0
+
+	while read -r line; do
+		[ -n "$line" ] || continue
+		for k in "${KNOWN[@]}"; do
+			[ "$line" != "${k%%|*}" ] || { why+="${k#*|}; "; continue 2; }
+		done
+		unknown=1
+	done < <(grep "^$2: .*: got" "$OUT/raw")
+	if [ -n "$why" ] && [ $unknown = 0 ]; then
+		ktap_test_todo "$1" "${why%; }" raw "$2"
+	else
+		ktap_test_result "$1" raw "$2"
+	fi
+}
+
+races() {
+	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
+}
+
+# traffic_killed: ib_write_bw's server and client on the device (RC,
+# 64 KiB WRITEs for 30 s), both killed with -9 once their QPs exist and a
+# few seconds of traffic have passed; then rdma res and the pinned pages
+# as before, and ibv_rc_pingpong runs.
+traffic_killed() {
+	local gidx srv cli rc=0
+
+	gidx=$(topo_gid "$DEV" $ADDR) || { echo "no GID of $ADDR"; return 1; }
+	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F >/dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F $ADDR >/dev/null 2>&1 &
+	cli=$!
+	eventually 30 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
+		{ echo "no ib_write_bw QPs"; rc=1; }
+	sleep 3
+	kill -0 $srv $cli || { echo "ib_write_bw ended before the kill"; rc=1; }
+	kill -9 $srv $cli 2>/dev/null
+	wait $srv $cli 2>/dev/null
+	eventually 10 back || rc=1
+	localhost_pair 120 ibv_rc_pingpong -d "$DEV" -g "$gidx" -n 20 -s 4096 -c ||
+		rc=1
+	return $rc
+}
+
+# removal debian|ours KO: rmmod irdma under uverbs_races.py's running
+# commands (Debian's reports PORT_ERR before the core's DEVICE_FATAL);
+# then KO again.
+removal() {
+	local pid rc=0 port_err=
+
+	[ "$1" != debian ] || port_err=port_err
+	rm -f "$OUT/ready" "$OUT/done"
+	python3 "$TESTDIR/uverbs_races.py" removal "$OUT" $port_err &
+	pid=$!
+	eventually 60 test -e "$OUT/ready" || { kill $pid; return 1; }
+	rmmod irdma || { echo "rmmod irdma failed"; rc=1; }
+	touch "$OUT/done"
+	wait $pid || rc=1
+	load "$2" && registered || rc=1
+	return $rc
+}
+
+# ours_down SINCE: our irdma leaves nothing on the device and unloads
+# with no irdma error, warning or bug logged after dmesg line SINCE; the
+# one modprobe finds (ours, in a guest booted --preview) registers.
+ours_down() {
+	res_none "$DEV" && rmmod irdma && irdma_log_clean "$1" "$DEV" &&
+		! dmesg | tail -n +$(($1 + 1)) | grep -E 'WARNING|BUG|refcount' &&
+		modprobe irdma && registered
+}
+
+# clean debian|ours SINCE: nothing of the device's left (objects of the
+# kernel's own as after the load); ours then unloads with nothing of
+# irdma's logged after dmesg line SINCE.
+clean() {
+	expect_eq "rdma res" "$(counts)" "$base" || return 1
+	[ "$1" = debian ] || ours_down "$2"
+}
+
+# cases debian|ours NAME KO: every case with that driver.
+cases() {
+	local which=$1 name=$2 ko=$3 g r since
+
+	since=$(dmesg | wc -l)
+	DEV=$(e810_ibdev)
+	export UVERBS_IBDEV=$DEV
+	# One python for all the groups (its start is slow under TCG).
+	python3 "$TESTDIR/uverbs_raw.py" check "${GROUPS_RAW[@]}" >"$OUT/raw" 2>&1
+	for g in "${GROUPS_RAW[@]}"; do
+		raw_case "$name: uverbs_raw $g as Debian's irdma on stock" "$g"
+	done
+	base=$(counts)
+	base_pins=$(pinned_pages)
+	for r in "${RACES[@]}"; do
+		ktap_test_result "$name: uverbs_races $r: nothing left, nothing pinned" \
+			races "$r"
+	done
+	ktap_test_result "$name: kill -9 under ib_write_bw: nothing left, nothing pinned" \
+		traffic_killed
+	ktap_test_result "$name: rmmod irdma under running commands: EIO, DEVICE_FATAL" \
+		removal "$which" "$ko"
+	DEV=$(e810_ibdev)
+	base=$(counts)
+	ktap_test_result "$name: nothing of the device's left, nothing logged (ours)" \
+		clean "$which" "$since"
+}
+
+if [ -z "$IRDMA_DEBIAN" ]; then
+	skip_cases $PER_DRIVER "Debian's irdma" "no irdma.ko in the guest's kernel"
+else
+	ktap_test_result "Debian's irdma registers its device" \
+		use_driver "$IRDMA_DEBIAN"
+	cases debian "Debian's irdma" "$IRDMA_DEBIAN"
+fi
+if [ "$OOT_STOCK" = 1 ]; then
+	skip_cases $PER_DRIVER "our irdma" "our irdma runs on our core (stock guest)"
+elif [ "${OOT_PREVIEW:-0}" != 1 ]; then
+	skip_cases $PER_DRIVER "our irdma" \
+		"our irdma is a preview module: scripts/vm --hw e810 --preview"
+elif [ ! -f "$IRDMA_OURS" ]; then
+	skip_cases $PER_DRIVER "our irdma" "not built: $IRDMA_OURS"
+else
+	ktap_test_result "our irdma registers its device" \
+		use_driver "$IRDMA_OURS"
+	cases ours "our irdma" "$IRDMA_OURS"
+fi
+
+modprobe -r rdma_ucm ib_umad irdma 2>/dev/null
+ip link set "$E810_IF" down 2>/dev/null
+ktap_finished
