@@ -50,22 +50,15 @@ static enum ib_event_type irdma_qp_event_type(u16 ae)
 static void irdma_cq_async(struct irdma_dev *dev, u32 id)
 {
 	struct ib_event ev = { .event = IB_EVENT_CQ_ERR };
-	struct irdma_cq *cq;
-	unsigned long flags;
+	struct irdma_cq *cq = irdma_cq_get(dev, id);
 
-	xa_lock_irqsave(&dev->cqs, flags);
-	cq = xa_load(&dev->cqs, id);
-	if (cq)
-		refcount_inc(&cq->refs);
-	xa_unlock_irqrestore(&dev->cqs, flags);
 	if (!cq)
 		return;
 	ev.device = cq->ibcq.device;
 	ev.element.cq = &cq->ibcq;
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	if (refcount_dec_and_test(&cq->refs))
-		complete(&cq->free);
+	irdma_cq_put(cq);
 }
 
 static void irdma_qp_async(struct irdma_dev *dev, u32 id, u16 ae)

@@ -25,8 +25,6 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/route.h>
-#include <rdma/ib_addr.h>
-#include <rdma/ib_cache.h>
 
 #include "verbs.h"
 
@@ -42,8 +40,6 @@
 /* An IP address's qwords: words 0 and 1 at Q + 1, words 2 and 3 at Q. */
 #define IRDMA_AH_DEST_IP	4
 #define IRDMA_AH_SRC_IP		6
-#define IRDMA_AH_IP_HI		GENMASK_ULL(63, 32)
-#define IRDMA_AH_IP_LO		GENMASK_ULL(31, 0)
 #define IRDMA_AH_HDR_IDX	GENMASK_ULL(16, 0)
 #define IRDMA_AH_HDR_IPV4	BIT_ULL(59)
 #define IRDMA_AH_HDR_VLAN	BIT_ULL(60)
@@ -54,16 +50,14 @@
 
 static void irdma_ah_put_ip(u64 *wqe, unsigned int q, const __be32 *ip)
 {
-	wqe[q + 1] = FIELD_PREP(IRDMA_AH_IP_HI, be32_to_cpu(ip[0])) |
-		     FIELD_PREP(IRDMA_AH_IP_LO, be32_to_cpu(ip[1]));
-	wqe[q] = FIELD_PREP(IRDMA_AH_IP_HI, be32_to_cpu(ip[2])) |
-		 FIELD_PREP(IRDMA_AH_IP_LO, be32_to_cpu(ip[3]));
+	wqe[q + 1] = irdma_ip_q(ip, 0, 1);
+	wqe[q] = irdma_ip_q(ip, 2, 3);
 }
 
 /*
  * CREATE_AH for ATTR, but for its index.  Addresses, source MAC and
- * VLAN come from the source GID's entry as for a QP's path (qp_modify.c
- * irdma_qp_set_av); the destination MAC becomes an ARP entry.  Any
+ * VLAN come from the source GID's entry as for a QP's path
+ * (irdma_path_addrs()); the destination MAC becomes an ARP entry.  Any
  * context: nothing here sleeps.
  */
 static int irdma_ah_build(struct irdma_dev *dev, struct ib_ah *ibah,
@@ -71,30 +65,22 @@ static int irdma_ah_build(struct irdma_dev *dev, struct ib_ah *ibah,
 			  struct irdma_cqp_cmd *cmd)
 {
 	const struct ib_global_route *grh = &attr->grh;
-	const struct ib_gid_attr *sgid = grh->sgid_attr;
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} s, d;
-	__be32 sip[4] = {}, dip[4] = {};
-	u8 smac[ETH_ALEN], dmac[ETH_ALEN];
 	u32 pd = to_ipd(ibah->pd)->id;
+	struct irdma_path_addrs p;
+	struct in6_addr *d6 = (struct in6_addr *)p.dip;
+	u8 dmac[ETH_ALEN];
 	bool lpbk, mcast;
 	u16 vlan;
 	u64 hdr = 0;
 	int err, arp;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !sgid)
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
-	err = rdma_read_gid_l2_fields(sgid, &vlan, smac);
+	err = irdma_path_addrs(grh, &p);
 	if (err)
 		return err;
-	rdma_gid2ip(&s.sa, &sgid->gid);
-	rdma_gid2ip(&d.sa, &grh->dgid);
-	if (s.sa.sa_family != d.sa.sa_family)
-		return -EINVAL;
+	vlan = p.vlan;
 
 	/*
 	 * Multicast: the group's MAC, whatever the caller resolved (kernel
@@ -103,22 +89,18 @@ static int irdma_ah_build(struct irdma_dev *dev, struct ib_ah *ibah,
 	 * and a destination that is our own address is only reachable so.
 	 */
 	ether_addr_copy(dmac, attr->roce.dmac);
-	if (s.sa.sa_family == AF_INET) {
+	if (p.ipv4) {
 		hdr |= IRDMA_AH_HDR_IPV4;
-		sip[3] = s.in.sin_addr.s_addr;
-		dip[3] = d.in.sin_addr.s_addr;
-		mcast = ipv4_is_multicast(dip[3]);
+		mcast = ipv4_is_multicast(p.dip[3]);
 		if (mcast)
-			ip_eth_mc_map(dip[3], dmac);
-		lpbk = ipv4_is_loopback(dip[3]) || sip[3] == dip[3];
+			ip_eth_mc_map(p.dip[3], dmac);
+		lpbk = ipv4_is_loopback(p.dip[3]) || p.sip[3] == p.dip[3];
 	} else {
-		memcpy(sip, &s.in6.sin6_addr, sizeof(sip));
-		memcpy(dip, &d.in6.sin6_addr, sizeof(dip));
-		mcast = ipv6_addr_is_multicast(&d.in6.sin6_addr);
+		mcast = ipv6_addr_is_multicast(d6);
 		if (mcast)
-			ipv6_eth_mc_map(&d.in6.sin6_addr, dmac);
-		lpbk = ipv6_addr_loopback(&d.in6.sin6_addr) ||
-		       ipv6_addr_equal(&s.in6.sin6_addr, &d.in6.sin6_addr);
+			ipv6_eth_mc_map(d6, dmac);
+		lpbk = ipv6_addr_loopback(d6) ||
+		       ipv6_addr_equal((struct in6_addr *)p.sip, d6);
 	}
 	if (mcast || lpbk)
 		hdr |= IRDMA_AH_HDR_LOOPBACK;
@@ -132,12 +114,12 @@ static int irdma_ah_build(struct irdma_dev *dev, struct ib_ah *ibah,
 		vlan = 0;
 	}
 
-	arp = irdma_arp_get(dev, dip, dmac);
+	arp = irdma_arp_get(dev, p.dip, dmac);
 	if (arp < 0)
 		return arp;
 
 	irdma_cqp_cmd_init(cmd, IRDMA_CQP_OP_CREATE_AH, hdr);
-	cmd->wqe[0] = FIELD_PREP(IRDMA_AH_Q0_SMAC, ether_addr_to_u64(smac));
+	cmd->wqe[0] = FIELD_PREP(IRDMA_AH_Q0_SMAC, ether_addr_to_u64(p.smac));
 	cmd->wqe[1] = FIELD_PREP(IRDMA_AH_Q1_VLAN, vlan) |
 		      FIELD_PREP(IRDMA_AH_Q1_TC, grh->traffic_class) |
 		      FIELD_PREP(IRDMA_AH_Q1_PD_LO, lower_16_bits(pd));
@@ -145,8 +127,8 @@ static int irdma_ah_build(struct irdma_dev *dev, struct ib_ah *ibah,
 		      FIELD_PREP(IRDMA_AH_Q2_PD_HI, pd >> 16) |
 		      FIELD_PREP(IRDMA_AH_Q2_HOPLIMIT, grh->hop_limit) |
 		      FIELD_PREP(IRDMA_AH_Q2_ARPIDX, arp);
-	irdma_ah_put_ip(cmd->wqe, IRDMA_AH_DEST_IP, dip);
-	irdma_ah_put_ip(cmd->wqe, IRDMA_AH_SRC_IP, sip);
+	irdma_ah_put_ip(cmd->wqe, IRDMA_AH_DEST_IP, p.dip);
+	irdma_ah_put_ip(cmd->wqe, IRDMA_AH_SRC_IP, p.sip);
 	return 0;
 }
 

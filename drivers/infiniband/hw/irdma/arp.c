@@ -7,8 +7,48 @@
  * holds as many as the HMC committed, far more than a function's
  * neighbours).  Address handles are made in atomic context (ib_cm's
  * replies), so the table is under a spinlock and its commands polled.
+ *
+ * The addresses of a path (a QP's, an address handle's) come from here
+ * too: both name their next hop's entry by the destination's IP.
  */
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
 #include "verbs.h"
+
+int irdma_path_addrs(const struct ib_global_route *grh,
+		     struct irdma_path_addrs *a)
+{
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} s, d;
+	int err;
+
+	if (!sgid)
+		return -EINVAL;
+	a->vlan = VLAN_N_VID;
+	err = rdma_read_gid_l2_fields(sgid, &a->vlan, a->smac);
+	if (err)
+		return err;
+	rdma_gid2ip(&s.sa, &sgid->gid);
+	rdma_gid2ip(&d.sa, &grh->dgid);
+	if (s.sa.sa_family != d.sa.sa_family)
+		return -EINVAL;
+	memset(a->sip, 0, sizeof(a->sip));
+	memset(a->dip, 0, sizeof(a->dip));
+	a->ipv4 = s.sa.sa_family == AF_INET;
+	if (a->ipv4) {
+		a->sip[3] = s.in.sin_addr.s_addr;
+		a->dip[3] = d.in.sin_addr.s_addr;
+	} else {
+		memcpy(a->sip, &s.in6.sin6_addr, sizeof(a->sip));
+		memcpy(a->dip, &d.in6.sin6_addr, sizeof(a->dip));
+	}
+	return 0;
+}
 
 struct irdma_arp_entry {
 	__be32 ip[4];

@@ -288,22 +288,36 @@ int irdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
+/* A CQ by number, held against its destruction (the EQs' events). */
+struct irdma_cq *irdma_cq_get(struct irdma_dev *dev, u32 id)
+{
+	struct irdma_cq *cq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->cqs, flags);
+	cq = xa_load(&dev->cqs, id);
+	if (cq)
+		refcount_inc(&cq->refs);
+	xa_unlock_irqrestore(&dev->cqs, flags);
+	return cq;
+}
+
+void irdma_cq_put(struct irdma_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refs))
+		complete(&cq->free);
+}
+
 /* From the CEQ's tasklet: CQ CQ_ID's event (irdma.h). */
 void irdma_cq_event(struct irdma_dev *dev, u32 cq_id)
 {
-	struct irdma_cq *cq;
+	struct irdma_cq *cq = irdma_cq_get(dev, cq_id);
 
-	xa_lock(&dev->cqs);
-	cq = xa_load(&dev->cqs, cq_id);
-	if (cq)
-		refcount_inc(&cq->refs);
-	xa_unlock(&dev->cqs);
 	if (!cq)
 		return;
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	if (refcount_dec_and_test(&cq->refs))
-		complete(&cq->free);
+	irdma_cq_put(cq);
 }
 
 /*
@@ -463,8 +477,8 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* No new event: wait for the one being delivered, if any. */
 	xa_erase_irq(&dev->cqs, cq->id);
-	if (!refcount_dec_and_test(&cq->refs))
-		wait_for_completion(&cq->free);
+	irdma_cq_put(cq);
+	wait_for_completion(&cq->free);
 	err = irdma_cq_hw(dev, cq, IRDMA_CQP_OP_DESTROY_CQ, 0);
 	if (err)
 		ibdev_warn(ibcq->device, "CQ %u not destroyed (%d)\n", cq->id,

@@ -178,6 +178,13 @@ enum irdma_cqp_op {
 #define IRDMA_FEAT_FW_MINOR		GENMASK_ULL(15, 0)
 #define IRDMA_FEAT_MAX			32
 
+/* Access rights, as REG_MR and FAST_REG take them. */
+#define IRDMA_ACC_LOCAL_READ		0x01
+#define IRDMA_ACC_LOCAL_WRITE		0x02
+#define IRDMA_ACC_REMOTE_READ		0x04
+#define IRDMA_ACC_REMOTE_WRITE		0x08
+#define IRDMA_ACC_BIND_WINDOW		0x10
+
 /* WORK_SCHED_NODE. */
 #define IRDMA_WS_VSI			GENMASK_ULL(57, 48)	/* q4 */
 #define IRDMA_WS_WEIGHT			GENMASK_ULL(38, 32)	/* q4 */

@@ -70,8 +70,8 @@ static int irdma_mcg_cmd(struct irdma_dev *dev, struct irdma_mcg *g, u8 op)
 	if (ipv4) {
 		cmd.wqe[6] = be32_to_cpu(w[3]);
 	} else {
-		cmd.wqe[7] = (u64)be32_to_cpu(w[0]) << 32 | be32_to_cpu(w[1]);
-		cmd.wqe[6] = (u64)be32_to_cpu(w[2]) << 32 | be32_to_cpu(w[3]);
+		cmd.wqe[7] = irdma_ip_q(w, 0, 1);
+		cmd.wqe[6] = irdma_ip_q(w, 2, 3);
 	}
 	return irdma_cqp_exec(dev, &cmd);
 }

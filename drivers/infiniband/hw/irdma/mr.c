@@ -62,13 +62,6 @@
 #define IRDMA_LPBL_NONE			0
 #define IRDMA_LPBL_LEVEL1		1
 
-/* Access rights, as REG_MR and FAST_REG take them. */
-#define IRDMA_ACC_LOCAL_READ		0x01
-#define IRDMA_ACC_LOCAL_WRITE		0x02
-#define IRDMA_ACC_REMOTE_READ		0x04
-#define IRDMA_ACC_REMOTE_WRITE		0x08
-#define IRDMA_ACC_BIND_WINDOW		0x10
-
 #define IRDMA_STAG_MIN_IDX_BITS		14
 #define IRDMA_STAG_MAX_IDX_BITS		24
 #define IRDMA_MAX_MR_SIZE		0x200000000000ULL
@@ -85,7 +78,7 @@
 #define IRDMA_RING_MR_KEY		0xffu
 
 /* The page size codes of STag commands and FAST_REG WQEs. */
-static int irdma_page_size_code(u64 size)
+int irdma_page_size_code(u64 size)
 {
 	switch (size) {
 	case SZ_4K:
@@ -99,7 +92,7 @@ static int irdma_page_size_code(u64 size)
 }
 
 /* Local read always: the device's rights have no "no access". */
-static u8 irdma_mr_rights(int access)
+u8 irdma_mr_rights(int access)
 {
 	u8 rights = IRDMA_ACC_LOCAL_READ;
 

@@ -250,12 +250,6 @@ static int irdma_qp_user_resp(struct irdma_qp *qp, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 }
 
-/* Words of an address as the context holds them: host order, v4 last. */
-static u64 irdma_ip_q(const __be32 *ip, unsigned int hi, unsigned int lo)
-{
-	return (u64)be32_to_cpu(ip[hi]) << 32 | be32_to_cpu(ip[lo]);
-}
-
 /* The device's size code of a ring of QUANTA quanta: 4 << code. */
 static u32 irdma_wq_code(u32 quanta)
 {

@@ -10,15 +10,11 @@
  * Each MODIFY_QP carries the whole context, rebuilt from the attributes
  * kept in struct irdma_qp; a path (IB_QP_AV) becomes addresses, the
  * source MAC and VLAN of the GID, and an ARP entry of the destination
- * MAC (port.c), which the device needs before RTR.
+ * MAC (arp.c), which the device needs before RTR.
  *
  * Facts: the E810 scoping §3.5 (states, FLUSH_WQES), Debian's irdma
  * verbs.c (which transitions issue a command).
  */
-#include <net/addrconf.h>
-#include <rdma/ib_addr.h>
-#include <rdma/ib_cache.h>
-
 #include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
@@ -47,42 +43,23 @@ static int irdma_qp_set_av(struct irdma_qp *qp, struct rdma_ah_attr *ah)
 {
 	struct irdma_dev *dev = to_idev(qp->ibqp.device);
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-	const struct ib_gid_attr *sgid = grh->sgid_attr;
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} s, d;
-	u16 vlan = VLAN_N_VID;
-	u8 smac[ETH_ALEN];
+	struct irdma_path_addrs a;
 	int err, idx;
 
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid)
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
 		return -EINVAL;
-	err = rdma_read_gid_l2_fields(sgid, &vlan, smac);
+	err = irdma_path_addrs(grh, &a);
 	if (err)
 		return err;
-	rdma_gid2ip(&s.sa, &sgid->gid);
-	rdma_gid2ip(&d.sa, &grh->dgid);
-	if (s.sa.sa_family != d.sa.sa_family)
-		return -EINVAL;
-
-	memset(qp->sip, 0, sizeof(qp->sip));
-	memset(qp->dip, 0, sizeof(qp->dip));
-	qp->ipv4 = s.sa.sa_family == AF_INET;
-	if (qp->ipv4) {
-		qp->sip[3] = s.in.sin_addr.s_addr;
-		qp->dip[3] = d.in.sin_addr.s_addr;
-	} else {
-		memcpy(qp->sip, &s.in6.sin6_addr, sizeof(qp->sip));
-		memcpy(qp->dip, &d.in6.sin6_addr, sizeof(qp->dip));
-	}
-	idx = irdma_arp_get(dev, qp->dip, ah->roce.dmac);
+	idx = irdma_arp_get(dev, a.dip, ah->roce.dmac);
 	if (idx < 0)
 		return idx;
+	memcpy(qp->sip, a.sip, sizeof(qp->sip));
+	memcpy(qp->dip, a.dip, sizeof(qp->dip));
+	qp->ipv4 = a.ipv4;
 	qp->arp_idx = idx;
-	qp->vlan = vlan;
-	ether_addr_copy(qp->smac, smac);
+	qp->vlan = a.vlan;
+	ether_addr_copy(qp->smac, a.smac);
 	qp->ttl = grh->hop_limit;
 	qp->tos = grh->traffic_class;
 	qp->flow_label = grh->flow_label;

@@ -288,6 +288,9 @@ int irdma_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 struct irdma_ring_mem *irdma_ring_mem_take(struct irdma_ucontext *uc,
 					   u16 type, u64 va);
 void irdma_ring_mem_put(struct irdma_ring_mem *m);
+/* The device's rights for IB access flags; its page size code (<0: none). */
+u8 irdma_mr_rights(int access);
+int irdma_page_size_code(u64 size);
 int irdma_stag_new(struct irdma_dev *dev, u32 *stag);
 void irdma_stag_free(struct irdma_dev *dev, u32 stag);
 /* Drop the context's registrations no QP or CQ took (context teardown). */
@@ -310,6 +313,8 @@ int irdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int irdma_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int irdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void irdma_cq_clean(struct irdma_cq *cq, u32 qpn);
+struct irdma_cq *irdma_cq_get(struct irdma_dev *dev, u32 id);
+void irdma_cq_put(struct irdma_cq *cq);
 int irdma_cq_hw(struct irdma_dev *dev, struct irdma_cq *cq, u8 opcode,
 		u64 extra_hdr);
 
@@ -353,7 +358,28 @@ int irdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int irdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad);
 
+/*
+ * A path's addresses (arp.c): the source GID entry's IP, MAC and VLAN
+ * (VLAN_N_VID: none), the destination GID's IP; IPv4 in word 3, the
+ * other words 0, as QP contexts and address handles take them.
+ */
+struct irdma_path_addrs {
+	__be32 sip[4], dip[4];
+	bool ipv4;
+	u16 vlan;
+	u8 smac[ETH_ALEN];
+};
+
+/* The words of IP in one of the device's qwords: HI's above LO's. */
+static inline u64 irdma_ip_q(const __be32 *ip, unsigned int hi,
+			     unsigned int lo)
+{
+	return (u64)be32_to_cpu(ip[hi]) << 32 | be32_to_cpu(ip[lo]);
+}
+
 /* arp.c */
+int irdma_path_addrs(const struct ib_global_route *grh,
+		     struct irdma_path_addrs *a);
 int irdma_arp_get(struct irdma_dev *dev, const __be32 *ip, const u8 *mac);
 int irdma_arp_init(struct irdma_dev *dev);
 void irdma_arp_fini(struct irdma_dev *dev);

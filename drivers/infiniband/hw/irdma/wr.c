@@ -54,11 +54,6 @@ enum irdma_wqe_op {
 #define IRDMA_FR_HDR_PAGE_SIZE	GENMASK_ULL(47, 46)
 #define IRDMA_FR_HDR_RIGHTS	GENMASK_ULL(52, 48)
 #define IRDMA_FR_HDR_VA_BASED	BIT_ULL(53)
-#define IRDMA_ACC_LOCAL_READ	BIT(0)
-#define IRDMA_ACC_LOCAL_WRITE	BIT(1)
-#define IRDMA_ACC_REMOTE_READ	BIT(2)
-#define IRDMA_ACC_REMOTE_WRITE	BIT(3)
-#define IRDMA_ACC_BIND		BIT(4)
 
 static __le64 *irdma_quantum(struct irdma_wq *wq, u32 idx)
 {
@@ -224,21 +219,6 @@ static void irdma_sq_commit(struct irdma_wq *wq, const struct ib_send_wr *wr,
 	}
 }
 
-/* The device's page size code: 4 KiB, 2 MiB, 1 GiB. */
-static u32 irdma_page_size_code(u64 size)
-{
-	return size >= SZ_1G ? 2 : size >= SZ_2M ? 1 : 0;
-}
-
-static u8 irdma_fr_rights(int access)
-{
-	return IRDMA_ACC_LOCAL_READ |
-	       (access & IB_ACCESS_LOCAL_WRITE ? IRDMA_ACC_LOCAL_WRITE : 0) |
-	       (access & IB_ACCESS_REMOTE_READ ? IRDMA_ACC_REMOTE_READ : 0) |
-	       (access & IB_ACCESS_REMOTE_WRITE ? IRDMA_ACC_REMOTE_WRITE : 0) |
-	       (access & IB_ACCESS_MW_BIND ? IRDMA_ACC_BIND : 0);
-}
-
 /*
  * FAST_REG (IB_WR_REG_MR: the pages map_mr_sg put in the region's PBLEs,
  * level 1) and LOCAL_INV: one quantum each, done by the device in SQ
@@ -276,7 +256,7 @@ static int irdma_post_local(struct irdma_qp *qp, const struct ib_send_wr *wr,
 		       FIELD_PREP(IRDMA_FR_HDR_PAGE_SIZE,
 				  irdma_page_size_code(mr->ibmr.page_size)) |
 		       FIELD_PREP(IRDMA_FR_HDR_RIGHTS,
-				  irdma_fr_rights(reg->access)) |
+				  irdma_mr_rights(reg->access)) |
 		       IRDMA_FR_HDR_VA_BASED | IRDMA_WQE_LOCAL_FENCE;
 	} else {
 		/* The STag to invalidate, where fragment 0's would be. */
