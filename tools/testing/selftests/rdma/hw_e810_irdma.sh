@@ -31,26 +31,13 @@ KO=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
 ktap_print_header
 ktap_set_plan $PLAN
 
-# Whether the irdma loaded (none loaded: modprobe's) is ours: ours
-# carries the tree's version, Debian's none.
-irdma_is_ours() {
-	local v
-
-	if module_loaded irdma; then
-		v=$(cat /sys/module/irdma/version 2>/dev/null)
-	else
-		v=$(modinfo -F version irdma 2>/dev/null)
-	fi
-	[ -n "$v" ] && [ "$v" = "$OOT_VERSION" ]
-}
-
 fn=$(e810_function)
 why=
 if [ -z "$fn" ]; then
 	why="no 8086:159b function (scripts/vm --hw e810)"
 elif ! ours; then
 	why="our irdma runs on our core only"
-elif ! irdma_is_ours && [ ! -f "$KO" ]; then
+elif ! irdma_ours && [ ! -f "$KO" ]; then
 	why="our irdma was not built (no ice headers: scripts/ice-headers)"
 fi
 if [ -n "$why" ]; then
@@ -69,12 +56,12 @@ new_log() { dmesg | tail -n +"$((before + 1))"; }
 # Ours: modprobe's where it is ours (--preview), else the build's, with
 # what it links against loaded first.
 load_ours() {
-	if irdma_is_ours; then
+	if irdma_ours; then
 		modprobe irdma
 		return
 	fi
 	modprobe ice && modprobe ib_uverbs && insmod "$KO" || return 1
-	irdma_is_ours || { echo "the irdma loaded is not ours"; return 1; }
+	irdma_ours || { echo "the irdma loaded is not ours"; return 1; }
 }
 
 # The auxiliary device ice made, bound to a driver named irdma.
@@ -125,19 +112,8 @@ devinfo() {
 }
 ktap_test_result "ibv_devinfo -v through libirdma" devinfo
 
-pingpong() {
-	local tool=ibv_$1_pingpong size=4096
-
-	shift
-	# UD messages must fit the path MTU (1024 on the port).
-	[ "$tool" = ibv_ud_pingpong ] && size=512
-	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
-	localhost_pair 300 $tool -d "$dev" -g "$gidx" -n 50 -s $size -c "$@" || return 1
-	grep -q ' iters in ' "$OUT/server" && grep -q ' iters in ' "$OUT/client" ||
-		{ echo "$tool: no iteration report"; return 1; }
-}
-ktap_test_result "ibv_rc_pingpong -c -e (completion events)" pingpong rc -e
-ktap_test_result "ibv_ud_pingpong -c" pingpong ud
+ktap_test_result "ibv_rc_pingpong -c -e (completion events)" e810_pingpong "$dev" "$gidx" rc -e
+ktap_test_result "ibv_ud_pingpong -c" e810_pingpong "$dev" "$gidx" ud
 ktap_test_result "rping over rdma_cm" rping_pair $ADDR
 ktap_test_result "ib_write_bw" perftest_pair localhost ib_write_bw -d "$dev" -x "$gidx" -n 300 -F -s 4096
 

@@ -45,19 +45,9 @@ pair() {
 	localhost_pair 300 "$@"
 }
 
-pingpong() {
-	local tool=ibv_$1_pingpong size=4096
-
-	shift
-	# UD messages must fit the path MTU (1024 on the port).
-	[ "$tool" = ibv_ud_pingpong ] && size=512
-	pair $tool -d "$dev" -g "$gidx" -n 50 -s $size -c "$@" || return 1
-	grep -q ' iters in ' "$OUT/server" && grep -q ' iters in ' "$OUT/client" ||
-		{ echo "$tool: no iteration report"; return 1; }
-}
-ktap_test_result "ibv_rc_pingpong -c" pingpong rc
-ktap_test_result "ibv_rc_pingpong -c -e (completion events)" pingpong rc -e
-ktap_test_result "ibv_ud_pingpong -c" pingpong ud
+ktap_test_result "ibv_rc_pingpong -c" e810_pingpong "$dev" "$gidx" rc
+ktap_test_result "ibv_rc_pingpong -c -e (completion events)" e810_pingpong "$dev" "$gidx" rc -e
+ktap_test_result "ibv_ud_pingpong -c" e810_pingpong "$dev" "$gidx" ud
 
 # perftest: its result line (size, iterations, ...) on both sides.
 perftest() {

@@ -340,6 +340,21 @@ irdma_which() {
 	if irdma_ours; then echo ours; else echo "Debian's"; fi
 }
 
+# e810_pingpong DEV GIDX rc|ud ARGS...: ibv_rc_pingpong or
+# ibv_ud_pingpong, server and client on DEV from GID index GIDX, 50
+# iterations with their buffers checked (-c), 4 KiB (UD: 512 bytes, within
+# the port's 1024 path MTU); both must report their iterations.
+e810_pingpong() {
+	local dev=$1 gidx=$2 tool=ibv_$3_pingpong size=4096
+
+	shift 3
+	[ -n "$gidx" ] || { echo "no GID index"; return 1; }
+	[ "$tool" = ibv_ud_pingpong ] && size=512
+	localhost_pair 300 $tool -d "$dev" -g "$gidx" -n 50 -s $size -c "$@" || return 1
+	grep -q ' iters in ' "$OUT/server" && grep -q ' iters in ' "$OUT/client" ||
+		{ echo "$tool: no iteration report"; return 1; }
+}
+
 # e810_roce_case ADDR: e810_roce_up as a ktap case, its steps' output
 # shown when it fails; E810_IF, E810_IB and E810_GIDX set as it sets them
 # (empty GIDX: the device is not up).
