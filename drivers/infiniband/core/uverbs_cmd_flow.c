@@ -191,9 +191,6 @@ static int flow_spec_object(struct uverbs_attr_bundle *attrs,
 	struct ib_uobject *uobj;
 	int ret;
 
-	/* Of a type the device lacks, no handle is valid: -EINVAL, as stock. */
-	if (!uverbs_uapi_object(&attrs->ufile->device->uapi_objs, type->id))
-		return -EINVAL;
 	ret = uverbs_get_read(type, handle, attrs, &uobj);
 	if (ret)
 		return ret;

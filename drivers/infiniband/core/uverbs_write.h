@@ -34,13 +34,19 @@ u32 uverbs_response_length(struct uverbs_attr_bundle *attrs,
 /*
  * Claim the object a handle names for reading, into *@uobj (NULL on
  * failure).  Return: 0, -ENOENT for a handle naming nothing, -EINVAL
- * for one of another type, -EBADF for an fd that is no such object
- * (as stock answers).  Given back with uverbs_put_read().
+ * for one of another type or of a type the device lacks (an SRQ handle
+ * on a device without SRQs: stock finds no type to look in), -EBADF
+ * for an fd that is no such object (as stock answers).  Given back with
+ * uverbs_put_read().
  */
 static inline int uverbs_get_read(const struct uverbs_api_object *obj,
 				  s64 handle, struct uverbs_attr_bundle *attrs,
 				  struct ib_uobject **uobj)
 {
+	if (!uverbs_uapi_object(&attrs->ufile->device->uapi_objs, obj->id)) {
+		*uobj = NULL;
+		return -EINVAL;
+	}
 	*uobj = rdma_lookup_get_uobject(obj, attrs->ufile, handle,
 					UVERBS_LOOKUP_READ, attrs);
 	if (IS_ERR(*uobj)) {

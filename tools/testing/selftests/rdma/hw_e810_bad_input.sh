@@ -17,8 +17,7 @@
 #     queue, short data).  Every outcome must be the one measured with
 #     Debian's irdma on the stock stack (EXPECTED_IRDMA), but for what
 #     ours answers otherwise by design (OURS_IRDMA: a user CQ's cqe
-#     checked against its registered ring) and the mismatches known and
-#     reported (KNOWN below: TODO until fixed).
+#     checked against its registered ring).
 #   - uverbs_races.py's concurrency (handle churn, busy objects and twin
 #     destroys, fork, fds closed under commands, kill -9 in a create loop
 #     that registers memory and creates QPs): each with rdma res and the
@@ -113,32 +112,6 @@ raw() {
 	! grep -q "^$1: .*: got" "$OUT/raw"
 }
 
-# Mismatches known and reported, as raw prints them, each with what is
-# wrong: a group whose only mismatches these are is a TODO, not a
-# failure (a pass once they are fixed).
-KNOWN=(
-	"qp: qp_srq_no_such_handle: got ENOENT, want EINVAL|our core looks an SRQ handle up on a device without SRQs (stock: EINVAL)"
-)
-
-# raw_case DESCRIPTION GROUP: raw GROUP as a case; a TODO naming what
-# is wrong when its only mismatches are KNOWN ones.
-raw_case() {
-	local line k why='' unknown=0
-
-	while read -r line; do
-		[ -n "$line" ] || continue
-		for k in "${KNOWN[@]}"; do
-			[ "$line" != "${k%%|*}" ] || { why+="${k#*|}; "; continue 2; }
-		done
-		unknown=1
-	done < <(grep "^$2: .*: got" "$OUT/raw")
-	if [ -n "$why" ] && [ $unknown = 0 ]; then
-		ktap_test_todo "$1" "${why%; }" raw "$2"
-	else
-		ktap_test_result "$1" raw "$2"
-	fi
-}
-
 races() {
 	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
 }
@@ -213,7 +186,7 @@ cases() {
 	# One python for all the groups (its start is slow under TCG).
 	python3 "$TESTDIR/uverbs_raw.py" check "${GROUPS_RAW[@]}" >"$OUT/raw" 2>&1
 	for g in "${GROUPS_RAW[@]}"; do
-		raw_case "$name: uverbs_raw $g as Debian's irdma on stock" "$g"
+		ktap_test_result "$name: uverbs_raw $g as Debian's irdma on stock" raw "$g"
 	done
 	base=$(counts)
 	base_pins=$(pinned_pages)

@@ -70,6 +70,7 @@ OPEN_QP = 40
 # extended commands: the flag, then ib_uverbs_ex_cmd_hdr
 EXTENDED = 0x80000000
 EX_QUERY_DEVICE = 1
+EX_CREATE_QP = 24
 
 # enum ib_access_flags
 LOCAL_WRITE = 1
@@ -471,11 +472,13 @@ class Uverbs:
     def alloc_mw(self, pd, mw_type):
         return self.write(ALLOC_MW, struct.pack("<QIB3x", self.resp_addr, pd, mw_type), 8)[0]
 
-    def ex_write(self, cmd, body, out_len):
-        """One extended write() command; sizes count 8-byte words."""
+    def ex_write(self, cmd, body, out_len, driver_in=b"", driver_out=0):
+        """One extended write() command, the driver's data after the
+        core's (both sizes in 8-byte words)."""
         hdr = struct.pack("<IHH", EXTENDED | cmd, len(body) // 8, out_len // 8)
-        ex_hdr = struct.pack("<QHHI", self.resp_addr, 0, 0, 0)
-        return self.raw(hdr + ex_hdr + body)
+        ex_hdr = struct.pack("<QHHI", self.resp_addr, len(driver_in) // 8,
+                             (driver_out + 7) // 8, 0)
+        return self.raw(hdr + ex_hdr + body + driver_in)
 
     def modify_qp(self, qp, mask, state, port=0):
         # ib_uverbs_modify_qp: two ib_uverbs_qp_dest, then the handle and
@@ -840,6 +843,19 @@ def qp_srq_no_such_handle(u):
     u.context()
     cq = u.cq()
     return u.create_qp(u.pd(), cq, cq, srq=NO_HANDLE)[0]
+
+
+@case("qp")
+def qp_ind_table_no_such_handle(u):
+    # ib_uverbs_ex_create_qp, comp_mask IND_TABLE naming no table: on a
+    # device without receive WQ tables stock finds no type to look the
+    # handle up in (EINVAL), on one with them no such table (ENOENT).
+    u.context()
+    cq = u.cq()
+    body = struct.pack("<QIIIIIIIIIBBBBIIII", 0, u.pd(), cq, cq, 0, 16, 0,
+                       1, 0, 0, 0, QPT_UD, 0, 0, 1, 0, NO_HANDLE, 0)
+    # ib_uverbs_ex_create_qp_resp: the base answer, comp_mask, length
+    return u.ex_write(EX_CREATE_QP, body, 40, DRIVER.qp_in(u), DRIVER.qp_out)
 
 
 @case("qp")
@@ -1544,6 +1560,7 @@ EXPECTED = {
     'qp_pd_no_such_handle': 'ENOENT',
     'qp_send_cq_no_such_handle': 'ENOENT',
     'qp_srq_no_such_handle': 'ENOENT',
+    'qp_ind_table_no_such_handle': 'EINVAL',
     'destroy_qp_twice': 'ENOENT',
     'doorbell_on_a_reset_qp': 'EINVAL',
     'doorbell_wqe_size_0': 'EINVAL',
@@ -1603,9 +1620,11 @@ EXPECTED = {
 # describes, so absurd caps in the core's part pass; the model offers no
 # memory windows and mlx5 takes no write() POST_SEND or REQ_NOTIFY_CQ
 # (ENOTSUP); an undefined flag is EINVAL, an unoffered feature ENOTSUP;
-# ALLOC_PD with no room for the PD number is EFAULT.
+# ALLOC_PD with no room for the PD number is EFAULT; it has receive WQ
+# tables, so a missing one is ENOENT (rxe and irdma: EINVAL, no such type).
 EXPECTED_MLX5 = dict(EXPECTED, **{
     'alloc_pd_with_driver_data': 'EFAULT',
+    'qp_ind_table_no_such_handle': 'ENOENT',
     'cq_of_0_entries': 'ok',
     'qp_max_send_wr_2_31': 'ok',
     'qp_max_recv_sge_2_31': 'ok',
