@@ -37,6 +37,7 @@
 # contents), which no command carries.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bad_input_lib.sh"
 
 GROUPS_RAW=(header context pd cq qp mr srq_ah more ioctl irdma)
 RACES=(churn busy fork close killed)
@@ -93,52 +94,6 @@ use_driver() {
 	module_loaded irdma || load "$1" || return 1
 	irdma_is "$1" || { echo "the irdma loaded is not $1"; return 1; }
 	registered
-}
-
-counts() {
-	res_counts "$DEV"
-}
-back() {
-	expect_eq "rdma res" "$(counts)" "$base" &&
-	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
-}
-
-# raw GROUP: the group ran to its end with no outcome other than
-# Debian's on stock (or, on ours, than OURS_IRDMA's by design).
-raw() {
-	grep "^$1: " "$OUT/raw" | grep -v "^$1: done$"
-	grep -q "^$1: done$" "$OUT/raw" ||
-		{ echo "$1 did not run to the end:"; grep -v ": done$" "$OUT/raw"; return 1; }
-	! grep -q "^$1: .*: got" "$OUT/raw"
-}
-
-races() {
-	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
-}
-
-# traffic_killed: ib_write_bw's server and client on the device (RC,
-# 64 KiB WRITEs for 30 s), both killed with -9 once their QPs exist and a
-# few seconds of traffic have passed; then rdma res and the pinned pages
-# as before, and ibv_rc_pingpong runs.
-traffic_killed() {
-	local gidx srv cli rc=0
-
-	gidx=$(topo_gid "$DEV" $ADDR) || { echo "no GID of $ADDR"; return 1; }
-	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F >/dev/null 2>&1 &
-	srv=$!
-	sleep 1
-	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F $ADDR >/dev/null 2>&1 &
-	cli=$!
-	eventually 30 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
-		{ echo "no ib_write_bw QPs"; rc=1; }
-	sleep 3
-	kill -0 $srv $cli || { echo "ib_write_bw ended before the kill"; rc=1; }
-	kill -9 $srv $cli 2>/dev/null
-	wait $srv $cli 2>/dev/null
-	eventually 10 back || rc=1
-	localhost_pair 120 ibv_rc_pingpong -d "$DEV" -g "$gidx" -n 20 -s 4096 -c ||
-		rc=1
-	return $rc
 }
 
 # removal debian|ours KO: rmmod irdma under uverbs_races.py's running

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Bad input to a hardware RDMA device from user space: the checks
+# hw_mlx5_bad_input and hw_e810_bad_input share (sourced after lib.sh).
+# The test sets OUT (a scratch directory, where uverbs_raw's output is
+# $OUT/raw), ADDR (the device's IPv4 address), DEV (the device, as it is
+# now), and before its races base and base_pins (counts and
+# pinned_pages as they were).
+
+counts() {
+	res_counts "$DEV"
+}
+
+back() {
+	expect_eq "rdma res" "$(counts)" "$base" &&
+	expect_eq "pinned pages" "$(pinned_pages)" "$base_pins"
+}
+
+# raw GROUP: the group ran to its end with no outcome other than the
+# one uverbs_raw expects of the driver (Debian's on stock, or ours where
+# it differs by design).
+raw() {
+	grep "^$1: " "$OUT/raw" | grep -v "^$1: done$"
+	grep -q "^$1: done$" "$OUT/raw" ||
+		{ echo "$1 did not run to the end:"; grep -v ": done$" "$OUT/raw"; return 1; }
+	! grep -q "^$1: .*: got" "$OUT/raw"
+}
+
+# races CASE: uverbs_races.py's CASE, then nothing left, nothing pinned.
+races() {
+	python3 "$TESTDIR/uverbs_races.py" "$@" && eventually 10 back
+}
+
+# traffic_killed: ib_write_bw's server and client on DEV (RC, 64 KiB
+# WRITEs for 30 s), both killed with -9 once their QPs exist and a few
+# seconds of traffic have passed; then rdma res and the pinned pages as
+# before, and ibv_rc_pingpong runs.
+traffic_killed() {
+	local gidx srv cli rc=0
+
+	gidx=$(topo_gid "$DEV" "$ADDR") || { echo "no GID of $ADDR"; return 1; }
+	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F >/dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F "$ADDR" >/dev/null 2>&1 &
+	cli=$!
+	eventually 30 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
+		{ echo "no ib_write_bw QPs"; rc=1; }
+	sleep 3
+	kill -0 $srv $cli || { echo "ib_write_bw ended before the kill"; rc=1; }
+	kill -9 $srv $cli 2>/dev/null
+	wait $srv $cli 2>/dev/null
+	eventually 10 back || rc=1
+	localhost_pair 120 ibv_rc_pingpong -d "$DEV" -g "$gidx" -n 20 -s 4096 -c ||
+		rc=1
+	return $rc
+}
