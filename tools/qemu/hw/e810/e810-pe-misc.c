@@ -4,8 +4,6 @@
  *
  *  - QUERY_RDMA_FEATURES: the firmware version and the hardware's
  *    (irdma wants at least two features).
- *  - MANAGE_STATS, GATHER_STATS: statistics instances (the returned
- *    value is the instance), counters that stay 0.
  *  - WORK_SCHED_NODE: work scheduler nodes; adding a leaf returns its
  *    queue set handle, which the model makes the node's ID (irdma then
  *    names that queue set to ice, and puts it in its QPs' contexts).
@@ -23,7 +21,6 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "qemu/bitmap.h"
 #include "e810.h"
 #include "e810-pe.h"
 
@@ -36,11 +33,6 @@
 #define E810_PE_FW_MAJOR        1
 #define E810_PE_FW_MINOR        0
 #define E810_PE_HW_VERSION      2
-
-/* MANAGE_STATS / GATHER_STATS. */
-#define E810_STATS_ALLOC        BIT_ULL(62)
-#define E810_STATS_INST(h)      extract64(h, 0, 7)
-#define E810_GATHER_STATS_SIZE  1024
 
 /* WORK_SCHED_NODE. */
 #define E810_WS_NODE_ID(h)      extract64(h, 0, 10)
@@ -71,38 +63,6 @@ static uint32_t e810_pe_query_features(E810State *s, E810Pe *pe,
     stq_le_p(buf + 8, (uint64_t)E810_FEAT_HW_VERSION << E810_FEAT_TYPE_SHIFT |
              E810_PE_HW_VERSION);
     if (!e810_dma_write(s, e810_wqe_q(wqe, 4), buf, sizeof(buf))) {
-        return E810_PE_ERR_DMA;
-    }
-    return 0;
-}
-
-static uint32_t e810_pe_manage_stats(E810State *s, E810Pe *pe,
-                                     const uint8_t *wqe, uint32_t *ret)
-{
-    uint64_t hdr = e810_wqe_hdr(wqe);
-    unsigned long idx;
-
-    if (!(hdr & E810_STATS_ALLOC)) {
-        clear_bit(E810_STATS_INST(hdr), pe->stats_inst);
-        return 0;
-    }
-    /* Instance 0 stays the function's own. */
-    idx = find_next_zero_bit(pe->stats_inst, E810_PE_STATS_INST, 1);
-    if (idx >= E810_PE_STATS_INST) {
-        return E810_PE_ERR_NOMEM;
-    }
-    set_bit(idx, pe->stats_inst);
-    *ret = idx;
-    return 0;
-}
-
-static uint32_t e810_pe_gather_stats(E810State *s, E810Pe *pe,
-                                     const uint8_t *wqe, uint32_t *ret)
-{
-    g_autofree uint8_t *buf = g_malloc0(E810_GATHER_STATS_SIZE);
-
-    /* Nothing is counted yet. */
-    if (!e810_dma_write(s, e810_wqe_q(wqe, 4), buf, E810_GATHER_STATS_SIZE)) {
         return E810_PE_ERR_DMA;
     }
     return 0;
@@ -182,7 +142,6 @@ static uint32_t e810_pe_unsupported(E810State *s, E810Pe *pe,
 void e810_pe_misc_reset(E810Pe *pe)
 {
     memset(pe->arp, 0, sizeof(pe->arp));
-    bitmap_zero(pe->stats_inst, E810_PE_STATS_INST);
     if (pe->stags) {
         g_hash_table_remove_all(pe->stags);
     }
@@ -197,8 +156,6 @@ void e810_pe_misc_reset(E810Pe *pe)
 const E810PeOp e810_pe_misc_ops[] = {
     { E810_CQP_QUERY_RDMA_FEATURES, "query_rdma_features",
       e810_pe_query_features },
-    { E810_CQP_MANAGE_STATS, "manage_stats", e810_pe_manage_stats },
-    { E810_CQP_GATHER_STATS, "gather_stats", e810_pe_gather_stats },
     { E810_CQP_WORK_SCHED_NODE, "work_sched_node", e810_pe_ws_node },
     { E810_CQP_MANAGE_ARP, "manage_arp", e810_pe_manage_arp },
     { E810_CQP_CREATE_AH, "create_ah", e810_pe_ah },

@@ -79,6 +79,7 @@
 
 static const E810PeOp *const e810_pe_op_tables[] = {
     e810_hmc_ops, e810_pe_cq_ops, e810_pe_qp_ops, e810_pe_misc_ops,
+    e810_pe_stats_ops,
     e810_stag_ops, e810_mcg_ops,
 };
 
@@ -343,6 +344,7 @@ void e810_pe_reset(E810State *s)
     e810_roce_reset(s);
     e810_pe_cq_reset(pe);
     e810_pe_misc_reset(pe);
+    e810_pe_stats_reset(pe);
     e810_hmc_reset(pe);
     pe->ccqp_high = 0;
     pe->ccqp_low = 0;

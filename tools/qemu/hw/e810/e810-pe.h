@@ -12,9 +12,10 @@
  *                  the completion and asynchronous event queues, arming,
  *                  interrupts
  *   e810-pe-qp.c   QPs: their contexts
- *   e810-pe-misc.c the smaller commands: features, statistics, the work
- *                  scheduler, ARP, address handles, and those the model
- *                  takes without acting on them
+ *   e810-pe-misc.c the smaller commands: features, the work scheduler,
+ *                  ARP, address handles, and those the model takes
+ *                  without acting on them
+ *   e810-pe-stats.c statistics: instances, the counters, GATHER_STATS
  *   e810-stag.c    STags: memory regions, their keys, memory access
  *   e810-roce.c    the RoCE data path's glue to the RoCEv2 engine
  *                  (hw/roce): timers, frames, loopback, memory, CQEs
@@ -179,6 +180,19 @@ typedef struct E810PeQp {
     E810RoceQp *roce;       /* its data path (e810-roce-qp.c) */
 } E810PeQp;
 
+/* What the PE counted since its reset (e810-pe-stats.c). */
+typedef struct E810PeIpStats {
+    uint64_t rx_octets, rx_pkts, rx_mc_octets, rx_mc_pkts;
+    uint64_t tx_octets, tx_pkts, tx_mc_octets, tx_mc_pkts;
+} E810PeIpStats;
+
+typedef struct E810PeStats {
+    E810PeIpStats ip[2];            /* IPv4, IPv6 */
+    uint64_t udp_rx_pkts, udp_tx_pkts;
+    uint64_t rx_sends, rx_writes, rx_reads;
+    uint64_t tx_sends, tx_writes, tx_reads;
+} E810PeStats;
+
 struct E810Pe {
     /* The CQP (e810-pe.c). */
     uint32_t ccqp_high;
@@ -209,9 +223,12 @@ struct E810Pe {
     /* QPs (e810-pe-qp.c). */
     E810PeQp *qp[E810_PE_MAX_QPS];
 
+    /* Statistics (e810-pe-stats.c). */
+    DECLARE_BITMAP(stats_inst, E810_PE_STATS_INST);
+    E810PeStats stats;
+
     /* The rest (e810-pe-misc.c). */
     uint64_t arp[E810_PE_MAX_ARP];          /* MAC | E810_PE_ARP_VALID */
-    DECLARE_BITMAP(stats_inst, E810_PE_STATS_INST);
     GHashTable *stags;                      /* STag index -> E810Stag */
     GHashTable *ahs;                        /* AH index -> WQE copy */
     GHashTable *mcgs;                       /* group index -> E810Mcg */
@@ -238,6 +255,7 @@ extern const E810PeOp e810_hmc_ops[];
 extern const E810PeOp e810_pe_cq_ops[];
 extern const E810PeOp e810_pe_qp_ops[];
 extern const E810PeOp e810_pe_misc_ops[];
+extern const E810PeOp e810_pe_stats_ops[];
 extern const E810PeOp e810_stag_ops[];
 extern const E810PeOp e810_mcg_ops[];
 
@@ -289,6 +307,11 @@ void e810_pe_qp_reset(E810Pe *pe);
 
 /* e810-pe-misc.c */
 void e810_pe_misc_reset(E810Pe *pe);
+
+/* e810-pe-stats.c: count a RoCEv2 frame the PE sent (TX) or received. */
+void e810_pe_stats_frame(E810Pe *pe, const uint8_t *frame, size_t len,
+                         bool tx);
+void e810_pe_stats_reset(E810Pe *pe);
 
 /*
  * e810-mcg.c: the members of the group of MGID (16 bytes, IPv4 as

@@ -128,6 +128,7 @@ static void roce_loop_bh(void *opaque)
 
     while (n++ < LOOP_BUDGET && (b = g_queue_pop_head(&ro->loop))) {
         ro->loop_len--;
+        e810_pe_stats_frame(s->pe, b->data, b->len, false);
         roce_engine_rx(&ro->eng, b->data, b->len);
         g_byte_array_unref(b);
     }
@@ -146,6 +147,7 @@ static void roce_tx(void *opaque, RoceQP *rqp, const uint8_t *frame,
     bool loop = group || roce_to_self(s, frame, len);
 
     trace_e810_roce_tx(roce_qp(rqp)->id, len, loop);
+    e810_pe_stats_frame(s->pe, frame, len, true);
     if (!loop || group) {
         qemu_send_packet(qemu_get_queue(s->nic), frame, len);
     }
@@ -274,6 +276,7 @@ bool e810_roce_rx(E810State *s, const uint8_t *buf, size_t len)
         return false;
     }
     was = e810_roce_guard(s);
+    e810_pe_stats_frame(s->pe, buf, len, false);
     roce_engine_rx(&s->pe->roce->eng, buf, len);
     e810_roce_kick(s);
     e810_roce_unguard(s, was);

@@ -68,6 +68,15 @@ static void e810_pf_reset(E810State *s)
     e810_aq_reset(s);
     e810_irq_reset(s);
     g_hash_table_remove_all(s->regs);
+    /*
+     * Frames QEMU held while a LAN ring was full would stay held (and
+     * the netdev would read no more) until the ring moved, which a reset
+     * ring never does: they go now, to no queue, as the hardware drops
+     * them, and the wire is read again.
+     */
+    if (s->nic) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
 }
 
 static bool e810_dev_reg_read(E810State *s, hwaddr addr, uint32_t *val)
