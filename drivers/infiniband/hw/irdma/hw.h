@@ -95,6 +95,8 @@ enum irdma_cqp_op {
 	IRDMA_CQP_OP_FLUSH_WQES = 0x22,
 	IRDMA_CQP_OP_SHMC_PAGES_ALLOCATED = 0x2b,
 	IRDMA_CQP_OP_WORK_SCHED_NODE = 0x2c,
+	IRDMA_CQP_OP_MANAGE_STATS = 0x2d,
+	IRDMA_CQP_OP_GATHER_STATS = 0x2e,
 };
 
 /*
@@ -177,6 +179,12 @@ enum irdma_cqp_op {
 #define IRDMA_FEAT_FW_MAJOR		GENMASK_ULL(31, 16)
 #define IRDMA_FEAT_FW_MINOR		GENMASK_ULL(15, 0)
 #define IRDMA_FEAT_MAX			32
+
+/* MANAGE_STATS, GATHER_STATS: the header; the buffer's address in q4. */
+#define IRDMA_STATS_ALLOC_INST		BIT_ULL(62)
+#define IRDMA_STATS_USE_INST		BIT_ULL(61)
+#define IRDMA_STATS_INST		GENMASK_ULL(6, 0)
+#define IRDMA_STATS_BUF_SIZE		1024
 
 /* Access rights, as REG_MR and FAST_REG take them. */
 #define IRDMA_ACC_LOCAL_READ		0x01

@@ -13,9 +13,11 @@
 #include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/net/intel/iidc.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -181,6 +183,21 @@ struct irdma_ws {
  * when the PE is up; the ib_device's refcount owns it (dealloc_driver
  * tears the PE down).
  */
+/*
+ * The port's hardware counters (stats.c): @lock serializes gathers, and
+ * protects @last and @total.
+ */
+#define IRDMA_NSTATS	46
+struct irdma_stats {
+	struct mutex lock;		/* see above */
+	struct irdma_dma buf;		/* GATHER_STATS writes it */
+	u32 inst;			/* the statistics instance */
+	bool have_inst;
+	u64 last[IRDMA_NSTATS];		/* each counter at the last gather */
+	u64 total[IRDMA_NSTATS];	/* since irdma_stats_init() */
+	struct delayed_work work;	/* a gather a minute */
+};
+
 struct irdma_dev {
 	struct ib_device ibdev;
 	struct irdma_pf *pf;
@@ -216,6 +233,8 @@ struct irdma_dev {
 	/* CQs and QPs by number, for the events the EQs carry. */
 	struct xarray cqs;
 	struct xarray qps;
+
+	struct irdma_stats stats;
 };
 
 static inline struct irdma_dev *to_idev(struct ib_device *ibdev)

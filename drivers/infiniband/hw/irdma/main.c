@@ -120,6 +120,7 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.driver_id = RDMA_DRIVER_IRDMA,
 	.uverbs_abi_ver = 5,
 
+	.alloc_hw_port_stats = irdma_alloc_hw_port_stats,
 	.alloc_mr = irdma_alloc_mr,
 	.alloc_mw = irdma_alloc_mw,
 	.alloc_pd = irdma_alloc_pd,
@@ -139,6 +140,7 @@ static const struct ib_device_ops irdma_dev_ops = {
 	.detach_mcast = irdma_detach_mcast,
 	.disassociate_ucontext = irdma_disassociate_ucontext,
 	.get_dma_mr = irdma_get_dma_mr,
+	.get_hw_stats = irdma_get_hw_stats,
 	.get_link_layer = irdma_get_link_layer,
 	.get_port_immutable = irdma_get_port_immutable,
 	.map_mr_sg = irdma_map_mr_sg,
@@ -171,6 +173,7 @@ static const struct ib_device_ops irdma_dev_ops = {
  */
 static void irdma_pe_down(struct irdma_dev *dev)
 {
+	irdma_stats_fini(dev);
 	irdma_arp_fini(dev);
 	irdma_pble_fini(dev);
 	irdma_eqs_destroy(dev);
@@ -182,7 +185,8 @@ static void irdma_pe_down(struct irdma_dev *dev)
 /*
  * The protocol engine up, in the order the device needs: the control
  * QP through registers, the HMC's objects and their memory, CQ 0 for
- * the control QP's completions, then the event queues and the PBLE pool.
+ * the control QP's completions, then the event queues, the PBLE pool,
+ * the ARP cache and the statistics instance.
  */
 static int irdma_pe_up(struct irdma_dev *dev)
 {
@@ -217,6 +221,9 @@ static int irdma_pe_up(struct irdma_dev *dev)
 	if (err)
 		goto down;
 	err = irdma_arp_init(dev);
+	if (err)
+		goto down;
+	err = irdma_stats_init(dev);
 	if (err)
 		goto down;
 	return 0;

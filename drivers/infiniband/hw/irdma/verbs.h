@@ -384,6 +384,14 @@ int irdma_arp_get(struct irdma_dev *dev, const __be32 *ip, const u8 *mac);
 int irdma_arp_init(struct irdma_dev *dev);
 void irdma_arp_fini(struct irdma_dev *dev);
 
+/* stats.c */
+int irdma_stats_init(struct irdma_dev *dev);
+void irdma_stats_fini(struct irdma_dev *dev);
+struct rdma_hw_stats *irdma_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int irdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+
 /* mcg.c */
 int irdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int irdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

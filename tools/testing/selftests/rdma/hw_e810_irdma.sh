@@ -16,7 +16,8 @@
 # v2 GID and the MAD layer's QP1 in RTS; libirdma reads it (ibv_devinfo:
 # vendor part 5531); traffic through it: ibv_rc_pingpong event-driven
 # (CQ arming, CEQ interrupts), ibv_ud_pingpong, rping over rdma_cm (the
-# connection's MADs on QP1, kernel address handles), ib_write_bw;
+# connection's MADs on QP1, kernel address handles), ib_write_bw, its
+# RDMA WRITEs in the port's hw_counters (hw_e810_counters has the rest);
 # unbound and bound again through sysfs, QP1 in RTS again; rmmod leaves
 # ice.roce unbound; no warning, oops or irdma complaint in the kernel log.
 # hw_e810_probe, _verbs, _perftest and _ulp run the whole list on ours in
@@ -24,7 +25,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-PLAN=11
+PLAN=12
 AUX=/sys/bus/auxiliary
 ADDR=10.35.5.1
 KO=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
@@ -115,7 +116,15 @@ ktap_test_result "ibv_devinfo -v through libirdma" devinfo
 ktap_test_result "ibv_rc_pingpong -c -e (completion events)" e810_pingpong "$dev" "$gidx" rc -e
 ktap_test_result "ibv_ud_pingpong -c" e810_pingpong "$dev" "$gidx" ud
 ktap_test_result "rping over rdma_cm" rping_pair $ADDR
+writes() { hw_counter "$dev" iwOutRdmaWrites; }
+writes_before=$(writes)
 ktap_test_result "ib_write_bw" perftest_pair localhost ib_write_bw -d "$dev" -x "$gidx" -n 300 -F -s 4096
+counted() {
+	local n=$(($(writes) - ${writes_before:-0}))
+
+	[ "$n" -ge 300 ] || { echo "iwOutRdmaWrites: +$n"; return 1; }
+}
+ktap_test_result "hw_counters: ib_write_bw's 300 RDMA WRITEs" counted
 
 # Unbind takes the device (and QP1) away; bind makes them again.
 rebind() {

@@ -340,6 +340,18 @@ irdma_which() {
 	if irdma_ours; then echo ours; else echo "Debian's"; fi
 }
 
+# hw_counters DEV: port 1's hardware counters, NAME VALUE a line, as
+# rdma statistic shows them.
+hw_counters() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' |
+		awk 'NR > 2 && NR % 2 { name = $0; next } NR > 2 { print name, $0 }'
+}
+
+# hw_counter DEV NAME: that counter's value.
+hw_counter() {
+	hw_counters "$1" | awk -v n="$2" '$1 == n { print $2 }'
+}
+
 # e810_pingpong DEV GIDX rc|ud ARGS...: ibv_rc_pingpong or
 # ibv_ud_pingpong, server and client on DEV from GID index GIDX, 50
 # iterations with their buffers checked (-c), 4 KiB (UD: 512 bytes, within
