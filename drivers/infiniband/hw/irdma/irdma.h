@@ -179,11 +179,6 @@ struct irdma_ws {
 };
 
 /*
- * An RDMA device: one E810 function's PE.  Made at probe, registered
- * when the PE is up; the ib_device's refcount owns it (dealloc_driver
- * tears the PE down).
- */
-/*
  * The port's hardware counters (stats.c): @lock serializes gathers, and
  * protects @last and @total.
  */
@@ -191,13 +186,17 @@ struct irdma_ws {
 struct irdma_stats {
 	struct mutex lock;		/* see above */
 	struct irdma_dma buf;		/* GATHER_STATS writes it */
-	u32 inst;			/* the statistics instance */
-	bool have_inst;
+	u32 inst;			/* the statistics instance, while @buf is */
 	u64 last[IRDMA_NSTATS];		/* each counter at the last gather */
 	u64 total[IRDMA_NSTATS];	/* since irdma_stats_init() */
 	struct delayed_work work;	/* a gather a minute */
 };
 
+/*
+ * An RDMA device: one E810 function's PE.  Made at probe, registered
+ * when the PE is up; the ib_device's refcount owns it (dealloc_driver
+ * tears the PE down).
+ */
 struct irdma_dev {
 	struct ib_device ibdev;
 	struct irdma_pf *pf;

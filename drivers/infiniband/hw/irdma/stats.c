@@ -182,7 +182,6 @@ int irdma_stats_init(struct irdma_dev *dev)
 		goto free;
 	}
 	s->inst = inst;
-	s->have_inst = true;
 	mutex_lock(&s->lock);
 	err = irdma_stats_gather(dev);
 	memset(s->total, 0, sizeof(s->total));
@@ -194,7 +193,6 @@ int irdma_stats_init(struct irdma_dev *dev)
 
 free_inst:
 	irdma_stats_inst(dev, false, &inst);
-	s->have_inst = false;
 free:
 	irdma_dma_free(dev, &s->buf);
 	return err;
@@ -208,9 +206,8 @@ void irdma_stats_fini(struct irdma_dev *dev)
 	if (!s->buf.va)
 		return;
 	cancel_delayed_work_sync(&s->work);
-	if (s->have_inst && irdma_stats_inst(dev, false, &inst))
+	if (irdma_stats_inst(dev, false, &inst))
 		dev_warn(dev->dma, "statistics instance %u not freed\n", inst);
-	s->have_inst = false;
 	irdma_dma_free(dev, &s->buf);
 }
 
