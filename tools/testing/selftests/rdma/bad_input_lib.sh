@@ -5,7 +5,8 @@
 # The test sets OUT (a scratch directory, where uverbs_raw's output is
 # $OUT/raw), ADDR (the device's IPv4 address), DEV (the device, as it is
 # now), and before its races base and base_pins (counts and
-# pinned_pages as they were).
+# pinned_pages as they were); it defines registered (the device there
+# again, with its uverbs device and its GID of ADDR).
 
 counts() {
 	res_counts "$DEV"
@@ -53,5 +54,23 @@ traffic_killed() {
 	eventually 10 back || rc=1
 	localhost_pair 120 ibv_rc_pingpong -d "$DEV" -g "$gidx" -n 20 -s 4096 -c ||
 		rc=1
+	return $rc
+}
+
+# removal MOD KO [port_err]: rmmod MOD under uverbs_races.py's running
+# commands: the commands after it fail with EIO, the async fd reports
+# DEVICE_FATAL (port_err: after PORT_ERR, as Debian's irdma reports its
+# port down first); then KO again, its device registered.
+removal() {
+	local pid rc=0
+
+	rm -f "$OUT/ready" "$OUT/done"
+	python3 "$TESTDIR/uverbs_races.py" removal "$OUT" ${3:+"$3"} &
+	pid=$!
+	eventually 60 test -e "$OUT/ready" || { kill $pid; return 1; }
+	rmmod "$1" || { echo "rmmod $1 failed"; rc=1; }
+	touch "$OUT/done"
+	wait $pid || rc=1
+	module_use "$1" "$2" && registered || rc=1
 	return $rc
 }

@@ -58,22 +58,6 @@ use_driver() {
 	mlx5_ib_use "$1" && registered
 }
 
-# removal KO: rmmod mlx5_ib under uverbs_races.py's running commands;
-# then KO again.
-removal() {
-	local pid rc=0
-
-	rm -f "$OUT/ready" "$OUT/done"
-	python3 "$TESTDIR/uverbs_races.py" removal "$OUT" &
-	pid=$!
-	eventually 60 test -e "$OUT/ready" || { kill $pid; return 1; }
-	rmmod mlx5_ib || { echo "rmmod mlx5_ib failed"; rc=1; }
-	touch "$OUT/done"
-	wait $pid || rc=1
-	insmod "$1" && registered || rc=1
-	return $rc
-}
-
 # clean debian|ours SINCE: nothing of mlx5_0's left (objects of the
 # kernel's own as after the load); ours then unloads with nothing of
 # mlx5's logged after dmesg line SINCE, and the guest's own mlx5_ib
@@ -104,7 +88,7 @@ cases() {
 	ktap_test_result "$name: kill -9 under ib_write_bw: nothing left, nothing pinned" \
 		traffic_killed
 	ktap_test_result "$name: rmmod mlx5_ib under running commands: EIO, DEVICE_FATAL" \
-		removal "$ko"
+		removal mlx5_ib "$ko"
 	base=$(counts)
 	ktap_test_result "$name: nothing of mlx5_0's left, nothing logged (ours)" \
 		clean "$which" "$since"

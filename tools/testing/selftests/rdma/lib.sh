@@ -634,19 +634,43 @@ mlx5_ib_registered() {
 		eventually 60 test -n "$(ls /sys/class/infiniband/mlx5_0/device/infiniband_verbs 2>/dev/null)"
 }
 
-# mlx5_ib_is KO: the loaded mlx5_ib is KO, by its version (ours has one,
+# module_is MOD KO: the loaded MOD is KO, by its version (ours have one,
 # Debian's none).
-mlx5_ib_is() {
-	[ "$(cat /sys/module/mlx5_ib/version 2>/dev/null)" = \
-	  "$(modinfo -F version "$1")" ]
+module_is() {
+	[ "$(cat "/sys/module/$1/version" 2>/dev/null)" = \
+	  "$(modinfo -F version "$2")" ]
 }
 
-# MLX5_IB_DEBIAN, MLX5_IB_OURS: Debian's mlx5_ib.ko (none when the guest
-# has no mlx5 modules) and ours, as this tree built it (scripts/vm's
-# OOT_BUILT: the tree, or .debug-build/ on the debug kernel).
-MLX5_IB_DEBIAN=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/mlx5" \
-		 -name 'mlx5_ib.ko*' 2>/dev/null | head -n 1)
+# module_use MOD KO: KO the MOD loaded (the one loaded before, if another,
+# unloaded first), what KO depends on (modinfo) loaded first: the guest's
+# own, as modprobe finds them.  The drivers' tests load Debian's or ours
+# by file this way, where modprobe finds only one.
+module_use() {
+	local deps
+
+	if module_loaded "$1" && ! module_is "$1" "$2"; then
+		rmmod "$1" || return 1
+	fi
+	if ! module_loaded "$1"; then
+		deps=$(modinfo -F depends "$2" | tr , ' ')
+		# shellcheck disable=SC2086
+		[ -z "$deps" ] || modprobe -a $deps || return 1
+		insmod "$2" || return 1
+	fi
+	module_is "$1" "$2" || { echo "the $1 loaded is not $2"; return 1; }
+}
+
+# Debian's driver of a device (none when the guest's kernel has no such
+# module) and ours, as this tree built it (scripts/vm's OOT_BUILT: the
+# tree, or .debug-build/ on the debug kernel).
+debian_ko() {
+	find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/$1" \
+		-name "$2.ko*" 2>/dev/null | head -n 1
+}
+MLX5_IB_DEBIAN=$(debian_ko mlx5 mlx5_ib)
 MLX5_IB_OURS=$OOT_BUILT/drivers/infiniband/hw/mlx5/mlx5_ib.ko
+IRDMA_DEBIAN=$(debian_ko irdma irdma)
+IRDMA_OURS=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
 
 # skip_cases N PREFIX REASON: N cases named "PREFIX: case I", skipped
 # with REASON (a driver's half of a test that runs two drivers).
@@ -661,12 +685,7 @@ skip_cases() {
 # mlx5_ib_use KO: KO the mlx5_ib loaded (the one loaded before, if another,
 # unloaded first), mlx5_0 registered with its uverbs device.
 mlx5_ib_use() {
-	if module_loaded mlx5_ib && ! mlx5_ib_is "$1"; then
-		rmmod mlx5_ib || return 1
-	fi
-	module_loaded mlx5_ib || insmod "$1" || return 1
-	mlx5_ib_is "$1" || { echo "the mlx5_ib loaded is not $1"; return 1; }
-	mlx5_ib_registered
+	module_use mlx5_ib "$1" && mlx5_ib_registered
 }
 
 # mlx5_ours_down SINCE: our mlx5_ib leaves nothing on mlx5_0 and unloads
