@@ -28,8 +28,8 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 
 # Our irdma reads a few fields of ice's private structures, whose layout
 # only the target kernel's own ice headers give (scripts/ice-headers:
-# from linux-source-6.1 into the cache, once); without them irdma, a
-# preview module, is not built.  OOT_ICE_DIR= names a directory instead.
+# from linux-source-6.1 into the cache, once); without them irdma is not
+# built (nor named by dkms.conf).  OOT_ICE_DIR= names a directory instead.
 ifeq ($(origin OOT_ICE_DIR),undefined)
   OOT_ICE_DIR := $(shell KDIR=$(KDIR) scripts/ice-headers 2>/dev/null)
 endif
@@ -73,7 +73,8 @@ clean:
 # Our modules go to updates/, which depmod searches before kernel/, so
 # they replace the in-tree ones of the same name without touching them.
 # A module of OOT_PREVIEW_MODULES (scripts/lib/common.sh) only with
-# OOT_PREVIEW=1.
+# OOT_PREVIEW=1, none of OOT_WITHOUT= (OOT_WITHOUT=irdma: a host that
+# keeps Debian's irdma for iWARP).
 install: modules
 	@for ko in $$(. scripts/lib/common.sh; oot_built_modules $(CURDIR) | \
 		      sed -e 's|^$(CURDIR)/||'); do \

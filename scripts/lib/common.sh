@@ -23,13 +23,15 @@ oot_kver() {
 # by default: a driver still short of its issue's acceptance, which must
 # not take the place of the distribution's on a user's machine.
 # OOT_PREVIEW=1 (scripts/vm --preview, make install OOT_PREVIEW=1) takes
-# them too.  Our irdma (issue 36) is one, as our mlx5_ib (issue 35) was
-# until it met its issue's acceptance.
-OOT_PREVIEW_MODULES="irdma"
+# them too.  None now: our mlx5_ib (issue 35) and our irdma (issue 36)
+# were, each until it met its issue's acceptance.
+OOT_PREVIEW_MODULES=""
 
 # OOT_WITHOUT: modules of ours to leave out all the same (scripts/vm
-# --without), so that the distribution's of the same name is found: our
-# core with Debian's mlx5_ib, to compare the two drivers on one core.
+# --without, make install OOT_WITHOUT=), so that the distribution's of
+# the same name is found: our core with Debian's mlx5_ib or irdma, to
+# compare the two drivers on one core, or a host that keeps Debian's
+# irdma for iWARP (dkms.conf).
 
 # The modules the last build made, as absolute .ko paths, in build order,
 # the preview ones only with OOT_PREVIEW=1, none of OOT_WITHOUT.

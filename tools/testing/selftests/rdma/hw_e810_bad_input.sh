@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Bad input to the modelled E810's RDMA device from user space, with each
-# irdma the guest can run on its core: Debian's, then ours (our core only,
-# and only in a guest booted --preview, where modprobe finds ours: our
-# irdma is a preview module).  Needs a guest with the model
-# (scripts/vm --hw e810 [--preview]).
+# irdma the guest can run on its core: Debian's, then ours (our core only;
+# each loaded from its file, what it depends on first).  Needs a guest
+# with the model (scripts/vm --hw e810).
 #
 # For each driver:
 #   - uverbs_raw.py's malformed commands (write() and ioctl()), the ones
@@ -51,12 +50,6 @@ ADDR=10.35.6.1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
-# Debian's irdma.ko and ours, as this tree built it (scripts/vm's
-# OOT_BUILT: the tree, or .debug-build/ on the debug kernel).
-IRDMA_DEBIAN=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/hw/irdma" \
-	-name 'irdma.ko*' 2>/dev/null | head -n 1)
-IRDMA_OURS=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
-
 e810_roce_case $ADDR
 
 # registered: irdma's device there with its uverbs device and its GID of
@@ -71,52 +64,15 @@ registered() {
 	eventually 60 topo_gid "$d" $ADDR >/dev/null
 }
 
-# irdma_is KO: the loaded irdma is KO, by its version (ours has one,
-# Debian's none).
-irdma_is() {
-	[ "$(cat /sys/module/irdma/version 2>/dev/null)" = \
-	  "$(modinfo -F version "$1")" ]
-}
-
-# load KO: KO inserted, what it depends on loaded first (Debian's irdma
-# needs i40e too, for X722's iWARP; modprobe finds our core's modules).
-load() {
-	# shellcheck disable=SC2046
-	modprobe -a $(modinfo -F depends "$1" | tr , ' ') && insmod "$1"
-}
-
-# use_driver KO: KO the irdma loaded (the one loaded before, if another,
-# unloaded first), its device registered.
+# use_driver KO: that irdma the one loaded, its device registered.
 use_driver() {
-	if module_loaded irdma && ! irdma_is "$1"; then
-		rmmod irdma || return 1
-	fi
-	module_loaded irdma || load "$1" || return 1
-	irdma_is "$1" || { echo "the irdma loaded is not $1"; return 1; }
-	registered
-}
-
-# removal debian|ours KO: rmmod irdma under uverbs_races.py's running
-# commands (Debian's reports PORT_ERR before the core's DEVICE_FATAL);
-# then KO again.
-removal() {
-	local pid rc=0 port_err=
-
-	[ "$1" != debian ] || port_err=port_err
-	rm -f "$OUT/ready" "$OUT/done"
-	python3 "$TESTDIR/uverbs_races.py" removal "$OUT" $port_err &
-	pid=$!
-	eventually 60 test -e "$OUT/ready" || { kill $pid; return 1; }
-	rmmod irdma || { echo "rmmod irdma failed"; rc=1; }
-	touch "$OUT/done"
-	wait $pid || rc=1
-	load "$2" && registered || rc=1
-	return $rc
+	module_use irdma "$1" && registered
 }
 
 # ours_down SINCE: our irdma leaves nothing on the device and unloads
 # with no irdma error, warning or bug logged after dmesg line SINCE; the
-# one modprobe finds (ours, in a guest booted --preview) registers.
+# one modprobe finds (ours, or Debian's in a guest booted --without
+# irdma) registers.
 ours_down() {
 	res_none "$DEV" && rmmod irdma && irdma_log_clean "$1" "$DEV" &&
 		! dmesg | tail -n +$(($1 + 1)) | grep -E 'WARNING|BUG|refcount' &&
@@ -133,7 +89,10 @@ clean() {
 
 # cases debian|ours NAME KO: every case with that driver.
 cases() {
-	local which=$1 name=$2 ko=$3 g r since
+	local which=$1 name=$2 ko=$3 g r since port_err=
+
+	# Debian's irdma reports PORT_ERR before the core's DEVICE_FATAL.
+	[ "$which" != debian ] || port_err=port_err
 
 	since=$(dmesg | wc -l)
 	DEV=$(e810_ibdev)
@@ -152,7 +111,7 @@ cases() {
 	ktap_test_result "$name: kill -9 under ib_write_bw: nothing left, nothing pinned" \
 		traffic_killed
 	ktap_test_result "$name: rmmod irdma under running commands: EIO, DEVICE_FATAL" \
-		removal "$which" "$ko"
+		removal irdma "$ko" $port_err
 	DEV=$(e810_ibdev)
 	base=$(counts)
 	ktap_test_result "$name: nothing of the device's left, nothing logged (ours)" \
@@ -168,9 +127,6 @@ else
 fi
 if [ "$OOT_STOCK" = 1 ]; then
 	skip_cases $PER_DRIVER "our irdma" "our irdma runs on our core (stock guest)"
-elif [ "${OOT_PREVIEW:-0}" != 1 ]; then
-	skip_cases $PER_DRIVER "our irdma" \
-		"our irdma is a preview module: scripts/vm --hw e810 --preview"
 elif [ ! -f "$IRDMA_OURS" ]; then
 	skip_cases $PER_DRIVER "our irdma" "not built: $IRDMA_OURS"
 else

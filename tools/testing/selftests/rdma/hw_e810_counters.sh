@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The modelled E810's hardware counters, as irdma reports them (the one
-# modprobe finds: Debian's, or ours in a guest booted --preview), on the
-# stock stack or ours.  The model counts the RoCEv2 frames its protocol
+# modprobe finds: ours on our core, Debian's on stock or in a guest booted
+# --without irdma).  The model counts the RoCEv2 frames its protocol
 # engine sends and receives (e810-model.rst, "Statistics"); irdma gathers
 # them with GATHER_STATS into the port's hw_counters.
 #   - the counters `rdma statistic` shows, by name and in order, are
@@ -15,7 +15,7 @@
 #     or READ requests out and in, ibv_ud_pingpong 100 SENDs; IPv4 and
 #     UDP packets alike, as many in as out (loopback), and at least the
 #     payload in octets; no counter goes down.
-# Needs a guest with the model (scripts/vm --hw e810 [--preview] [--stock]).
+# Needs a guest with the model (scripts/vm --hw e810 [--stock|--without irdma]).
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 

@@ -2,11 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Our irdma (drivers/infiniband/hw/irdma/, Documentation/infiniband/
-# irdma.rst) on the modelled E810, in make check's E810 guest too: there
-# Debian's irdma is the one modprobe finds and the other hw_e810_* tests
-# run it, so this test loads ours from the build (OOT_BUILT) with insmod;
-# in a guest booted with --preview modprobe finds ours.  Either way:
-#	scripts/vm --hw e810 [--preview] -- tools/testing/selftests/rdma/run_tests.sh hw_e810_irdma.sh
+# irdma.rst) on the modelled E810, loaded from the build (OOT_BUILT):
+# the one modprobe finds in a guest of our core, and in one booted
+# --without irdma, where modprobe finds Debian's, ours in its place:
+#	scripts/vm --hw e810 [--without irdma] -- tools/testing/selftests/rdma/run_tests.sh hw_e810_irdma.sh
 # It skips on stock (our irdma needs our core), on a guest without an
 # 8086:159b function, and where irdma was not built (no ice headers).
 #
@@ -20,15 +19,14 @@
 # RDMA WRITEs in the port's hw_counters (hw_e810_counters has the rest);
 # unbound and bound again through sysfs, QP1 in RTS again; rmmod leaves
 # ice.roce unbound; no warning, oops or irdma complaint in the kernel log.
-# hw_e810_probe, _verbs, _perftest and _ulp run the whole list on ours in
-# a --preview guest.
+# hw_e810_probe, _verbs, _perftest and _ulp run the whole list with the
+# guest's irdma (ours on our core).
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
 PLAN=12
 AUX=/sys/bus/auxiliary
 ADDR=10.35.5.1
-KO=$OOT_BUILT/drivers/infiniband/hw/irdma/irdma.ko
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -38,7 +36,7 @@ if [ -z "$fn" ]; then
 	why="no 8086:159b function (scripts/vm --hw e810)"
 elif ! ours; then
 	why="our irdma runs on our core only"
-elif ! irdma_ours && [ ! -f "$KO" ]; then
+elif [ ! -f "$IRDMA_OURS" ]; then
 	why="our irdma was not built (no ice headers: scripts/ice-headers)"
 fi
 if [ -n "$why" ]; then
@@ -54,16 +52,6 @@ trap 'rm -rf "$OUT"' EXIT
 before=$(dmesg | wc -l)
 new_log() { dmesg | tail -n +"$((before + 1))"; }
 
-# Ours: modprobe's where it is ours (--preview), else the build's, with
-# what it links against loaded first.
-load_ours() {
-	if irdma_ours; then
-		modprobe irdma
-		return
-	fi
-	modprobe ice && modprobe ib_uverbs && insmod "$KO" || return 1
-	irdma_ours || { echo "the irdma loaded is not ours"; return 1; }
-}
 
 # The auxiliary device ice made, bound to a driver named irdma.
 roce_dev() { ls -d "$AUX"/devices/ice.roce.* 2>/dev/null | head -1; }
@@ -75,7 +63,7 @@ bound() {
 bind_up() {
 	modprobe ice || return 1
 	eventually 120 roce_dev >/dev/null || { echo "ice made no ice.roce device"; return 1; }
-	load_ours || return 1
+	module_use irdma "$IRDMA_OURS" || return 1
 	eventually 30 bound || { echo "ice.roce not bound to irdma"; ls -l "$(roce_dev)"; return 1; }
 }
 ktap_test_result "our irdma binds ice.roce" bind_up

@@ -4,8 +4,9 @@
 # perftest through the modelled E810, beyond hw_e810_verbs' bandwidth
 # tools: the latency tools (ib_write_lat, ib_read_lat, ib_send_lat) and
 # the bandwidth tools through rdma_cm (-R: the connection by ib_cm's MADs
-# on irdma's QP1, a UD QP of the model's), with Debian's irdma (on our
-# core or stock's) and rdma-core's unmodified libirdma.  Needs a guest
+# on irdma's QP1, a UD QP of the model's), with the guest's irdma (ours
+# on our core, Debian's on stock or --without irdma) and rdma-core's
+# unmodified libirdma.  Needs a guest
 # booted with the model:
 #	scripts/vm --hw e810 -- tools/testing/selftests/rdma/run_tests.sh hw_e810_perftest.sh
 # and skips on a guest without an 8086:159b function.

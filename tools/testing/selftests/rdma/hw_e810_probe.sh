@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Debian's irdma on the modelled E810 (e810-model.rst), on the stack the
-# guest runs (stock or ours): irdma binds ice's ice.roce device, brings
-# the protocol engine up through the model's control QP (HMC, CEQs, AEQ,
-# the queue-set nodes ice adds for it), and registers its device with
+# The guest's irdma on the modelled E810 (e810-model.rst): ours on our
+# core, Debian's on stock or in a guest booted --without irdma.  irdma
+# binds ice's ice.roce device, brings the protocol engine up through the
+# model's control QP (HMC, CEQs, AEQ, the queue-set nodes ice adds for
+# it), and registers its device with
 # port 1 ACTIVE over Ethernet and a RoCE v2 GID of the netdev's address;
 # the MAD layer's QP1 is in RTS; irdma's log holds no error; irdma
 # unloads (every object destroyed through the control QP) and loads

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The modelled E810's RDMA device goes away under running applications,
-# and comes back: irdma (Debian's, or ours in a guest booted --preview:
-# whichever modprobe finds) on ice's ice.roce auxiliary device, server
+# and comes back: irdma (whichever modprobe finds: ours on our core,
+# Debian's on stock or --without irdma) on ice's ice.roce auxiliary
+# device, server
 # and client of ib_write_bw and of rping on it in one guest (as
 # hw_e810_verbs runs them), and ibv_asyncwatch with it open.  Each way
 # ice and the PCI core offer on the model:
@@ -37,7 +38,7 @@
 # only DEVICE_FATAL and writes nothing to user CQs once the device is
 # gone, so ib_write_bw runs out its duration (as with mlx5_ib).
 # Needs a guest booted with the model:
-#	scripts/vm --hw e810 [--preview] -- tools/testing/selftests/rdma/run_tests.sh hw_e810_remove.sh
+#	scripts/vm --hw e810 [--stock|--without irdma] -- tools/testing/selftests/rdma/run_tests.sh hw_e810_remove.sh
 # and skips on a guest without an 8086:159b function.
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"

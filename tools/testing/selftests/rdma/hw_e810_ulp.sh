@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kernel ULPs on the modelled E810: Debian's unmodified irdma,
+# The kernel ULPs on the modelled E810: the guest's irdma (ours on our
+# core, Debian's on stock or --without irdma), Debian's unmodified
 # rpcrdma/nfsd and nvme-rdma/nvmet-rdma over the model's RoCE front end
 # (e810-model.rst) and the RoCEv2 engine.  Needs a guest booted with it:
 #	scripts/vm --hw e810 -- tools/testing/selftests/rdma/run_tests.sh hw_e810_ulp.sh

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# RDMA traffic through the modelled E810: Debian's irdma and rdma-core's
-# unmodified libirdma on the model's protocol engine (e810-model.rst:
+# RDMA traffic through the modelled E810: the guest's irdma (ours on our
+# core, Debian's on stock or --without irdma) and rdma-core's unmodified
+# libirdma on the model's protocol engine (e810-model.rst:
 # the RoCE front end in tools/qemu/hw/e810/e810-roce*.c, the RoCEv2
 # engine of tools/qemu/hw/roce/).  Needs a guest booted with it:
 #	scripts/vm --hw e810 -- tools/testing/selftests/rdma/run_tests.sh hw_e810_verbs.sh

@@ -4,9 +4,9 @@
 # Debian's own in-tree modules that link against the RDMA core load on it
 # unmodified: every one of the 23 that depend on the modules we replace
 # (modules.dep of the target kernel) loads with a plain modprobe, from
-# kernel/ while the core comes from updates/ on ours (mlx5_ib, which ours
-# shadows there, from its file), with no symbol
-# refused ("disagrees about version of symbol", "Unknown symbol"); the
+# kernel/ while the core comes from updates/ on ours (mlx5_ib and irdma,
+# which ours shadow there, from their files), with no symbol refused
+# ("disagrees about version of symbol", "Unknown symbol"); the
 # hardware drivers bind nothing (no device in the VM); each unloads, and
 # then the whole stack does.  On ours this is what the exported ABI with
 # Debian's CRCs is for (core.rst, "The exported ABI").
@@ -34,7 +34,7 @@ debian_file() {
 }
 
 # loads M: the distribution's M loads, with modprobe; where one of ours
-# shadows it (mlx5_ib, whose ours is in updates/), from its file, after
+# shadows it (mlx5_ib, irdma: ours are in updates/), from its file, after
 # its dependencies (modinfo), and the module loaded must be Debian's (no
 # version: ours have one).
 loads() {
