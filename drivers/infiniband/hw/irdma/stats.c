@@ -29,74 +29,64 @@ struct irdma_stat {
 	u8 bits;
 };
 
-/* rdma_alloc_hw_stats_struct() keeps pointers to these: static. */
+#define IRDMA_STAT(_name, _offset, _bits)				\
+	{ .name = _name,						\
+	  .priv = &(const struct irdma_stat){ _offset, _bits } }
+
+/*
+ * Each counter by name, in Debian's order, with its place in the gather
+ * buffer (gen 2's layout).  rdma_alloc_hw_stats_struct() keeps pointers
+ * to these: static.
+ */
 static const struct rdma_stat_desc irdma_stat_descs[] = {
-	{ .name = "ip4InDiscards" },
-	{ .name = "ip4InTruncatedPkts" },
-	{ .name = "ip4OutNoRoutes" },
-	{ .name = "ip6InDiscards" },
-	{ .name = "ip6InTruncatedPkts" },
-	{ .name = "ip6OutNoRoutes" },
-	{ .name = "tcpRetransSegs" },
-	{ .name = "tcpInOptErrors" },
-	{ .name = "tcpInProtoErrors" },
-	{ .name = "rxVlanErrors" },
-	{ .name = "cnpHandled" },
-	{ .name = "cnpIgnored" },
-	{ .name = "cnpSent" },
-	{ .name = "ip4InOctets" },
-	{ .name = "ip4InPkts" },
-	{ .name = "ip4InReasmRqd" },
-	{ .name = "ip4InMcastPkts" },
-	{ .name = "ip4OutOctets" },
-	{ .name = "ip4OutPkts" },
-	{ .name = "ip4OutSegRqd" },
-	{ .name = "ip4OutMcastPkts" },
-	{ .name = "ip6InOctets" },
-	{ .name = "ip6InPkts" },
-	{ .name = "ip6InReasmRqd" },
-	{ .name = "ip6InMcastPkts" },
-	{ .name = "ip6OutOctets" },
-	{ .name = "ip6OutPkts" },
-	{ .name = "ip6OutSegRqd" },
-	{ .name = "ip6OutMcastPkts" },
-	{ .name = "tcpInSegs" },
-	{ .name = "tcpOutSegs" },
-	{ .name = "iwInRdmaReads" },
-	{ .name = "iwInRdmaSends" },
-	{ .name = "iwInRdmaWrites" },
-	{ .name = "iwOutRdmaReads" },
-	{ .name = "iwOutRdmaSends" },
-	{ .name = "iwOutRdmaWrites" },
-	{ .name = "iwRdmaBnd" },
-	{ .name = "iwRdmaInv" },
-	{ .name = "ip4InMcastOctets" },
-	{ .name = "ip4OutMcastOctets" },
-	{ .name = "ip6InMcastOctets" },
-	{ .name = "ip6OutMcastOctets" },
-	{ .name = "RxUDP" },
-	{ .name = "TxUDP" },
-	{ .name = "RxECNMrkd" },
+	IRDMA_STAT("ip4InDiscards", 28, 32),
+	IRDMA_STAT("ip4InTruncatedPkts", 24, 32),
+	IRDMA_STAT("ip4OutNoRoutes", 188, 32),
+	IRDMA_STAT("ip6InDiscards", 76, 32),
+	IRDMA_STAT("ip6InTruncatedPkts", 72, 32),
+	IRDMA_STAT("ip6OutNoRoutes", 184, 32),
+	IRDMA_STAT("tcpRetransSegs", 220, 32),
+	IRDMA_STAT("tcpInOptErrors", 204, 32),
+	IRDMA_STAT("tcpInProtoErrors", 200, 32),
+	IRDMA_STAT("rxVlanErrors", 4, 32),
+	IRDMA_STAT("cnpHandled", 312, 32),
+	IRDMA_STAT("cnpIgnored", 316, 32),
+	IRDMA_STAT("cnpSent", 320, 32),
+	IRDMA_STAT("ip4InOctets", 8, 48),
+	IRDMA_STAT("ip4InPkts", 16, 48),
+	IRDMA_STAT("ip4InReasmRqd", 32, 48),
+	IRDMA_STAT("ip4InMcastPkts", 48, 48),
+	IRDMA_STAT("ip4OutOctets", 104, 48),
+	IRDMA_STAT("ip4OutPkts", 112, 48),
+	IRDMA_STAT("ip4OutSegRqd", 120, 48),
+	IRDMA_STAT("ip4OutMcastPkts", 136, 48),
+	IRDMA_STAT("ip6InOctets", 56, 48),
+	IRDMA_STAT("ip6InPkts", 64, 48),
+	IRDMA_STAT("ip6InReasmRqd", 80, 48),
+	IRDMA_STAT("ip6InMcastPkts", 96, 48),
+	IRDMA_STAT("ip6OutOctets", 144, 48),
+	IRDMA_STAT("ip6OutPkts", 152, 48),
+	IRDMA_STAT("ip6OutSegRqd", 160, 48),
+	IRDMA_STAT("ip6OutMcastPkts", 176, 48),
+	IRDMA_STAT("tcpInSegs", 192, 48),
+	IRDMA_STAT("tcpOutSegs", 208, 48),
+	IRDMA_STAT("iwInRdmaReads", 248, 48),
+	IRDMA_STAT("iwInRdmaSends", 256, 48),
+	IRDMA_STAT("iwInRdmaWrites", 240, 48),
+	IRDMA_STAT("iwOutRdmaReads", 272, 48),
+	IRDMA_STAT("iwOutRdmaSends", 280, 48),
+	IRDMA_STAT("iwOutRdmaWrites", 264, 48),
+	IRDMA_STAT("iwRdmaBnd", 288, 48),
+	IRDMA_STAT("iwRdmaInv", 296, 48),
+	IRDMA_STAT("ip4InMcastOctets", 40, 48),
+	IRDMA_STAT("ip4OutMcastOctets", 128, 48),
+	IRDMA_STAT("ip6InMcastOctets", 88, 48),
+	IRDMA_STAT("ip6OutMcastOctets", 168, 48),
+	IRDMA_STAT("RxUDP", 224, 48),
+	IRDMA_STAT("TxUDP", 232, 48),
+	IRDMA_STAT("RxECNMrkd", 304, 48),
 };
 
-/* Each of irdma_stat_descs in the gather buffer (gen 2's layout). */
-static const struct irdma_stat irdma_stats_layout[] = {
-	{ 28, 32 }, { 24, 32 }, { 188, 32 }, { 76, 32 }, { 72, 32 },
-	{ 184, 32 }, { 220, 32 }, { 204, 32 }, { 200, 32 }, { 4, 32 },
-	{ 312, 32 }, { 316, 32 }, { 320, 32 },
-	{ 8, 48 }, { 16, 48 }, { 32, 48 }, { 48, 48 },
-	{ 104, 48 }, { 112, 48 }, { 120, 48 }, { 136, 48 },
-	{ 56, 48 }, { 64, 48 }, { 80, 48 }, { 96, 48 },
-	{ 144, 48 }, { 152, 48 }, { 160, 48 }, { 176, 48 },
-	{ 192, 48 }, { 208, 48 },
-	{ 248, 48 }, { 256, 48 }, { 240, 48 },
-	{ 272, 48 }, { 280, 48 }, { 264, 48 },
-	{ 288, 48 }, { 296, 48 },
-	{ 40, 48 }, { 128, 48 }, { 88, 48 }, { 168, 48 },
-	{ 224, 48 }, { 232, 48 }, { 304, 48 },
-};
-
-static_assert(ARRAY_SIZE(irdma_stats_layout) == IRDMA_NSTATS);
 static_assert(ARRAY_SIZE(irdma_stat_descs) == IRDMA_NSTATS);
 
 static u64 irdma_stat_read(const u8 *buf, const struct irdma_stat *st)
@@ -111,6 +101,7 @@ static u64 irdma_stat_read(const u8 *buf, const struct irdma_stat *st)
 static int irdma_stats_gather(struct irdma_dev *dev)
 {
 	struct irdma_stats *s = &dev->stats;
+	const struct irdma_stat *st;
 	struct irdma_cqp_cmd cmd;
 	unsigned int i;
 	u64 now, mask;
@@ -125,8 +116,9 @@ static int irdma_stats_gather(struct irdma_dev *dev)
 	if (err)
 		return err;
 	for (i = 0; i < IRDMA_NSTATS; i++) {
-		now = irdma_stat_read(s->buf.va, &irdma_stats_layout[i]);
-		mask = GENMASK_ULL(irdma_stats_layout[i].bits - 1, 0);
+		st = irdma_stat_descs[i].priv;
+		now = irdma_stat_read(s->buf.va, st);
+		mask = GENMASK_ULL(st->bits - 1, 0);
 		s->total[i] += (now - s->last[i]) & mask;
 		s->last[i] = now;
 	}
