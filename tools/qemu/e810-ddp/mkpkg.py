@@ -17,18 +17,32 @@
 #                    and the NVM table (counts only, both empty here),
 #                    then the buffer table: a count and 4 KiB buffers
 #                    (ice_find_buf_table)
-#   buffer 0         one section, the metadata section (type 1): the
-#                    package version, 28-byte name and track id
+#   buffer 0         the metadata section (type 1): the package
+#                    version, 28-byte name and track id
 #                    (ice_init_pkg_info); its type lacks bit 31, so
 #                    ice downloads this buffer (ice_dwnld_cfg_bufs) and
-#                    the device learns the package from it
+#                    the device learns the package from it.  Then the
+#                    Rx parser's boost TCAM (type 56): one entry for
+#                    each tunnel label below, found by its address
+#                    (ice_find_boost_entry; 88 bytes: address, key,
+#                    hit index group, bit fields, zero but the address)
+#   buffer 1         the Rx parser's TCAM labels (type 0x80000018, bit 31:
+#                    never downloaded, read by ice only): TNL_VXLAN_PFn
+#                    and TNL_GENEVE_PFn for each PF n, each naming its
+#                    boost TCAM entry (ice_init_pkg_hints)
 #
 # The version must be 1.3.x.x (ice_chk_pkg_version); the segment's
 # format version must have the major of the device's NVM package and no
 # greater minor (ice_chk_pkg_compat; the model's NVM package is 1.3).
 # Missing sections only leave ice's tables empty (ice_fill_tbl,
-# ice_fill_hw_ptype, ice_init_pkg_hints): no tunnel offloads, no double
-# VLAN, and RSS/flow director profiles that the model takes but ignores.
+# ice_fill_hw_ptype): no double VLAN, and RSS/flow director profiles
+# that the model takes but ignores.  The tunnel labels cannot be left
+# out: without them ice offers its netdev to the UDP tunnel core with a
+# VXLAN table of no entries, which udp_tunnel_nic_register() refuses
+# with a WARN whenever the udp_tunnel module is loaded (by rdma_rxe, for
+# one).  With them ice programs VXLAN and GENEVE ports (ethtool
+# --show-tunnels) through 0x0C42 updates of these entries, which the
+# model takes and, having no parser, ignores.
 #
 # ice then logs:
 #   The DDP package was successfully loaded: oot-rdma minimal package
@@ -44,6 +58,8 @@ SEGMENT_TYPE_ICE = 0x10
 SEG_FORMAT_VER = (1, 0, 0, 0)
 SEG_ID = b"oot-rdma minimal package"
 SID_METADATA = 1
+SID_RXPARSER_BOOST_TCAM = 56
+SID_LBL_RXPARSER_TMEM = 0x80000018
 PKG_VER = (1, 3, 0, 0)
 PKG_NAME = b"oot-rdma minimal package"
 PKG_TRACK_ID = 0xc0000001
@@ -51,6 +67,14 @@ PKG_TRACK_ID = 0xc0000001
 BUF_SIZE = 4096
 NAME_SIZE = 32          # segment id
 META_NAME_SIZE = 28     # metadata section name
+LABEL_SIZE = 64         # a label's name
+BOOST_ENTRY_SIZE = 88   # struct ice_boost_tcam_entry
+
+# The tunnels ice looks for, by label prefix; the digit that follows is
+# the PF whose they are (ice takes its own function's only).
+TUNNELS = (b"TNL_VXLAN_PF", b"TNL_GENEVE_PF")
+PFS = 8
+BOOST_BASE = 0x100      # the first tunnel entry's boost TCAM address
 
 
 def fixed(s, size):
@@ -63,6 +87,29 @@ def fixed(s, size):
 def metadata_section():
     return (bytes(PKG_VER) + fixed(PKG_NAME, META_NAME_SIZE) +
             struct.pack("<I", PKG_TRACK_ID))
+
+
+def tunnel_labels():
+    """(name, boost TCAM address) of each tunnel of each PF."""
+    return [(prefix + b"%d" % pf, BOOST_BASE + i * PFS + pf)
+            for i, prefix in enumerate(TUNNELS) for pf in range(PFS)]
+
+
+def boost_tcam_section():
+    """A boost TCAM entry at each tunnel label's address."""
+    labels = tunnel_labels()
+    body = struct.pack("<HH", len(labels), 0)
+    for _, addr in labels:
+        body += struct.pack("<HH", addr, 0).ljust(BOOST_ENTRY_SIZE, b"\0")
+    return body
+
+
+def label_section():
+    labels = tunnel_labels()
+    body = struct.pack("<H", len(labels))
+    for name, addr in labels:
+        body += struct.pack("<H", addr) + fixed(name, LABEL_SIZE)
+    return body
 
 
 def buffer(sections):
@@ -102,8 +149,11 @@ def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: %s OUT.pkg\n" % sys.argv[0])
         return 2
-    pkg = package([ice_segment([buffer([(SID_METADATA,
-                                         metadata_section())])])])
+    pkg = package([ice_segment([
+        buffer([(SID_METADATA, metadata_section()),
+                (SID_RXPARSER_BOOST_TCAM, boost_tcam_section())]),
+        buffer([(SID_LBL_RXPARSER_TMEM, label_section())]),
+    ])])
     with open(sys.argv[1], "wb") as f:
         f.write(pkg)
     return 0

@@ -4,7 +4,9 @@
 # Debian's ice on the modelled E810-XXV (Documentation/infiniband/
 # e810-model.rst): probe with our generated DDP package (not safe mode),
 # the netdev with carrier, frames both ways on the model's wire, TCP with
-# checksum and segmentation offloads, and the RDMA auxiliary device irdma
+# checksum and segmentation offloads, the VXLAN and GENEVE port tables
+# ice offers the UDP tunnel core (from the package's tunnel labels) and a
+# VXLAN port programmed through them, and the RDMA auxiliary device irdma
 # binds to.  Needs a guest booted with
 #	scripts/vm --hw e810 -- tools/testing/selftests/rdma/run_tests.sh hw_e810_eth.sh
 # whose E810 function and a virtio-net NIC (MAC 52:54:00:34:00:02) plug
@@ -13,7 +15,7 @@
 . "$(dirname "$0")/ktap_helpers.sh"
 . "$(dirname "$0")/lib.sh"
 
-PLAN=9
+PLAN=10
 ktap_print_header
 ktap_set_plan $PLAN
 
@@ -29,6 +31,10 @@ fi
 dev=/sys/bus/pci/devices/$bdf
 
 since=$(dmesg | wc -l)
+# The UDP tunnel core first (rdma_rxe loads it, for one): it checks the
+# port tables of every netdev registered after it, and warns at a table
+# without entries (udp_tunnel_nic_register()).
+modprobe udp_tunnel
 modprobe ice
 netdev_there() { ls "$dev"/net 2>/dev/null | grep -q .; }
 eventually 120 netdev_there >/dev/null
@@ -72,6 +78,29 @@ offloads_on() {
 }
 tcp_ok() { offloads_on && tcp_to_ns $ns 10.35.0.2 8; }
 ktap_test_result "8 MiB over TCP to the peer with TSO and checksum offload, checked" tcp_ok
+
+# ice's UDP tunnel port tables, one entry each (the package's
+# TNL_VXLAN_PF0 and TNL_GENEVE_PF0 labels), and a VXLAN device's port
+# in the first: ice programs it with a 0x0C42 package update, which the
+# model takes (e810-ddp.c); gone with the device.
+tunnels() { ethtool --show-tunnels "$ifname"; }
+vxlan_port() {
+	local t
+
+	t=$(tunnels) || return 1
+	echo "$t" | sed 's/^/# /'
+	[ "$(echo "$t" | grep -c 'Size: 1')" = 2 ] &&
+		echo "$t" | grep -q 'Types: vxlan$' &&
+		echo "$t" | grep -q 'Types: geneve' || { echo "not two tables of one entry"; return 1; }
+	ip link add e810vx type vxlan id 42 dstport 4789 dev "$ifname" &&
+		ip link set e810vx up || return 1
+	eventually 10 eval 'tunnels | grep -q "port 4789, vxlan"' ||
+		{ echo "port 4789 not in the table"; ip link del e810vx; return 1; }
+	ip link del e810vx || return 1
+	eventually 10 eval '! tunnels | grep -q "port 4789"' ||
+		{ echo "port 4789 still in the table"; return 1; }
+}
+ktap_test_result "UDP tunnel port tables; a VXLAN port in them, and out" vxlan_port
 
 # ice made the RDMA auxiliary device (ice.roce.N) that irdma binds to:
 # the capabilities said RDMA, the package took ice out of safe mode.
