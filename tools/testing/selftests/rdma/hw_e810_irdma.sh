@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Our irdma (drivers/infiniband/hw/irdma/, Documentation/infiniband/
-# irdma.rst) on the modelled E810, loaded from the build (OOT_BUILT):
-# the one modprobe finds in a guest of our core, and in one booted
-# --without irdma, where modprobe finds Debian's, ours in its place:
+# irdma.rst) on the modelled E810, loaded from the build (OOT_BUILT): in
+# a guest of our core that is the one modprobe finds; in one booted
+# --without irdma it takes the place of Debian's:
 #	scripts/vm --hw e810 [--without irdma] -- tools/testing/selftests/rdma/run_tests.sh hw_e810_irdma.sh
 # It skips on stock (our irdma needs our core), on a guest without an
 # 8086:159b function, and where irdma was not built (no ice headers).
@@ -51,7 +51,6 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 before=$(dmesg | wc -l)
 new_log() { dmesg | tail -n +"$((before + 1))"; }
-
 
 # The auxiliary device ice made, bound to a driver named irdma.
 roce_dev() { ls -d "$AUX"/devices/ice.roce.* 2>/dev/null | head -1; }
