@@ -33,22 +33,30 @@ races() {
 }
 
 # traffic_killed: ib_write_bw's server and client on DEV (RC, 64 KiB
-# WRITEs for 30 s), both killed with -9 once their QPs exist and a few
-# seconds of traffic have passed; then rdma res and the pinned pages as
-# before, and ibv_rc_pingpong runs.
+# WRITEs, with no end of their own: --run_infinitely, a report every
+# 5 s), both killed with -9 once their QPs exist and a few seconds of
+# traffic have passed; then rdma res and the pinned pages as before, and
+# ibv_rc_pingpong runs.  (A fixed duration ran out before the kill on the
+# debug kernel, where the two take most of 30 s to start.)
 traffic_killed() {
 	local gidx srv cli rc=0
 
 	gidx=$(topo_gid "$DEV" "$ADDR") || { echo "no GID of $ADDR"; return 1; }
-	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F >/dev/null 2>&1 &
+	ib_write_bw -d "$DEV" -x "$gidx" -D 5 --run_infinitely -s 65536 -F \
+		>"$OUT/bw-server" 2>&1 &
 	srv=$!
 	sleep 1
-	ib_write_bw -d "$DEV" -x "$gidx" -D 30 -s 65536 -F "$ADDR" >/dev/null 2>&1 &
+	ib_write_bw -d "$DEV" -x "$gidx" -D 5 --run_infinitely -s 65536 -F "$ADDR" \
+		>"$OUT/bw-client" 2>&1 &
 	cli=$!
-	eventually 30 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
+	eventually 60 eval "[ \$(rdma res show qp | grep -c 'comm ib_write_bw') -ge 2 ]" ||
 		{ echo "no ib_write_bw QPs"; rc=1; }
 	sleep 3
-	kill -0 $srv $cli || { echo "ib_write_bw ended before the kill"; rc=1; }
+	if ! kill -0 $srv $cli; then
+		echo "ib_write_bw ended before the kill; server, then client:"
+		tail -n 5 "$OUT/bw-server" "$OUT/bw-client"
+		rc=1
+	fi
 	kill -9 $srv $cli 2>/dev/null
 	wait $srv $cli 2>/dev/null
 	eventually 10 back || rc=1
