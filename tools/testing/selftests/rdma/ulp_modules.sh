@@ -34,11 +34,11 @@ debian_file() {
 }
 
 # loads M: the distribution's M loads, with modprobe; where one of ours
-# shadows it (mlx5_ib, irdma: ours are in updates/), from its file, after
-# its dependencies (modinfo), and the module loaded must be Debian's (no
-# version: ours have one).
+# shadows it (mlx5_ib, irdma: ours are in updates/), from its file with
+# lib.sh's module_use (its dependencies by modinfo first; the module
+# loaded must be that file, by its version: Debian's has none).
 loads() {
-	local m=$1 sysname=${1//-/_} path lines refused dep
+	local m=$1 sysname=${1//-/_} path lines refused
 	path=$(modinfo -n "$m") || return 1
 	lines=$(dmesg | wc -l)
 	case "$path" in
@@ -48,12 +48,7 @@ loads() {
 	*/updates/*)
 		path=$(debian_file "$m")
 		[ -n "$path" ] || { echo "$m: no distribution's file"; return 1; }
-		for dep in $(modinfo -F depends "$path" | tr , ' '); do
-			modprobe "$dep" || return 1
-		done
-		insmod "$path" || { refused_since "$lines"; return 1; }
-		[ -z "$(cat "/sys/module/$sysname/version" 2>/dev/null)" ] ||
-			{ echo "$m: the module loaded is ours"; return 1; }
+		module_use "$sysname" "$path" || { refused_since "$lines"; return 1; }
 		;;
 	*) echo "$m: $path is not the distribution's module"; return 1 ;;
 	esac
